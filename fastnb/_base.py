@@ -1,0 +1,255 @@
+"""What every fastnb estimator shares.
+
+Labels and priors, input checks, the thread count, the all-or-nothing rule
+for ``fit`` and ``partial_fit``, the lazily rebuilt log-probability tables,
+and the four prediction methods, which all come from one scoring call.
+"""
+
+import functools
+import os
+from numbers import Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets, unique_labels
+from sklearn.utils.validation import check_is_fitted
+
+from fastnb import _kernels
+
+
+def effective_n_threads():
+    """Number of threads the kernels use: OpenMP's limit, capped by usable CPUs.
+
+    OpenMP's limit follows ``OMP_NUM_THREADS`` and ``threadpoolctl``.
+    """
+    if hasattr(os, "sched_getaffinity"):
+        n_cpus = len(os.sched_getaffinity(0))
+    else:
+        n_cpus = os.cpu_count() or 1
+    return max(1, min(_kernels.openmp_max_threads(), n_cpus))
+
+
+def thread_scratch(n_threads, n_classes):
+    """Per-thread score rows for the scoring kernels, (n_threads, n_classes).
+
+    Rows are padded apart by at least a cache line so that threads never
+    write to the same line.
+    """
+    row_length = -(-n_classes // 8) * 8 + 8
+    return np.empty((n_threads, row_length), dtype=np.float64)[:, :n_classes]
+
+
+def unchanged_on_error(method):
+    """Make a fitting method all-or-nothing.
+
+    The estimator's attributes are restored if the method raises. Methods
+    wrapped with this must rebind attributes rather than change arrays in
+    place until nothing can fail any more (the kernels never fail: their
+    inputs are checked before the call).
+    """
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        saved = dict(self.__dict__)
+        try:
+            return method(self, *args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+
+    return wrapper
+
+
+def check_sample_weight(sample_weight, n_samples, allow_all_zero):
+    """Return sample weights as a float64 array of shape (n_samples,).
+
+    ``None`` means unit weights. Weights must be finite and non-negative;
+    all zero is refused unless ``allow_all_zero`` (a partial_fit batch may
+    carry no weight, a fit must).
+    """
+    if sample_weight is None:
+        return np.ones(n_samples, dtype=np.float64)
+    if isinstance(sample_weight, Real):
+        sample_weight = np.full(n_samples, sample_weight, dtype=np.float64)
+    try:
+        weights = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"sample_weight must be an array of numbers, got {sample_weight!r}."
+        ) from exc
+    if weights.shape != (n_samples,):
+        raise ValueError(
+            f"sample_weight.shape == {weights.shape}, expected ({n_samples},)."
+        )
+    if not np.isfinite(weights).all():
+        raise ValueError("sample_weight contains NaN or infinity.")
+    if (weights < 0).any():
+        raise ValueError("sample_weight contains negative values.")
+    if not allow_all_zero and n_samples and not weights.any():
+        raise ValueError("sample_weight is zero for every sample: nothing to fit.")
+    return np.ascontiguousarray(weights)
+
+
+def encode_fit_labels(y):
+    """Sorted classes and each label's index in them, for ``fit``."""
+    check_classification_targets(y)
+    classes, y_encoded = np.unique(y, return_inverse=True)
+    return classes, y_encoded.astype(np.intp, copy=False).reshape(-1)
+
+
+def partial_fit_classes(estimator, classes):
+    """The classes a ``partial_fit`` call works with, checked against earlier calls."""
+    if not hasattr(estimator, "classes_"):
+        if classes is None:
+            raise ValueError("classes must be passed on the first call to partial_fit.")
+        return unique_labels(classes)
+    if classes is not None and not np.array_equal(
+        estimator.classes_, unique_labels(classes)
+    ):
+        raise ValueError(
+            f"`classes={classes!r}` is not the same as on the first call to "
+            f"partial_fit, was: {estimator.classes_!r}"
+        )
+    return estimator.classes_
+
+
+def encode_labels(y, classes):
+    """Index of each label of y in the sorted ``classes``; unknown labels raise."""
+    check_classification_targets(y)
+    y_encoded = np.searchsorted(classes, y)
+    known = y_encoded < len(classes)
+    known[known] = classes[y_encoded[known]] == y[known]
+    if not known.all():
+        unknown = np.unique(y[~known])
+        raise ValueError(
+            f"y contains labels {unknown.tolist()} that are not in classes_ "
+            f"{classes.tolist()}; pass every class to the first partial_fit call."
+        )
+    return y_encoded.astype(np.intp, copy=False)
+
+
+def check_class_prior(class_prior, n_classes):
+    """Return ``class_prior`` as a float64 array of n_classes probabilities, or None."""
+    if class_prior is None:
+        return None
+    prior = np.asarray(class_prior, dtype=np.float64).reshape(-1)
+    if len(prior) != n_classes:
+        raise ValueError("Number of priors must match number of classes.")
+    return prior
+
+
+def log_class_prior(class_count, class_prior, fit_prior):
+    """Log class priors: given, fitted from weighted class counts, or uniform.
+
+    Uniform also when fitting the prior but no sample has carried any weight yet.
+    """
+    n_classes = len(class_count)
+    if class_prior is not None:
+        return np.log(class_prior)
+    if fit_prior and class_count.sum() > 0:
+        # A class not seen yet has count 0: its log prior is -inf, silently.
+        with np.errstate(divide="ignore"):
+            return np.log(class_count) - np.log(class_count.sum())
+    return np.full(n_classes, -np.log(n_classes))
+
+
+def fitted_table(name, doc):
+    """A read-only attribute served from the lazily rebuilt tables."""
+
+    def get(self):
+        return self._final_tables()[name]
+
+    return property(get, doc=doc)
+
+
+class BaseNB(ClassifierMixin, BaseEstimator):
+    """Prediction methods shared by every fastnb estimator.
+
+    Subclasses provide ``_check_X(X)``, ``_finalize()`` (the log tables from
+    the sufficient statistics, as a dict) and ``_score(X, output, out,
+    labels)``, which fills ``out`` or ``labels`` as the kernels'
+    ``output`` constant asks.
+    """
+
+    def _final_tables(self):
+        """The log tables, rebuilt once after ``partial_fit`` changed the statistics."""
+        if self._tables is None:
+            self._tables = self._finalize()
+        return self._tables
+
+    def _predict_output(self, X, output):
+        check_is_fitted(self)
+        X = self._check_X(X)
+        n_samples, n_classes = X.shape[0], len(self.classes_)
+        if output == _kernels.Output.ARGMAX:
+            out = np.empty((0, n_classes), dtype=np.float64)
+            labels = np.empty(n_samples, dtype=np.intp)
+        else:
+            out = np.empty((n_samples, n_classes), dtype=np.float64)
+            labels = np.empty(0, dtype=np.intp)
+        self._score(X, output, out, labels)
+        return labels if output == _kernels.Output.ARGMAX else out
+
+    def predict_joint_log_proba(self, X):
+        """Return the joint log probability of each sample and class.
+
+        For a row x and class c this is ``log P(c) + log P(x | c)``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The input samples.
+
+        Returns
+        -------
+        C : ndarray of shape (n_samples, n_classes)
+            Joint log probabilities, columns in the order of ``classes_``.
+        """
+        return self._predict_output(X, _kernels.Output.JOINT_LOG_LIKELIHOOD)
+
+    def predict_log_proba(self, X):
+        """Return the log posterior probability of each sample and class.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The input samples.
+
+        Returns
+        -------
+        C : ndarray of shape (n_samples, n_classes)
+            Log probabilities, columns in the order of ``classes_``.
+        """
+        return self._predict_output(X, _kernels.Output.LOG_PROBA)
+
+    def predict_proba(self, X):
+        """Return the posterior probability of each sample and class.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The input samples.
+
+        Returns
+        -------
+        C : ndarray of shape (n_samples, n_classes)
+            Probabilities, columns in the order of ``classes_``; rows sum to 1.
+        """
+        return self._predict_output(X, _kernels.Output.PROBA)
+
+    def predict(self, X):
+        """Return the most probable class of each sample.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The input samples.
+
+        Returns
+        -------
+        C : ndarray of shape (n_samples,)
+            Predicted labels, taken from ``classes_``.
+        """
+        labels = self._predict_output(X, _kernels.Output.ARGMAX)
+        return self.classes_[labels]

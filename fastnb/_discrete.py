@@ -1,0 +1,506 @@
+"""Count-based Naive Bayes: multinomial, complement and multivariate Bernoulli.
+
+All three keep the same sufficient statistics (weighted class counts and
+per-class feature sums), filled by one counting path, and score with one
+kernel: ``intercept[c] + sum_j x_j * table[j, c]`` over a feature-major table.
+They differ only in how the tables are built from the counts.
+"""
+
+from numbers import Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_non_negative, validate_data
+
+from fastnb import _kernels
+from fastnb._base import (
+    BaseNB,
+    check_class_prior,
+    check_sample_weight,
+    effective_n_threads,
+    encode_fit_labels,
+    encode_labels,
+    fitted_table,
+    log_class_prior,
+    partial_fit_classes,
+    thread_scratch,
+    unchanged_on_error,
+)
+from fastnb._smoothing import check_alpha
+
+FLOAT_DTYPES = (np.float64, np.float32)
+
+
+def sparse_arrays(X):
+    """data, indices, indptr of a CSR/CSC matrix, with one index dtype for both."""
+    index_dtype = np.result_type(X.indices.dtype, X.indptr.dtype)
+    return (
+        X.data,
+        X.indices.astype(index_dtype, copy=False),
+        X.indptr.astype(index_dtype, copy=False),
+    )
+
+
+def accumulate_counts(X, y, sample_weight, out, binarize):
+    """Add the weighted per-class feature sums of X to ``out`` (n_classes, n_features).
+
+    ``binarize`` is None to count values as they are, or a threshold above
+    which a value counts as 1 (else 0).
+    """
+    threshold = 0.0 if binarize is None else float(binarize)
+    counting = (threshold, binarize is not None, out, effective_n_threads())
+    if sp.issparse(X) and X.format == "csr":
+        # Rows grouped by class (in row order) so each class is one task.
+        n_classes = out.shape[0]
+        rows_by_class = np.argsort(y, kind="stable")
+        class_ptr = np.zeros(n_classes + 1, dtype=np.intp)
+        np.cumsum(np.bincount(y, minlength=n_classes), out=class_ptr[1:])
+        _kernels.count_csr(
+            *sparse_arrays(X), rows_by_class, class_ptr, sample_weight, *counting
+        )
+    elif sp.issparse(X):
+        _kernels.count_csc(*sparse_arrays(X), y, sample_weight, *counting)
+    else:
+        _kernels.count_dense(X, y, sample_weight, *counting)
+
+
+class BaseDiscreteNB(BaseNB):
+    """Fitting and scoring shared by the count-based families.
+
+    Subclasses set ``_counts_binarize()`` (a threshold or None) and
+    ``_log_tables(alpha, class_log_prior)`` returning the public tables plus
+    the scoring ``table`` (n_features, n_classes) and ``intercept``.
+    """
+
+    _parameter_constraints: dict = {
+        "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
+        "fit_prior": ["boolean"],
+        "class_prior": ["array-like", None],
+        "force_alpha": ["boolean"],
+    }
+    _requires_non_negative = True
+
+    feature_log_prob_ = fitted_table(
+        "feature_log_prob_",
+        "ndarray of shape (n_classes, n_features): smoothed log P(x_i | y).",
+    )
+    class_log_prior_ = fitted_table(
+        "class_log_prior_", "ndarray of shape (n_classes,): log P(y)."
+    )
+
+    def __init__(
+        self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None
+    ):
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = self._requires_non_negative
+        tags.classifier_tags.poor_score = True
+        return tags
+
+    def _counts_binarize(self):
+        return None
+
+    def _check_X(self, X):
+        return validate_data(
+            self, X, accept_sparse="csr", dtype=FLOAT_DTYPES, reset=False
+        )
+
+    def _check_batch(self, X, y, sample_weight, reset, partial):
+        """Everything a batch needs checked before the model may change."""
+        X, y = validate_data(
+            self, X, y, accept_sparse=("csr", "csc"), dtype=FLOAT_DTYPES, reset=reset
+        )
+        if self._requires_non_negative:
+            check_non_negative(X, f"{type(self).__name__} (input X)")
+        sample_weight = check_sample_weight(
+            sample_weight, X.shape[0], allow_all_zero=partial
+        )
+        smoothing = {
+            "alpha": check_alpha(self.alpha, X.shape[1], self.force_alpha),
+            "fit_prior": self.fit_prior,
+        }
+        smoothing.update(self._extra_smoothing())
+        return X, y, sample_weight, smoothing
+
+    def _extra_smoothing(self):
+        """Further parameters the tables depend on, frozen at fit time."""
+        return {}
+
+    def _add_batch(self, X, y, sample_weight):
+        """Add a checked batch to the statistics (cannot fail)."""
+        self.class_count_ += np.bincount(
+            y, weights=sample_weight, minlength=len(self.classes_)
+        )
+        accumulate_counts(
+            X, y, sample_weight, self.feature_count_, self._counts_binarize()
+        )
+
+    @unchanged_on_error
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model to X, y.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors.
+        y : array-like of shape (n_samples,)
+            Target labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of each sample (1 when None).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        self._validate_params()
+        X, y, sample_weight, smoothing = self._check_batch(
+            X, y, sample_weight, reset=True, partial=False
+        )
+        classes, y = encode_fit_labels(y)
+        smoothing["class_prior"] = check_class_prior(self.class_prior, len(classes))
+        self.classes_ = classes
+        self.class_count_ = np.zeros(len(classes), dtype=np.float64)
+        self.feature_count_ = np.zeros((len(classes), X.shape[1]), dtype=np.float64)
+        self._smoothing = smoothing
+        self._add_batch(X, y, sample_weight)
+        self._tables = None
+        self._final_tables()
+        return self
+
+    @unchanged_on_error
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a batch of samples to the model.
+
+        Only the sufficient statistics are updated; the log-probability
+        tables are rebuilt once, before the next prediction.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors.
+        y : array-like of shape (n_samples,)
+            Target labels, each one of ``classes``.
+        classes : array-like of shape (n_classes,), default=None
+            Every class that can appear in y. Required on the first call, and
+            must be the same if passed again.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of each sample (1 when None).
+
+        Returns
+        -------
+        self : object
+            The updated estimator.
+        """
+        self._validate_params()
+        first_call = not hasattr(self, "classes_")
+        classes = partial_fit_classes(self, classes)
+        X, y, sample_weight, smoothing = self._check_batch(
+            X, y, sample_weight, reset=first_call, partial=True
+        )
+        smoothing["class_prior"] = check_class_prior(self.class_prior, len(classes))
+        y = encode_labels(y, classes)
+        if first_call:
+            self.classes_ = classes
+            self.class_count_ = np.zeros(len(classes), dtype=np.float64)
+            self.feature_count_ = np.zeros((len(classes), X.shape[1]), dtype=np.float64)
+        self._smoothing = smoothing
+        self._tables = None
+        self._add_batch(X, y, sample_weight)
+        return self
+
+    def _finalize(self):
+        params = self._smoothing
+        prior = log_class_prior(
+            self.class_count_, params["class_prior"], params["fit_prior"]
+        )
+        return self._log_tables(params, prior)
+
+    def _score(self, X, output, out, labels):
+        tables = self._final_tables()
+        binarize = self._counts_binarize()
+        n_threads = effective_n_threads()
+        scoring = (
+            tables["table"],
+            tables["intercept"],
+            0.0 if binarize is None else float(binarize),
+            binarize is not None,
+            output,
+            out,
+            labels,
+            thread_scratch(n_threads, len(self.classes_)),
+            n_threads,
+        )
+        if sp.issparse(X):
+            _kernels.joint_log_likelihood_csr(*sparse_arrays(X), *scoring)
+        else:
+            _kernels.joint_log_likelihood_dense(X, *scoring)
+
+
+def feature_major(table):
+    """C-contiguous (n_features, n_classes) copy of a (n_classes, n_features) table."""
+    return np.ascontiguousarray(table.T)
+
+
+class MultinomialNB(BaseDiscreteNB):
+    """Naive Bayes for multinomial counts, such as word counts of documents.
+
+    A drop-in replacement for :class:`sklearn.naive_bayes.MultinomialNB`:
+    same parameters, attributes and results, with compiled multi-threaded
+    counting and scoring that never densify sparse input.
+
+    With ``N_ci`` the (weighted) count of feature i in class c, the smoothed
+    estimate is ``P(x_i | c) = (N_ci + alpha_i) / sum_j (N_cj + alpha_j)``.
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_features,), default=1.0
+        Additive smoothing (1 is Laplace, other values Lidstone), one value
+        for all features or one per feature; 0 means no smoothing.
+    force_alpha : bool, default=True
+        If False, alpha values below 1e-10 are raised to 1e-10.
+    fit_prior : bool, default=True
+        Learn class priors from the data; if False use a uniform prior.
+    class_prior : array-like of shape (n_classes,), default=None
+        Fixed class priors; overrides ``fit_prior``.
+
+    Attributes
+    ----------
+    class_count_ : ndarray of shape (n_classes,)
+        Weighted number of samples seen per class.
+    class_log_prior_ : ndarray of shape (n_classes,)
+        Log prior of each class.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels, sorted.
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        Weighted sum of each feature per class.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        Smoothed ``log P(x_i | c)``.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when X had string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastnb import MultinomialNB
+    >>> X = np.array([[2, 1, 0], [3, 0, 0], [0, 1, 4], [0, 0, 3]])
+    >>> clf = MultinomialNB().fit(X, ["ham", "ham", "spam", "spam"])
+    >>> clf.predict([[0, 1, 2]])
+    array(['spam'], dtype='<U4')
+    """
+
+    def _log_tables(self, params, class_log_prior):
+        smoothed = self.feature_count_ + params["alpha"]
+        table = feature_major(
+            np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True))
+        )
+        return {
+            "feature_log_prob_": table.T,
+            "class_log_prior_": class_log_prior,
+            "table": table,
+            "intercept": class_log_prior,
+        }
+
+
+class ComplementNB(BaseDiscreteNB):
+    """Complement Naive Bayes (Rennie et al., 2003), for imbalanced text data.
+
+    A drop-in replacement for :class:`sklearn.naive_bayes.ComplementNB`.
+    Each class is described by the counts of all *other* classes:
+    ``w_ci = log((N_~ci + alpha_i) / sum_j (N_~cj + alpha_j))`` and a sample
+    goes to the class whose complement fits it worst.
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_features,), default=1.0
+        Additive smoothing, one value for all features or one per feature.
+    force_alpha : bool, default=True
+        If False, alpha values below 1e-10 are raised to 1e-10.
+    fit_prior : bool, default=True
+        Only used when the training set has a single class.
+    class_prior : array-like of shape (n_classes,), default=None
+        Only used when the training set has a single class.
+    norm : bool, default=False
+        Normalise each class's weights by their sum (Rennie et al.'s
+        weight normalisation).
+
+    Attributes
+    ----------
+    class_count_ : ndarray of shape (n_classes,)
+        Weighted number of samples seen per class.
+    class_log_prior_ : ndarray of shape (n_classes,)
+        Log prior of each class (used only with a single class).
+    classes_ : ndarray of shape (n_classes,)
+        Class labels, sorted.
+    feature_all_ : ndarray of shape (n_features,)
+        Weighted sum of each feature over all classes.
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        Weighted sum of each feature per class.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        Class weights: ``-w_ci``, or ``w_ci / sum_j w_cj`` with ``norm``.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when X had string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastnb import ComplementNB
+    >>> X = np.array([[2, 1, 0], [3, 0, 0], [0, 1, 4], [0, 0, 3]])
+    >>> clf = ComplementNB().fit(X, [0, 0, 1, 1])
+    >>> clf.predict([[0, 1, 2]])
+    array([1])
+    """
+
+    _parameter_constraints: dict = {
+        **BaseDiscreteNB._parameter_constraints,
+        "norm": ["boolean"],
+    }
+
+    feature_all_ = fitted_table(
+        "feature_all_", "ndarray of shape (n_features,): sum of each feature."
+    )
+
+    def __init__(
+        self,
+        *,
+        alpha=1.0,
+        force_alpha=True,
+        fit_prior=True,
+        class_prior=None,
+        norm=False,
+    ):
+        super().__init__(
+            alpha=alpha,
+            force_alpha=force_alpha,
+            fit_prior=fit_prior,
+            class_prior=class_prior,
+        )
+        self.norm = norm
+
+    def _extra_smoothing(self):
+        return {"norm": self.norm}
+
+    def _log_tables(self, params, class_log_prior):
+        feature_all = self.feature_count_.sum(axis=0)
+        complement = feature_all + params["alpha"] - self.feature_count_
+        logged = np.log(complement / complement.sum(axis=1, keepdims=True))
+        if params["norm"]:
+            weights = logged / logged.sum(axis=1, keepdims=True)
+        else:
+            weights = -logged
+        table = feature_major(weights)
+        # The prior only matters when there is nothing to compare against.
+        if len(self.classes_) == 1:
+            intercept = class_log_prior
+        else:
+            intercept = np.zeros_like(class_log_prior)
+        return {
+            "feature_log_prob_": table.T,
+            "class_log_prior_": class_log_prior,
+            "feature_all_": feature_all,
+            "table": table,
+            "intercept": intercept,
+        }
+
+
+class BernoulliNB(BaseDiscreteNB):
+    """Naive Bayes for binary features (multivariate Bernoulli model).
+
+    A drop-in replacement for :class:`sklearn.naive_bayes.BernoulliNB`.
+    Unlike the multinomial model, the absence of a feature counts too:
+    ``log P(x | c) = sum_i x_i log p_ci + (1 - x_i) log(1 - p_ci)`` with
+    ``p_ci = (N_ci + alpha) / (N_c + 2 alpha)``.
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_features,), default=1.0
+        Additive smoothing, one value for all features or one per feature.
+    force_alpha : bool, default=True
+        If False, alpha values below 1e-10 are raised to 1e-10.
+    binarize : float or None, default=0.0
+        Values above this threshold count as 1, others as 0, in fit and
+        predict (done on the fly, X is not copied). None means X already
+        holds binary values.
+    fit_prior : bool, default=True
+        Learn class priors from the data; if False use a uniform prior.
+    class_prior : array-like of shape (n_classes,), default=None
+        Fixed class priors; overrides ``fit_prior``.
+
+    Attributes
+    ----------
+    class_count_ : ndarray of shape (n_classes,)
+        Weighted number of samples seen per class.
+    class_log_prior_ : ndarray of shape (n_classes,)
+        Log prior of each class.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels, sorted.
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        Weighted number of samples per class in which each feature is on.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        ``log p_ci``.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when X had string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastnb import BernoulliNB
+    >>> X = np.array([[1, 1, 0], [1, 0, 0], [0, 1, 1], [0, 0, 1]])
+    >>> clf = BernoulliNB().fit(X, [0, 0, 1, 1])
+    >>> clf.predict([[0, 1, 1]])
+    array([1])
+    """
+
+    _parameter_constraints: dict = {
+        **BaseDiscreteNB._parameter_constraints,
+        "binarize": [None, Interval(Real, 0, None, closed="left")],
+    }
+    _requires_non_negative = False
+
+    def __init__(
+        self,
+        *,
+        alpha=1.0,
+        force_alpha=True,
+        binarize=0.0,
+        fit_prior=True,
+        class_prior=None,
+    ):
+        super().__init__(
+            alpha=alpha,
+            force_alpha=force_alpha,
+            fit_prior=fit_prior,
+            class_prior=class_prior,
+        )
+        self.binarize = binarize
+
+    def _counts_binarize(self):
+        return self.binarize
+
+    def _log_tables(self, params, class_log_prior):
+        alpha = params["alpha"]
+        # (N_c + 2 alpha_i): a column for scalar alpha, a full table per feature.
+        feature_log_prob = np.log(self.feature_count_ + alpha) - np.log(
+            self.class_count_.reshape(-1, 1) + alpha * 2
+        )
+        # log(1 - p): the score of an absent feature, folded into the intercept.
+        log_absent = np.log(1 - np.exp(feature_log_prob))
+        return {
+            "feature_log_prob_": feature_log_prob,
+            "class_log_prior_": class_log_prior,
+            "table": feature_major(feature_log_prob - log_absent),
+            "intercept": class_log_prior + log_absent.sum(axis=1),
+        }

@@ -1,0 +1,369 @@
+"""Compiled loops of fastnb.
+
+Every kernel trusts its inputs: shapes, dtypes, contiguity and value ranges
+are checked in Python before the call.  The caller allocates every output.
+Values are read in their own precision (float32 or float64); statistics and
+scores are accumulated in float64.
+"""
+
+from cython cimport floating
+from cython.parallel cimport prange, threadid
+from libc.math cimport exp, log
+from libc.stdint cimport int32_t, int64_t
+
+cimport numpy as cnp
+
+cnp.import_array()
+
+ctypedef cnp.intp_t intp_t
+
+ctypedef fused index_t:
+    int32_t
+    int64_t
+
+cdef extern from *:
+    """
+    #ifdef _OPENMP
+    #include <omp.h>
+    static int fastnb_openmp_enabled(void) { return 1; }
+    static int fastnb_omp_max_threads(void) { return omp_get_max_threads(); }
+    #else
+    static int fastnb_openmp_enabled(void) { return 0; }
+    static int fastnb_omp_max_threads(void) { return 1; }
+    #endif
+    #ifdef FASTNB_DEBUG
+    static int fastnb_debug_build(void) { return 1; }
+    #else
+    static int fastnb_debug_build(void) { return 0; }
+    #endif
+    """
+    int fastnb_openmp_enabled() nogil
+    int fastnb_omp_max_threads() nogil
+    int fastnb_debug_build() nogil
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define FASTNB_PREFETCH(address) __builtin_prefetch(address)
+    #else
+    #define FASTNB_PREFETCH(address) ((void) 0)
+    #endif
+    """
+    void FASTNB_PREFETCH(const void* address) nogil
+
+
+cpdef enum Output:
+    # What the scoring kernels write for each row (their `output` argument).
+    JOINT_LOG_LIKELIHOOD = 0
+    LOG_PROBA = 1
+    PROBA = 2
+    ARGMAX = 3
+
+# Columns per task when counting dense input: wide enough to stream rows,
+# narrow enough that a task's slice of `out` stays in cache.
+cdef Py_ssize_t FEATURE_BLOCK = 64
+
+
+def openmp_enabled():
+    """Whether the kernels were compiled with OpenMP."""
+    return bool(fastnb_openmp_enabled())
+
+
+def debug_build():
+    """Whether the kernels were built with bounds checks (FASTNB_DEBUG=1)."""
+    return bool(fastnb_debug_build())
+
+
+def openmp_max_threads():
+    """OpenMP's current thread limit (OMP_NUM_THREADS, threadpoolctl); 1 without it."""
+    return fastnb_omp_max_threads()
+
+
+# ---------------------------------------------------------------------------
+# Counting: per-class sums of (weighted, optionally binarized) feature values.
+# Each entry of `out` is written by one thread only, summing rows in their
+# original order, so the result does not depend on the number of threads.
+# ---------------------------------------------------------------------------
+
+cdef inline double _value(double v, double threshold, bint binarize) noexcept nogil:
+    """The feature value as counted: 1/0 against the threshold when binarizing."""
+    if binarize:
+        return 1.0 if v > threshold else 0.0
+    return v
+
+
+def count_csr(
+    const floating[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    const intp_t[::1] rows_by_class,
+    const intp_t[::1] class_ptr,
+    const double[::1] sample_weight,
+    double threshold,
+    bint binarize,
+    double[:, ::1] out,
+    int n_threads,
+):
+    """Add each CSR row's weighted values to its class's row of out; a task a class."""
+    cdef Py_ssize_t n_classes = class_ptr.shape[0] - 1
+    cdef Py_ssize_t c, q, i, p
+    cdef double w
+    # Dynamic schedule: classes differ in size; each class row of `out` is
+    # still summed by a single thread in row order.
+    for c in prange(n_classes, nogil=True, schedule="dynamic", num_threads=n_threads):
+        for q in range(class_ptr[c], class_ptr[c + 1]):
+            i = rows_by_class[q]
+            w = sample_weight[i]
+            for p in range(X_indptr[i], X_indptr[i + 1]):
+                out[c, X_indices[p]] += w * _value(X_data[p], threshold, binarize)
+
+
+def count_csc(
+    const floating[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    const intp_t[::1] y,
+    const double[::1] sample_weight,
+    double threshold,
+    bint binarize,
+    double[:, ::1] out,
+    int n_threads,
+):
+    """Add each CSC column's weighted values to out[y[row], column]; a task a column."""
+    cdef Py_ssize_t n_features = X_indptr.shape[0] - 1
+    cdef Py_ssize_t j, p, r
+    for j in prange(n_features, nogil=True, schedule="static", num_threads=n_threads):
+        for p in range(X_indptr[j], X_indptr[j + 1]):
+            r = X_indices[p]
+            out[y[r], j] += sample_weight[r] * _value(X_data[p], threshold, binarize)
+
+
+def count_dense(
+    const floating[:, :] X,
+    const intp_t[::1] y,
+    const double[::1] sample_weight,
+    double threshold,
+    bint binarize,
+    double[:, ::1] out,
+    int n_threads,
+):
+    """Add each dense row's weighted values to its class's row of out (C or F order)."""
+    cdef Py_ssize_t n_samples = X.shape[0]
+    cdef Py_ssize_t n_features = X.shape[1]
+    cdef Py_ssize_t n_blocks = (n_features + FEATURE_BLOCK - 1) // FEATURE_BLOCK
+    cdef Py_ssize_t b, i, j, c, j_start, j_stop
+    cdef double w
+    for b in prange(n_blocks, nogil=True, schedule="static", num_threads=n_threads):
+        j_start = b * FEATURE_BLOCK
+        j_stop = min(j_start + FEATURE_BLOCK, n_features)
+        for i in range(n_samples):
+            c = y[i]
+            w = sample_weight[i]
+            for j in range(j_start, j_stop):
+                out[c, j] += w * _value(X[i, j], threshold, binarize)
+
+
+# ---------------------------------------------------------------------------
+# Scoring: joint log-likelihood intercept[k] + sum_j x_j * table[j, k] for
+# every row, against a feature-major table (n_features x n_classes), then
+# finished per row as requested by `output`.  A zero value contributes
+# nothing (x log p with x = 0), even where the table holds -inf.
+# ---------------------------------------------------------------------------
+
+cdef inline void _finish_row(
+    double[:, :] scores,
+    Py_ssize_t t,
+    int output,
+    double[:, ::1] out,
+    intp_t[::1] labels,
+    Py_ssize_t i,
+) noexcept nogil:
+    """Write the row's scores (scores[t]) to out[i] or labels[i] as `output` asks."""
+    cdef Py_ssize_t n_classes = scores.shape[1]
+    cdef Py_ssize_t k, best
+    cdef double top, total, log_norm
+    if output == ARGMAX:
+        # First maximum wins, as numpy.argmax.
+        best = 0
+        for k in range(1, n_classes):
+            if scores[t, k] > scores[t, best]:
+                best = k
+        labels[i] = best
+        return
+    if output == JOINT_LOG_LIKELIHOOD:
+        for k in range(n_classes):
+            out[i, k] = scores[t, k]
+        return
+    # log-sum-exp shifted by the row maximum so exp() cannot overflow.
+    top = scores[t, 0]
+    for k in range(1, n_classes):
+        if scores[t, k] > top:
+            top = scores[t, k]
+    total = 0.0
+    for k in range(n_classes):
+        total = total + exp(scores[t, k] - top)
+    log_norm = top + log(total)
+    if output == LOG_PROBA:
+        for k in range(n_classes):
+            out[i, k] = scores[t, k] - log_norm
+    else:
+        for k in range(n_classes):
+            out[i, k] = exp(scores[t, k] - log_norm)
+
+
+cdef enum:
+    # Classes scored together: their accumulators stay in registers.
+    CLASS_BLOCK = 8
+    # Nonzeros ahead whose table rows are fetched early (rows of a large
+    # vocabulary are mostly not in cache: the loop would wait on memory).
+    PREFETCH_AHEAD = 16
+
+
+cdef inline void _prefetch_row(const double[:, ::1] table, Py_ssize_t j) noexcept nogil:
+    """Ask for every cache line of table row j."""
+    cdef Py_ssize_t k
+    for k in range(0, table.shape[1], 8):
+        FASTNB_PREFETCH(&table[j, k])
+    FASTNB_PREFETCH(&table[j, table.shape[1] - 1])
+
+
+cdef inline void _add_csr_row(
+    const floating[::1] X_data,
+    const index_t[::1] X_indices,
+    Py_ssize_t start,
+    Py_ssize_t stop,
+    const double[:, ::1] table,
+    double threshold,
+    bint binarize,
+    double* scores,
+) noexcept nogil:
+    """scores[k] += sum of x * table[j, k] over the nonzeros start..stop."""
+    cdef Py_ssize_t n_classes = table.shape[1]
+    cdef Py_ssize_t nnz = X_indices.shape[0]
+    cdef Py_ssize_t b, k0, k, p, width
+    cdef double acc[CLASS_BLOCK]
+    cdef double v
+    cdef const double* row
+    for b in range((n_classes + CLASS_BLOCK - 1) // CLASS_BLOCK):
+        k0 = b * CLASS_BLOCK
+        width = min(<Py_ssize_t> CLASS_BLOCK, n_classes - k0)
+        for k in range(CLASS_BLOCK):
+            acc[k] = 0.0
+        for p in range(start, stop):
+            # The first pass fetches the rows of nonzeros further on (past
+            # this row too: CSR rows are consecutive).
+            if b == 0 and p + PREFETCH_AHEAD < nnz:
+                _prefetch_row(table, X_indices[p + PREFETCH_AHEAD])
+            v = _value(X_data[p], threshold, binarize)
+            if v != 0.0:
+                row = &table[X_indices[p], k0]
+                if width == CLASS_BLOCK:
+                    for k in range(CLASS_BLOCK):
+                        acc[k] += v * row[k]
+                else:
+                    for k in range(width):
+                        acc[k] += v * row[k]
+        for k in range(width):
+            scores[k0 + k] += acc[k]
+
+
+cdef inline void _add_dense_row(
+    const floating[:, :] X,
+    Py_ssize_t i,
+    const double[:, ::1] table,
+    double threshold,
+    bint binarize,
+    double* scores,
+) noexcept nogil:
+    """scores[k] += sum_j X[i, j] * table[j, k]."""
+    cdef Py_ssize_t n_features = X.shape[1]
+    cdef Py_ssize_t n_classes = table.shape[1]
+    cdef Py_ssize_t b, k0, k, j, width
+    cdef double acc[CLASS_BLOCK]
+    cdef double v
+    cdef const double* row
+    for b in range((n_classes + CLASS_BLOCK - 1) // CLASS_BLOCK):
+        k0 = b * CLASS_BLOCK
+        width = min(<Py_ssize_t> CLASS_BLOCK, n_classes - k0)
+        for k in range(CLASS_BLOCK):
+            acc[k] = 0.0
+        for j in range(n_features):
+            v = _value(X[i, j], threshold, binarize)
+            if v != 0.0:
+                row = &table[j, k0]
+                if width == CLASS_BLOCK:
+                    for k in range(CLASS_BLOCK):
+                        acc[k] += v * row[k]
+                else:
+                    for k in range(width):
+                        acc[k] += v * row[k]
+        for k in range(width):
+            scores[k0 + k] += acc[k]
+
+
+def joint_log_likelihood_csr(
+    const floating[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    const double[:, ::1] table,
+    const double[::1] intercept,
+    double threshold,
+    bint binarize,
+    int output,
+    double[:, ::1] out,
+    intp_t[::1] labels,
+    double[:, :] scratch,
+    int n_threads,
+):
+    """Score CSR rows against a feature-major table; scratch has a row per thread."""
+    cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
+    cdef Py_ssize_t n_classes = table.shape[1]
+    cdef Py_ssize_t i, k, t
+    for i in prange(n_samples, nogil=True, schedule="static", num_threads=n_threads):
+        t = threadid()
+        for k in range(n_classes):
+            scratch[t, k] = intercept[k]
+        _add_csr_row(
+            X_data, X_indices, X_indptr[i], X_indptr[i + 1], table, threshold,
+            binarize, &scratch[t, 0],
+        )
+        _finish_row(scratch, t, output, out, labels, i)
+
+
+def joint_log_likelihood_dense(
+    const floating[:, :] X,
+    const double[:, ::1] table,
+    const double[::1] intercept,
+    double threshold,
+    bint binarize,
+    int output,
+    double[:, ::1] out,
+    intp_t[::1] labels,
+    double[:, :] scratch,
+    int n_threads,
+):
+    """Score dense rows against a feature-major table; scratch has a row per thread."""
+    cdef Py_ssize_t n_samples = X.shape[0]
+    cdef Py_ssize_t n_classes = table.shape[1]
+    cdef Py_ssize_t i, k, t
+    for i in prange(n_samples, nogil=True, schedule="static", num_threads=n_threads):
+        t = threadid()
+        for k in range(n_classes):
+            scratch[t, k] = intercept[k]
+        _add_dense_row(X, i, table, threshold, binarize, &scratch[t, 0])
+        _finish_row(scratch, t, output, out, labels, i)
+
+
+def normalize_log_proba(
+    double[:, ::1] jll,
+    int output,
+    double[:, ::1] out,
+    intp_t[::1] labels,
+    int n_threads,
+):
+    """Finish joint log-likelihood rows as `output` asks; out may be jll itself."""
+    cdef Py_ssize_t n_samples = jll.shape[0]
+    cdef Py_ssize_t i
+    # Each row is its own scratch row: _finish_row reads jll[i] before writing out[i].
+    for i in prange(n_samples, nogil=True, schedule="static", num_threads=n_threads):
+        _finish_row(jll, i, output, out, labels, i)

@@ -1,0 +1,123 @@
+"""The compiled kernels: thread-count independence, bounds checks, memory use."""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from threadpoolctl import threadpool_limits
+
+import fastnb
+from fastnb import _kernels
+from fastnb._base import effective_n_threads, thread_scratch
+
+ESTIMATORS = [fastnb.MultinomialNB, fastnb.ComplementNB, fastnb.BernoulliNB]
+
+
+def tfidf_like(n_samples, n_features, n_classes, seed=0):
+    """Sparse non-integer data, where the order of summation shows in the bits."""
+    rng = np.random.default_rng(seed)
+    X = sp.random(n_samples, n_features, density=0.05, format="csr", random_state=rng)
+    X.data = rng.random(X.nnz) ** 3
+    y = rng.integers(0, n_classes, n_samples)
+    return X, y
+
+
+def count_with(kernel_args, kernel, n_threads, shape):
+    out = np.zeros(shape)
+    kernel(*kernel_args, 0.0, False, out, n_threads)
+    return out
+
+
+@pytest.mark.parametrize("n_threads", [2, 3, 7])
+def test_counting_does_not_depend_on_thread_count(n_threads):
+    X, y = tfidf_like(3000, 300, 5)
+    weights = np.random.default_rng(1).random(X.shape[0])
+    shape = (5, X.shape[1])
+    rows_by_class = np.argsort(y, kind="stable")
+    class_ptr = np.concatenate([[0], np.cumsum(np.bincount(y))]).astype(np.intp)
+    Xc = X.tocsc()
+    csr_parts = (X.data, X.indices, X.indptr)
+    dense = X.toarray()
+    cases = {
+        "csr": (_kernels.count_csr, (*csr_parts, rows_by_class, class_ptr, weights)),
+        "csc": (_kernels.count_csc, (Xc.data, Xc.indices, Xc.indptr, y, weights)),
+        "dense C": (_kernels.count_dense, (dense, y, weights)),
+        "dense F": (_kernels.count_dense, (np.asfortranarray(dense), y, weights)),
+    }
+    for name, (kernel, args) in cases.items():
+        serial = count_with(args, kernel, 1, shape)
+        parallel = count_with(args, kernel, n_threads, shape)
+        assert np.array_equal(serial, parallel), name
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_estimators_do_not_depend_on_thread_count(Estimator):
+    X, y = tfidf_like(4000, 200, 4)
+    with threadpool_limits(limits=1, user_api="openmp"):
+        assert effective_n_threads() == 1
+        one = Estimator().fit(X, y)
+        one_proba = one.predict_proba(X)
+    many = Estimator().fit(X, y)
+    assert np.array_equal(one.feature_count_, many.feature_count_)
+    assert np.array_equal(one_proba, many.predict_proba(X))
+    assert np.array_equal(one.predict(X), many.predict(X))
+
+
+def test_openmp_threads_follow_the_limit():
+    if not _kernels.openmp_enabled():
+        assert effective_n_threads() == 1
+        return
+    with threadpool_limits(limits=1, user_api="openmp"):
+        assert _kernels.openmp_max_threads() == 1
+    assert effective_n_threads() >= 1
+
+
+def test_scratch_rows_do_not_share_cache_lines():
+    scratch = thread_scratch(3, 5)
+    assert scratch.shape == (3, 5)
+    assert scratch.strides[0] >= 64 + 5 * 8
+
+
+@pytest.mark.skipif(
+    not _kernels.debug_build(), reason="bounds checks need FASTNB_DEBUG=1 build"
+)
+def test_debug_build_catches_out_of_range_index():
+    X = sp.csr_matrix(np.array([[1.0, 2.0], [0.0, 3.0]]))
+    indices = X.indices.copy()
+    indices[-1] = 5  # past the two features
+    out = np.zeros((1, 2))
+    rows = np.arange(2, dtype=np.intp)
+    class_ptr = np.array([0, 2], dtype=np.intp)
+    with pytest.raises(IndexError):
+        _kernels.count_csr(
+            X.data, indices, X.indptr, rows, class_ptr, np.ones(2), 0.0, False, out, 1
+        )
+
+
+def peak_bytes(function):
+    """Peak memory NumPy allocates while function runs (tracemalloc)."""
+    tracemalloc.start()
+    try:
+        function()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_memory_of_fit_and_predict(Estimator):
+    n_samples, n_features, n_classes = 40_000, 50, 40
+    X, y = tfidf_like(n_samples, n_features, n_classes)
+    samples_by_classes = n_samples * n_classes * 8
+    model = Estimator()
+    fit_peak = peak_bytes(lambda: model.fit(X, y))
+    # fit needs a few vectors of n_samples (labels, weights, their order),
+    # never an n_samples x n_classes array.
+    assert fit_peak < 8 * n_samples * 8 < samples_by_classes / 4
+    predict_peak = peak_bytes(lambda: model.predict(X))
+    # predict: its output and the class indices behind it, plus tables and
+    # per-thread scratch.
+    assert predict_peak < 2 * n_samples * 8 + 4 * n_features * n_classes * 8 + 65536
+    proba_peak = peak_bytes(lambda: model.predict_proba(X))
+    assert proba_peak < samples_by_classes * 1.1
