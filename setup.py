@@ -80,6 +80,8 @@ extension = Extension(
 )
 
 setup(
-    ext_modules=cythonize([extension], compiler_directives=DIRECTIVES),
+    # force: the generated C depends on the directives (debug or not), which
+    # Cython's timestamp check does not see.
+    ext_modules=cythonize([extension], compiler_directives=DIRECTIVES, force=True),
     cmdclass={"build_ext": BuildExtOpenMP},
 )

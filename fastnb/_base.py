@@ -29,6 +29,38 @@ def effective_n_threads():
     return max(1, min(_kernels.openmp_max_threads(), n_cpus))
 
 
+def sparse_arrays(X):
+    """data, indices, indptr of a CSR/CSC matrix, with one index dtype for both."""
+    index_dtype = np.result_type(X.indices.dtype, X.indptr.dtype)
+    return (
+        X.data,
+        X.indices.astype(index_dtype, copy=False),
+        X.indptr.astype(index_dtype, copy=False),
+    )
+
+
+def rows_by_class(y, n_classes):
+    """Row indices grouped by class (each group in row order) and group offsets.
+
+    For the kernels that make each class one task over CSR rows.
+    """
+    order = np.argsort(y, kind="stable")
+    class_ptr = np.zeros(n_classes + 1, dtype=np.intp)
+    np.cumsum(np.bincount(y, minlength=n_classes), out=class_ptr[1:])
+    return order, class_ptr
+
+
+def dense_block_width(n_features, n_threads):
+    """Columns per task for the dense kernels that split the work by columns.
+
+    About four tasks a thread (so a slow core gets fewer), whole cache lines
+    of float64, and at most 256 columns so that a task's slice of the
+    statistics stays in cache. The width does not change any result.
+    """
+    width = -(-n_features // (4 * n_threads))
+    return int(min(max(-(-width // 8) * 8, 8), 256))
+
+
 def thread_scratch(n_threads, n_classes):
     """Per-thread score rows for the scoring kernels, (n_threads, n_classes).
 
@@ -189,7 +221,13 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             out = np.empty((n_samples, n_classes), dtype=np.float64)
             labels = np.empty(0, dtype=np.intp)
         self._score(X, output, out, labels)
-        return labels if output == _kernels.Output.ARGMAX else out
+        if output == _kernels.Output.ARGMAX:
+            return labels
+        return out.astype(self._output_dtype(X), copy=False)
+
+    def _output_dtype(self, X):
+        """Floating dtype of the probability outputs (float64 unless overridden)."""
+        return np.float64
 
     def predict_joint_log_proba(self, X):
         """Return the joint log probability of each sample and class.

@@ -18,12 +18,15 @@ from fastnb._base import (
     BaseNB,
     check_class_prior,
     check_sample_weight,
+    dense_block_width,
     effective_n_threads,
     encode_fit_labels,
     encode_labels,
     fitted_table,
     log_class_prior,
     partial_fit_classes,
+    rows_by_class,
+    sparse_arrays,
     thread_scratch,
     unchanged_on_error,
 )
@@ -32,37 +35,25 @@ from fastnb._smoothing import check_alpha
 FLOAT_DTYPES = (np.float64, np.float32)
 
 
-def sparse_arrays(X):
-    """data, indices, indptr of a CSR/CSC matrix, with one index dtype for both."""
-    index_dtype = np.result_type(X.indices.dtype, X.indptr.dtype)
-    return (
-        X.data,
-        X.indices.astype(index_dtype, copy=False),
-        X.indptr.astype(index_dtype, copy=False),
-    )
-
-
 def accumulate_counts(X, y, sample_weight, out, binarize):
     """Add the weighted per-class feature sums of X to ``out`` (n_classes, n_features).
 
     ``binarize`` is None to count values as they are, or a threshold above
     which a value counts as 1 (else 0).
     """
+    n_threads = effective_n_threads()
     threshold = 0.0 if binarize is None else float(binarize)
-    counting = (threshold, binarize is not None, out, effective_n_threads())
+    counting = (threshold, binarize is not None, out)
     if sp.issparse(X) and X.format == "csr":
-        # Rows grouped by class (in row order) so each class is one task.
-        n_classes = out.shape[0]
-        rows_by_class = np.argsort(y, kind="stable")
-        class_ptr = np.zeros(n_classes + 1, dtype=np.intp)
-        np.cumsum(np.bincount(y, minlength=n_classes), out=class_ptr[1:])
+        rows = rows_by_class(y, out.shape[0])
         _kernels.count_csr(
-            *sparse_arrays(X), rows_by_class, class_ptr, sample_weight, *counting
+            *sparse_arrays(X), *rows, sample_weight, *counting, n_threads
         )
     elif sp.issparse(X):
-        _kernels.count_csc(*sparse_arrays(X), y, sample_weight, *counting)
+        _kernels.count_csc(*sparse_arrays(X), y, sample_weight, *counting, n_threads)
     else:
-        _kernels.count_dense(X, y, sample_weight, *counting)
+        block_width = dense_block_width(X.shape[1], n_threads)
+        _kernels.count_dense(X, y, sample_weight, *counting, block_width, n_threads)
 
 
 class BaseDiscreteNB(BaseNB):

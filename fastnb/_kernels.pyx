@@ -59,11 +59,6 @@ cpdef enum Output:
     PROBA = 2
     ARGMAX = 3
 
-# Columns per task when counting dense input: wide enough to stream rows,
-# narrow enough that a task's slice of `out` stays in cache.
-cdef Py_ssize_t FEATURE_BLOCK = 64
-
-
 def openmp_enabled():
     """Whether the kernels were compiled with OpenMP."""
     return bool(fastnb_openmp_enabled())
@@ -145,17 +140,21 @@ def count_dense(
     double threshold,
     bint binarize,
     double[:, ::1] out,
+    Py_ssize_t block_width,
     int n_threads,
 ):
-    """Add each dense row's weighted values to its class's row of out (C or F order)."""
+    """Add each dense row's weighted values to its class's row of out (C or F order).
+
+    A task is a block of block_width columns, over all rows.
+    """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
-    cdef Py_ssize_t n_blocks = (n_features + FEATURE_BLOCK - 1) // FEATURE_BLOCK
+    cdef Py_ssize_t n_blocks = (n_features + block_width - 1) // block_width
     cdef Py_ssize_t b, i, j, c, j_start, j_stop
     cdef double w
-    for b in prange(n_blocks, nogil=True, schedule="static", num_threads=n_threads):
-        j_start = b * FEATURE_BLOCK
-        j_stop = min(j_start + FEATURE_BLOCK, n_features)
+    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        j_start = b * block_width
+        j_stop = min(j_start + block_width, n_features)
         for i in range(n_samples):
             c = y[i]
             w = sample_weight[i]
@@ -217,6 +216,9 @@ cdef enum:
     # Nonzeros ahead whose table rows are fetched early (rows of a large
     # vocabulary are mostly not in cache: the loop would wait on memory).
     PREFETCH_AHEAD = 16
+    # Rows handed to a thread at a time when scoring: dynamic scheduling keeps
+    # both cores busy on a shared machine where one of them may be slowed.
+    ROW_CHUNK = 64
 
 
 cdef inline void _prefetch_row(const double[:, ::1] table, Py_ssize_t j) noexcept nogil:
@@ -225,6 +227,50 @@ cdef inline void _prefetch_row(const double[:, ::1] table, Py_ssize_t j) noexcep
     for k in range(0, table.shape[1], 8):
         FASTNB_PREFETCH(&table[j, k])
     FASTNB_PREFETCH(&table[j, table.shape[1] - 1])
+
+
+cdef inline void _add_csr_block(
+    const floating[::1] X_data,
+    const index_t[::1] X_indices,
+    Py_ssize_t start,
+    Py_ssize_t stop,
+    const double[:, ::1] table,
+    Py_ssize_t k0,
+    Py_ssize_t width,
+    double threshold,
+    bint binarize,
+    bint prefetch,
+    double* scores,
+) noexcept nogil:
+    """scores[k0:k0 + width] += sum of x * table[j, k0:k0 + width] over nonzeros."""
+    cdef Py_ssize_t nnz = X_indices.shape[0]
+    cdef Py_ssize_t k, p
+    cdef double acc[CLASS_BLOCK]
+    cdef double v
+    cdef const double* row
+    for k in range(CLASS_BLOCK):
+        acc[k] = 0.0
+    for p in range(start, stop):
+        # Fetch the rows of nonzeros further on (past this row too: CSR rows
+        # are consecutive) while this one is being added.
+        if prefetch and p + PREFETCH_AHEAD < nnz:
+            _prefetch_row(table, X_indices[p + PREFETCH_AHEAD])
+        v = _value(X_data[p], threshold, binarize)
+        if v != 0.0:
+            row = &table[X_indices[p], k0]
+            # Loops of constant length on a full block keep acc in registers.
+            if width == CLASS_BLOCK:
+                for k in range(CLASS_BLOCK):
+                    acc[k] += v * row[k]
+            else:
+                for k in range(width):
+                    acc[k] += v * row[k]
+    if width == CLASS_BLOCK:
+        for k in range(CLASS_BLOCK):
+            scores[k0 + k] += acc[k]
+    else:
+        for k in range(width):
+            scores[k0 + k] += acc[k]
 
 
 cdef inline void _add_csr_row(
@@ -239,30 +285,46 @@ cdef inline void _add_csr_row(
 ) noexcept nogil:
     """scores[k] += sum of x * table[j, k] over the nonzeros start..stop."""
     cdef Py_ssize_t n_classes = table.shape[1]
-    cdef Py_ssize_t nnz = X_indices.shape[0]
-    cdef Py_ssize_t b, k0, k, p, width
+    cdef Py_ssize_t b
+    for b in range((n_classes + CLASS_BLOCK - 1) // CLASS_BLOCK):
+        _add_csr_block(
+            X_data, X_indices, start, stop, table, b * CLASS_BLOCK,
+            min(<Py_ssize_t> CLASS_BLOCK, n_classes - b * CLASS_BLOCK),
+            threshold, binarize, b == 0, scores,
+        )
+
+
+cdef inline void _add_dense_block(
+    const floating[:, :] X,
+    Py_ssize_t i,
+    const double[:, ::1] table,
+    Py_ssize_t k0,
+    Py_ssize_t width,
+    double threshold,
+    bint binarize,
+    double* scores,
+) noexcept nogil:
+    """scores[k0:k0 + width] += sum_j X[i, j] * table[j, k0:k0 + width]."""
+    cdef Py_ssize_t k, j
     cdef double acc[CLASS_BLOCK]
     cdef double v
     cdef const double* row
-    for b in range((n_classes + CLASS_BLOCK - 1) // CLASS_BLOCK):
-        k0 = b * CLASS_BLOCK
-        width = min(<Py_ssize_t> CLASS_BLOCK, n_classes - k0)
+    for k in range(CLASS_BLOCK):
+        acc[k] = 0.0
+    for j in range(X.shape[1]):
+        v = _value(X[i, j], threshold, binarize)
+        if v != 0.0:
+            row = &table[j, k0]
+            if width == CLASS_BLOCK:
+                for k in range(CLASS_BLOCK):
+                    acc[k] += v * row[k]
+            else:
+                for k in range(width):
+                    acc[k] += v * row[k]
+    if width == CLASS_BLOCK:
         for k in range(CLASS_BLOCK):
-            acc[k] = 0.0
-        for p in range(start, stop):
-            # The first pass fetches the rows of nonzeros further on (past
-            # this row too: CSR rows are consecutive).
-            if b == 0 and p + PREFETCH_AHEAD < nnz:
-                _prefetch_row(table, X_indices[p + PREFETCH_AHEAD])
-            v = _value(X_data[p], threshold, binarize)
-            if v != 0.0:
-                row = &table[X_indices[p], k0]
-                if width == CLASS_BLOCK:
-                    for k in range(CLASS_BLOCK):
-                        acc[k] += v * row[k]
-                else:
-                    for k in range(width):
-                        acc[k] += v * row[k]
+            scores[k0 + k] += acc[k]
+    else:
         for k in range(width):
             scores[k0 + k] += acc[k]
 
@@ -276,29 +338,14 @@ cdef inline void _add_dense_row(
     double* scores,
 ) noexcept nogil:
     """scores[k] += sum_j X[i, j] * table[j, k]."""
-    cdef Py_ssize_t n_features = X.shape[1]
     cdef Py_ssize_t n_classes = table.shape[1]
-    cdef Py_ssize_t b, k0, k, j, width
-    cdef double acc[CLASS_BLOCK]
-    cdef double v
-    cdef const double* row
+    cdef Py_ssize_t b
     for b in range((n_classes + CLASS_BLOCK - 1) // CLASS_BLOCK):
-        k0 = b * CLASS_BLOCK
-        width = min(<Py_ssize_t> CLASS_BLOCK, n_classes - k0)
-        for k in range(CLASS_BLOCK):
-            acc[k] = 0.0
-        for j in range(n_features):
-            v = _value(X[i, j], threshold, binarize)
-            if v != 0.0:
-                row = &table[j, k0]
-                if width == CLASS_BLOCK:
-                    for k in range(CLASS_BLOCK):
-                        acc[k] += v * row[k]
-                else:
-                    for k in range(width):
-                        acc[k] += v * row[k]
-        for k in range(width):
-            scores[k0 + k] += acc[k]
+        _add_dense_block(
+            X, i, table, b * CLASS_BLOCK,
+            min(<Py_ssize_t> CLASS_BLOCK, n_classes - b * CLASS_BLOCK),
+            threshold, binarize, scores,
+        )
 
 
 def joint_log_likelihood_csr(
@@ -319,7 +366,9 @@ def joint_log_likelihood_csr(
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef Py_ssize_t n_classes = table.shape[1]
     cdef Py_ssize_t i, k, t
-    for i in prange(n_samples, nogil=True, schedule="static", num_threads=n_threads):
+    for i in prange(
+        n_samples, nogil=True, schedule="dynamic", chunksize=ROW_CHUNK, num_threads=n_threads
+    ):
         t = threadid()
         for k in range(n_classes):
             scratch[t, k] = intercept[k]
@@ -346,7 +395,9 @@ def joint_log_likelihood_dense(
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_classes = table.shape[1]
     cdef Py_ssize_t i, k, t
-    for i in prange(n_samples, nogil=True, schedule="static", num_threads=n_threads):
+    for i in prange(
+        n_samples, nogil=True, schedule="dynamic", chunksize=ROW_CHUNK, num_threads=n_threads
+    ):
         t = threadid()
         for k in range(n_classes):
             scratch[t, k] = intercept[k]
@@ -365,5 +416,8 @@ def normalize_log_proba(
     cdef Py_ssize_t n_samples = jll.shape[0]
     cdef Py_ssize_t i
     # Each row is its own scratch row: _finish_row reads jll[i] before writing out[i].
-    for i in prange(n_samples, nogil=True, schedule="static", num_threads=n_threads):
+    for i in prange(
+        n_samples, nogil=True, schedule="dynamic", chunksize=ROW_CHUNK, num_threads=n_threads
+    ):
         _finish_row(jll, i, output, out, labels, i)
+

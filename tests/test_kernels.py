@@ -23,9 +23,11 @@ def tfidf_like(n_samples, n_features, n_classes, seed=0):
     return X, y
 
 
-def count_with(kernel_args, kernel, n_threads, shape):
+def count_with(kernel, args, options, n_threads, shape):
     out = np.zeros(shape)
-    kernel(*kernel_args, 0.0, False, out, n_threads)
+    kernel(
+        *args, threshold=0.0, binarize=False, out=out, n_threads=n_threads, **options
+    )
     return out
 
 
@@ -39,15 +41,24 @@ def test_counting_does_not_depend_on_thread_count(n_threads):
     Xc = X.tocsc()
     csr_parts = (X.data, X.indices, X.indptr)
     dense = X.toarray()
+    blocks = {"block_width": 16}
     cases = {
-        "csr": (_kernels.count_csr, (*csr_parts, rows_by_class, class_ptr, weights)),
-        "csc": (_kernels.count_csc, (Xc.data, Xc.indices, Xc.indptr, y, weights)),
-        "dense C": (_kernels.count_dense, (dense, y, weights)),
-        "dense F": (_kernels.count_dense, (np.asfortranarray(dense), y, weights)),
+        "csr": (
+            _kernels.count_csr,
+            (*csr_parts, rows_by_class, class_ptr, weights),
+            {},
+        ),
+        "csc": (_kernels.count_csc, (Xc.data, Xc.indices, Xc.indptr, y, weights), {}),
+        "dense C": (_kernels.count_dense, (dense, y, weights), blocks),
+        "dense F": (
+            _kernels.count_dense,
+            (np.asfortranarray(dense), y, weights),
+            blocks,
+        ),
     }
-    for name, (kernel, args) in cases.items():
-        serial = count_with(args, kernel, 1, shape)
-        parallel = count_with(args, kernel, n_threads, shape)
+    for name, (kernel, args, options) in cases.items():
+        serial = count_with(kernel, args, options, 1, shape)
+        parallel = count_with(kernel, args, options, n_threads, shape)
         assert np.array_equal(serial, parallel), name
 
 
