@@ -421,3 +421,277 @@ def normalize_log_proba(
     ):
         _finish_row(jll, i, output, out, labels, i)
 
+
+# ---------------------------------------------------------------------------
+# Gaussian moments: per class weighted count, mean and sum of squared
+# deviations (ssd) by the weighted form of Welford's update,
+#     W += w;  d = x - mean;  mean += (w / W) d;  ssd += w d (x - mean),
+# which never subtracts large sums of squares.  Row K of `mean` and `ssd`
+# (one past the classes) gets the unweighted moments of all samples.  As in
+# counting, each entry is updated by one thread in row order.
+# ---------------------------------------------------------------------------
+
+def moments_dense(
+    const floating[:, :] X,
+    const intp_t[::1] y,
+    const double[::1] sample_weight,
+    const double[::1] step,
+    double[:, ::1] mean,
+    double[:, ::1] ssd,
+    Py_ssize_t block_width,
+    int n_threads,
+):
+    """Welford moments per class and overall; step[i] = w_i / class weight so far.
+
+    A task is a block of block_width columns, over all rows.
+    """
+    cdef Py_ssize_t n_samples = X.shape[0]
+    cdef Py_ssize_t n_features = X.shape[1]
+    cdef Py_ssize_t everyone = mean.shape[0] - 1
+    cdef Py_ssize_t n_blocks = (n_features + block_width - 1) // block_width
+    cdef Py_ssize_t b, i, j, c, j_start, j_stop
+    cdef double w, r, r_all, x, d
+    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        j_start = b * block_width
+        j_stop = min(j_start + block_width, n_features)
+        for i in range(n_samples):
+            c = y[i]
+            w = sample_weight[i]
+            r = step[i]
+            r_all = 1.0 / (i + 1)
+            for j in range(j_start, j_stop):
+                x = X[i, j]
+                d = x - mean[c, j]
+                mean[c, j] += r * d
+                ssd[c, j] += w * d * (x - mean[c, j])
+                d = x - mean[everyone, j]
+                mean[everyone, j] += r_all * d
+                ssd[everyone, j] += d * (x - mean[everyone, j])
+
+
+cdef inline void _welford_add(
+    double x,
+    double w,
+    Py_ssize_t c,
+    Py_ssize_t j,
+    double[:, ::1] weight,
+    double[:, ::1] mean,
+    double[:, ::1] ssd,
+) noexcept nogil:
+    """Add value x with weight w > 0 to the moments of entry (c, j)."""
+    cdef double d
+    weight[c, j] += w
+    d = x - mean[c, j]
+    mean[c, j] += (w / weight[c, j]) * d
+    ssd[c, j] += w * d * (x - mean[c, j])
+
+
+def moments_csr(
+    const floating[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    const intp_t[::1] rows_by_class,
+    const intp_t[::1] class_ptr,
+    const double[::1] sample_weight,
+    double[:, ::1] nz_weight,
+    double[:, ::1] mean,
+    double[:, ::1] ssd,
+    int n_threads,
+):
+    """Welford moments of the stored values only, per class and overall.
+
+    nz_weight[c, j] gets the weight of the stored values; the implicit zeros
+    are merged in afterwards.  A task is a class (rows grouped by class), and
+    one more task takes all rows unweighted for row K.
+    """
+    cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
+    cdef Py_ssize_t n_classes = class_ptr.shape[0] - 1
+    cdef Py_ssize_t c, q, i, p, n_rows
+    cdef double w
+    for c in prange(n_classes + 1, nogil=True, schedule="dynamic", num_threads=n_threads):
+        if c < n_classes:
+            n_rows = class_ptr[c + 1] - class_ptr[c]
+        else:
+            n_rows = n_samples
+        for q in range(n_rows):
+            if c < n_classes:
+                i = rows_by_class[class_ptr[c] + q]
+                w = sample_weight[i]
+            else:
+                i = q
+                w = 1.0
+            if w > 0.0:
+                for p in range(X_indptr[i], X_indptr[i + 1]):
+                    _welford_add(X_data[p], w, c, X_indices[p], nz_weight, mean, ssd)
+
+
+def moments_csc(
+    const floating[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    const intp_t[::1] y,
+    const double[::1] sample_weight,
+    double[:, ::1] nz_weight,
+    double[:, ::1] mean,
+    double[:, ::1] ssd,
+    int n_threads,
+):
+    """Welford moments of the stored values only, per class and overall (a task a column).
+
+    As moments_csr; row K of the outputs takes all samples unweighted.
+    """
+    cdef Py_ssize_t n_features = X_indptr.shape[0] - 1
+    cdef Py_ssize_t everyone = mean.shape[0] - 1
+    cdef Py_ssize_t j, p, r
+    cdef double w
+    for j in prange(n_features, nogil=True, schedule="dynamic", num_threads=n_threads):
+        for p in range(X_indptr[j], X_indptr[j + 1]):
+            r = X_indices[p]
+            w = sample_weight[r]
+            if w > 0.0:
+                _welford_add(X_data[p], w, y[r], j, nz_weight, mean, ssd)
+            _welford_add(X_data[p], 1.0, everyone, j, nz_weight, mean, ssd)
+
+
+# ---------------------------------------------------------------------------
+# Gaussian scoring: intercept[k] - 0.5 sum_j (x_j - theta[j, k])^2 * inv_var[j, k]
+# with feature-major theta and inverse variances.  For sparse rows the
+# intercept already holds the all-zeros row's score, and each stored value
+# corrects it by -0.5 x (x - 2 theta) inv_var = -0.5 ((x - theta)^2 - theta^2) inv_var.
+# ---------------------------------------------------------------------------
+
+cdef inline void _add_gaussian_dense_block(
+    const floating[:, :] X,
+    Py_ssize_t i,
+    const double[:, ::1] theta,
+    const double[:, ::1] inv_var,
+    Py_ssize_t k0,
+    Py_ssize_t width,
+    double* scores,
+) noexcept nogil:
+    """scores[k0:k0 + width] -= 0.5 sum_j (X[i, j] - theta[j, k])^2 inv_var[j, k]."""
+    cdef Py_ssize_t k, j
+    cdef double acc[CLASS_BLOCK]
+    cdef double x, d
+    cdef const double* mu
+    cdef const double* iv
+    for k in range(CLASS_BLOCK):
+        acc[k] = 0.0
+    for j in range(X.shape[1]):
+        x = X[i, j]
+        mu = &theta[j, k0]
+        iv = &inv_var[j, k0]
+        if width == CLASS_BLOCK:
+            for k in range(CLASS_BLOCK):
+                d = x - mu[k]
+                acc[k] += d * d * iv[k]
+        else:
+            for k in range(width):
+                d = x - mu[k]
+                acc[k] += d * d * iv[k]
+    if width == CLASS_BLOCK:
+        for k in range(CLASS_BLOCK):
+            scores[k0 + k] -= 0.5 * acc[k]
+    else:
+        for k in range(width):
+            scores[k0 + k] -= 0.5 * acc[k]
+
+
+cdef inline void _add_gaussian_csr_block(
+    const floating[::1] X_data,
+    const index_t[::1] X_indices,
+    Py_ssize_t start,
+    Py_ssize_t stop,
+    const double[:, ::1] theta,
+    const double[:, ::1] inv_var,
+    Py_ssize_t k0,
+    Py_ssize_t width,
+    double* scores,
+) noexcept nogil:
+    """scores[k0:k0 + width] -= 0.5 sum of x (x - 2 theta[j, k]) inv_var[j, k]."""
+    cdef Py_ssize_t k, p, j
+    cdef double acc[CLASS_BLOCK]
+    cdef double x
+    cdef const double* mu
+    cdef const double* iv
+    for k in range(CLASS_BLOCK):
+        acc[k] = 0.0
+    for p in range(start, stop):
+        x = X_data[p]
+        j = X_indices[p]
+        mu = &theta[j, k0]
+        iv = &inv_var[j, k0]
+        if width == CLASS_BLOCK:
+            for k in range(CLASS_BLOCK):
+                acc[k] += x * (x - 2.0 * mu[k]) * iv[k]
+        else:
+            for k in range(width):
+                acc[k] += x * (x - 2.0 * mu[k]) * iv[k]
+    if width == CLASS_BLOCK:
+        for k in range(CLASS_BLOCK):
+            scores[k0 + k] -= 0.5 * acc[k]
+    else:
+        for k in range(width):
+            scores[k0 + k] -= 0.5 * acc[k]
+
+
+def gaussian_jll_dense(
+    const floating[:, :] X,
+    const double[:, ::1] theta,
+    const double[:, ::1] inv_var,
+    const double[::1] intercept,
+    int output,
+    double[:, ::1] out,
+    intp_t[::1] labels,
+    double[:, :] scratch,
+    int n_threads,
+):
+    """Gaussian scores of dense rows; scratch has a row per thread."""
+    cdef Py_ssize_t n_samples = X.shape[0]
+    cdef Py_ssize_t n_classes = theta.shape[1]
+    cdef Py_ssize_t i, k, t, b
+    for i in prange(
+        n_samples, nogil=True, schedule="dynamic", chunksize=ROW_CHUNK, num_threads=n_threads
+    ):
+        t = threadid()
+        for k in range(n_classes):
+            scratch[t, k] = intercept[k]
+        for b in range((n_classes + CLASS_BLOCK - 1) // CLASS_BLOCK):
+            _add_gaussian_dense_block(
+                X, i, theta, inv_var, b * CLASS_BLOCK,
+                min(<Py_ssize_t> CLASS_BLOCK, n_classes - b * CLASS_BLOCK),
+                &scratch[t, 0],
+            )
+        _finish_row(scratch, t, output, out, labels, i)
+
+
+def gaussian_jll_csr(
+    const floating[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    const double[:, ::1] theta,
+    const double[:, ::1] inv_var,
+    const double[::1] zeros_intercept,
+    int output,
+    double[:, ::1] out,
+    intp_t[::1] labels,
+    double[:, :] scratch,
+    int n_threads,
+):
+    """Gaussian scores of CSR rows from the all-zeros scores; scratch a row per thread."""
+    cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
+    cdef Py_ssize_t n_classes = theta.shape[1]
+    cdef Py_ssize_t i, k, t, b
+    for i in prange(
+        n_samples, nogil=True, schedule="dynamic", chunksize=ROW_CHUNK, num_threads=n_threads
+    ):
+        t = threadid()
+        for k in range(n_classes):
+            scratch[t, k] = zeros_intercept[k]
+        for b in range((n_classes + CLASS_BLOCK - 1) // CLASS_BLOCK):
+            _add_gaussian_csr_block(
+                X_data, X_indices, X_indptr[i], X_indptr[i + 1], theta, inv_var,
+                b * CLASS_BLOCK, min(<Py_ssize_t> CLASS_BLOCK, n_classes - b * CLASS_BLOCK),
+                &scratch[t, 0],
+            )
+        _finish_row(scratch, t, output, out, labels, i)

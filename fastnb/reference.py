@@ -23,13 +23,15 @@ ComplementNB
     Complement Naive Bayes of Rennie et al. (2003), for imbalanced text data.
 BernoulliNB
     Multivariate Bernoulli event model, for binary features.
+GaussianNB
+    Normal features, with the variance options of fastnb.GaussianNB.
 """
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp
 
-__all__ = ["BernoulliNB", "ComplementNB", "MultinomialNB"]
+__all__ = ["BernoulliNB", "ComplementNB", "GaussianNB", "MultinomialNB"]
 
 # With force_alpha=False, smoothing below this value is raised to it.
 _ALPHA_MIN = 1e-10
@@ -42,89 +44,16 @@ def _dense(M):
     return np.asarray(M, dtype=np.float64)
 
 
-class _ReferenceDiscreteNB:
-    """Shared fit and predict logic of the count-based reference estimators.
+class _ReferenceNB:
+    """Prediction methods of every reference estimator.
 
-    A subclass supplies ``_update_feature_log_prob(alpha)``, which turns the
-    counts into ``feature_log_prob_``, and ``_joint_log_likelihood(X)``. It may
-    override ``_prepare_X(X)`` to transform the input of fit and predict.
+    A subclass supplies ``_joint_log_likelihood(X)`` and may override
+    ``_prepare_X(X)`` to transform the input of fit and predict.
     """
-
-    def __init__(self, *, alpha, force_alpha, fit_prior, class_prior):
-        self.alpha = alpha
-        self.force_alpha = force_alpha
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
 
     def _prepare_X(self, X):
         """Return ``X`` as the model reads it (unchanged by default)."""
         return X
-
-    def _alpha(self):
-        """Return the smoothing parameter as a float64 scalar or array."""
-        alpha = np.asarray(self.alpha, dtype=np.float64)
-        if not self.force_alpha:
-            alpha = np.maximum(alpha, _ALPHA_MIN)
-        return alpha
-
-    def _count(self, X, y, sample_weight):
-        """Set ``classes_``, ``class_count_`` and ``feature_count_``."""
-        self.classes_, y_index = np.unique(y, return_inverse=True)
-        n_classes = len(self.classes_)
-        n_samples = X.shape[0]
-        if sample_weight is None:
-            weights = np.ones(n_samples)
-        else:
-            weights = np.asarray(sample_weight, dtype=np.float64)
-
-        # Sparse one-hot class indicator, shape (n_classes, n_samples), holding
-        # each sample's weight in the row of its class.
-        indicator = sp.csr_array(
-            (weights, (y_index, np.arange(n_samples))),
-            shape=(n_classes, n_samples),
-        )
-        self.class_count_ = np.bincount(y_index, weights=weights, minlength=n_classes)
-        self.feature_count_ = _dense(indicator @ X)
-
-    def _update_class_log_prior(self):
-        """Set ``class_log_prior_`` from the prior, the counts or uniformly."""
-        n_classes = len(self.classes_)
-        if self.class_prior is not None:
-            if len(self.class_prior) != n_classes:
-                raise ValueError("Number of priors must match number of classes.")
-            self.class_log_prior_ = np.log(
-                np.asarray(self.class_prior, dtype=np.float64)
-            )
-        elif self.fit_prior:
-            # A class whose samples all have zero weight gets log(0) = -inf.
-            with np.errstate(divide="ignore"):
-                log_class_count = np.log(self.class_count_)
-            self.class_log_prior_ = log_class_count - np.log(self.class_count_.sum())
-        else:
-            self.class_log_prior_ = np.full(n_classes, -np.log(n_classes))
-
-    def fit(self, X, y, sample_weight=None):
-        """Fit the model to training data.
-
-        Parameters
-        ----------
-        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Training vectors. Sparse input is never densified.
-        y : ndarray of shape (n_samples,)
-            Target labels, of any sortable type.
-        sample_weight : ndarray of shape (n_samples,), default=None
-            Weight of each sample; None weights every sample by one.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-        """
-        X = self._prepare_X(X)
-        self._count(X, y, sample_weight)
-        self._update_feature_log_prob(self._alpha())
-        self._update_class_log_prior()
-        return self
 
     def predict_joint_log_proba(self, X):
         """Return the joint log-likelihood ``log P(x, c)`` of each sample.
@@ -191,6 +120,86 @@ class _ReferenceDiscreteNB:
         """
         jll = self.predict_joint_log_proba(X)
         return self.classes_[np.argmax(jll, axis=1)]
+
+
+class _ReferenceDiscreteNB(_ReferenceNB):
+    """Shared fit logic of the count-based reference estimators.
+
+    A subclass supplies ``_update_feature_log_prob(alpha)``, which turns the
+    counts into ``feature_log_prob_``, and ``_joint_log_likelihood(X)``.
+    """
+
+    def __init__(self, *, alpha, force_alpha, fit_prior, class_prior):
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+
+    def _alpha(self):
+        """Return the smoothing parameter as a float64 scalar or array."""
+        alpha = np.asarray(self.alpha, dtype=np.float64)
+        if not self.force_alpha:
+            alpha = np.maximum(alpha, _ALPHA_MIN)
+        return alpha
+
+    def _count(self, X, y, sample_weight):
+        """Set ``classes_``, ``class_count_`` and ``feature_count_``."""
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        n_classes = len(self.classes_)
+        n_samples = X.shape[0]
+        if sample_weight is None:
+            weights = np.ones(n_samples)
+        else:
+            weights = np.asarray(sample_weight, dtype=np.float64)
+
+        # Sparse one-hot class indicator, shape (n_classes, n_samples), holding
+        # each sample's weight in the row of its class.
+        indicator = sp.csr_array(
+            (weights, (y_index, np.arange(n_samples))),
+            shape=(n_classes, n_samples),
+        )
+        self.class_count_ = np.bincount(y_index, weights=weights, minlength=n_classes)
+        self.feature_count_ = _dense(indicator @ X)
+
+    def _update_class_log_prior(self):
+        """Set ``class_log_prior_`` from the prior, the counts or uniformly."""
+        n_classes = len(self.classes_)
+        if self.class_prior is not None:
+            if len(self.class_prior) != n_classes:
+                raise ValueError("Number of priors must match number of classes.")
+            self.class_log_prior_ = np.log(
+                np.asarray(self.class_prior, dtype=np.float64)
+            )
+        elif self.fit_prior:
+            # A class whose samples all have zero weight gets log(0) = -inf.
+            with np.errstate(divide="ignore"):
+                log_class_count = np.log(self.class_count_)
+            self.class_log_prior_ = log_class_count - np.log(self.class_count_.sum())
+        else:
+            self.class_log_prior_ = np.full(n_classes, -np.log(n_classes))
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model to training data.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Training vectors. Sparse input is never densified.
+        y : ndarray of shape (n_samples,)
+            Target labels, of any sortable type.
+        sample_weight : ndarray of shape (n_samples,), default=None
+            Weight of each sample; None weights every sample by one.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        X = self._prepare_X(X)
+        self._count(X, y, sample_weight)
+        self._update_feature_log_prob(self._alpha())
+        self._update_class_log_prior()
+        return self
 
 
 class MultinomialNB(_ReferenceDiscreteNB):
@@ -445,3 +454,130 @@ class BernoulliNB(_ReferenceDiscreteNB):
         neg_log_prob = np.log(1 - np.exp(self.feature_log_prob_))
         jll = _dense(X @ (self.feature_log_prob_ - neg_log_prob).T)
         return jll + self.class_log_prior_ + neg_log_prob.sum(axis=1)
+
+
+class GaussianNB(_ReferenceNB):
+    """Reference Gaussian Naive Bayes classifier.
+
+    Each feature is normal within each class. Means and variances are
+    weighted averages over the samples of the class, computed class by class
+    with two passes (mean, then squared deviations from it).
+
+    Parameters
+    ----------
+    priors : array-like of shape (n_classes,), default=None
+        Fixed class probabilities; by default the weighted class frequencies.
+    var_smoothing : float, default=1e-9
+        Fraction of the largest variance of any feature (over all samples,
+        unweighted) added to every variance; ``var_smoothing`` itself when
+        every feature is constant.
+    var_estimator : {"mle", "unbiased"}, default="mle"
+        Divide the sum of squared deviations by the class weight, or by the
+        class weight minus one (variance 0 when that is not positive).
+    var_type : {"diag", "tied", "spherical"}, default="diag"
+        One variance per class and feature, one per feature pooled over the
+        classes, or one per class pooled over the features.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Sorted unique class labels.
+    class_count_ : ndarray of shape (n_classes,)
+        Total sample weight of each class.
+    class_prior_ : ndarray of shape (n_classes,)
+        Probability of each class.
+    theta_ : ndarray of shape (n_classes, n_features)
+        Mean of each feature per class.
+    var_ : ndarray of shape (n_classes, n_features)
+        Variance of each feature per class, smoothing included.
+    epsilon_ : float
+        Amount added to every variance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastnb.reference import GaussianNB
+    >>> X = np.array([[180, 75], [165, 61], [167, 62], [160, 55.0]])
+    >>> model = GaussianNB().fit(X, np.array(["a", "a", "b", "b"]))
+    >>> print(model.predict(np.array([[175.0, 70.0]]))[0])
+    a
+    """
+
+    def __init__(
+        self, *, priors=None, var_smoothing=1e-9, var_estimator="mle", var_type="diag"
+    ):
+        self.priors = priors
+        self.var_smoothing = var_smoothing
+        self.var_estimator = var_estimator
+        self.var_type = var_type
+
+    def _prepare_X(self, X):
+        # Plain arithmetic below; sparse input is densified in the reference.
+        return _dense(X)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model to training data.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Training vectors.
+        y : ndarray of shape (n_samples,)
+            Target labels, of any sortable type.
+        sample_weight : ndarray of shape (n_samples,), default=None
+            Weight of each sample; None weights every sample by one.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        X = self._prepare_X(X)
+        weights = np.ones(len(X)) if sample_weight is None else sample_weight
+        self.classes_ = np.unique(y)
+        n_classes, n_features = len(self.classes_), X.shape[1]
+        count = np.array([weights[y == c].sum() for c in self.classes_])
+        mean = np.zeros((n_classes, n_features))
+        ssd = np.zeros((n_classes, n_features))
+        for k, c in enumerate(self.classes_):
+            in_class = y == c
+            if count[k] > 0:
+                mean[k] = np.average(X[in_class], axis=0, weights=weights[in_class])
+                deviation = X[in_class] - mean[k]
+                ssd[k] = weights[in_class] @ deviation**2
+        unbiased = 1 if self.var_estimator == "unbiased" else 0
+        if self.var_type == "diag":
+            ssd_pooled, dof = ssd, count[:, np.newaxis] - unbiased
+        elif self.var_type == "tied":
+            ssd_pooled = ssd.sum(axis=0)
+            dof = count.sum() - unbiased * np.count_nonzero(count)
+        else:
+            ssd_pooled = ssd.sum(axis=1, keepdims=True)
+            dof = n_features * (count[:, np.newaxis] - unbiased)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            variance = np.where(dof > 0, ssd_pooled / dof, 0.0)
+        largest = np.var(X, axis=0).max()
+        self.epsilon_ = self.var_smoothing * (largest if largest > 0 else 1.0)
+        self.var_ = np.broadcast_to(variance, (n_classes, n_features)) + self.epsilon_
+        self.theta_ = mean
+        self.class_count_ = count
+        if self.priors is not None:
+            self.class_prior_ = np.asarray(self.priors, dtype=np.float64)
+        else:
+            self.class_prior_ = count / count.sum()
+        return self
+
+    def _joint_log_likelihood(self, X):
+        # log P(c) - 0.5 sum_j [log(2 pi var_cj) + (x_j - theta_cj)^2 / var_cj],
+        # class by class.
+        with np.errstate(divide="ignore"):
+            log_prior = np.log(self.class_prior_)
+        normaliser = -0.5 * np.log(2 * np.pi * self.var_).sum(axis=1)
+        squared = np.stack(
+            [
+                ((X - mu) ** 2 / var).sum(axis=1)
+                for mu, var in zip(self.theta_, self.var_, strict=True)
+            ],
+            axis=1,
+        )
+        return log_prior + normaliser - 0.5 * squared

@@ -1,0 +1,444 @@
+"""Gaussian Naive Bayes: one-pass moments, textbook variance options.
+
+The sufficient statistics are, per class, the weighted count, the mean and
+the sum of squared deviations (ssd) of every feature, plus the unweighted
+moments of all samples (for the variance-smoothing scale). Batches are
+merged with the pairwise formula of Chan, Golub and LeVeque, so fitting in
+chunks equals one fit. Variances, priors and scoring tables are derived
+from the statistics when first needed.
+"""
+
+from numbers import Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import validate_data
+
+from fastnb import _kernels
+from fastnb._base import (
+    BaseNB,
+    check_sample_weight,
+    dense_block_width,
+    effective_n_threads,
+    encode_fit_labels,
+    encode_labels,
+    fitted_table,
+    partial_fit_classes,
+    rows_by_class,
+    sparse_arrays,
+    thread_scratch,
+    unchanged_on_error,
+)
+
+FLOAT_DTYPES = (np.float64, np.float32)
+
+
+def merge_moments(count, mean, ssd, batch_count, batch_mean, batch_ssd):
+    """Pairwise merge of two sets of moments (Chan, Golub and LeVeque).
+
+    ``count`` broadcasts against the (..., n_features) means and ssds.
+    Returns the merged (count, mean, ssd).
+    """
+    total = count + batch_count
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(total > 0, batch_count / total, 0.0)
+    delta = batch_mean - mean
+    merged_mean = mean + delta * share
+    merged_ssd = ssd + batch_ssd + delta**2 * count * share
+    return total, merged_mean, merged_ssd
+
+
+def welford_steps(y, sample_weight, n_classes):
+    """w_i / (weight of y_i's class up to and including row i), 0 where undefined."""
+    order, class_ptr = rows_by_class(y, n_classes)
+    weights = sample_weight[order]
+    running = np.cumsum(weights)
+    before_class = np.concatenate([[0.0], running])[class_ptr[:-1]]
+    running -= np.repeat(before_class, np.diff(class_ptr))
+    steps = np.zeros(len(y))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        steps[order] = np.where(running > 0, weights / running, 0.0)
+    return steps
+
+
+def batch_moments(X, y, sample_weight, n_classes):
+    """Per-class weighted moments of a batch, plus its unweighted moments.
+
+    Returns (count, mean, ssd) with n_classes + 1 rows: the last row holds
+    the unweighted moments of all samples.
+    """
+    n_samples, n_features = X.shape
+    n_threads = effective_n_threads()
+    count = np.append(
+        np.bincount(y, weights=sample_weight, minlength=n_classes), n_samples
+    )
+    mean = np.zeros((n_classes + 1, n_features))
+    ssd = np.zeros((n_classes + 1, n_features))
+    if not sp.issparse(X):
+        _kernels.moments_dense(
+            X,
+            y,
+            sample_weight,
+            welford_steps(y, sample_weight, n_classes),
+            mean,
+            ssd,
+            dense_block_width(n_features, n_threads),
+            n_threads,
+        )
+        return count, mean, ssd
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()  # a repeated entry is one value, not two samples
+    stored = np.zeros((n_classes + 1, n_features))
+    if X.format == "csr":
+        _kernels.moments_csr(
+            *sparse_arrays(X),
+            *rows_by_class(y, n_classes),
+            sample_weight,
+            stored,
+            mean,
+            ssd,
+            n_threads,
+        )
+    else:
+        _kernels.moments_csc(
+            *sparse_arrays(X), y, sample_weight, stored, mean, ssd, n_threads
+        )
+    # Merge in the implicit zeros: weight count - stored, mean 0, ssd 0.
+    zeros = np.maximum(count[:, None] - stored, 0.0)
+    _, mean, ssd = merge_moments(zeros, 0.0, 0.0, stored, mean, ssd)
+    return count, mean, ssd
+
+
+class GaussianNB(BaseNB):
+    """Gaussian Naive Bayes, with the variance options of the textbooks.
+
+    A drop-in replacement for :class:`sklearn.naive_bayes.GaussianNB`: same
+    parameters, attributes and results by default, with moments computed in
+    one pass over X (dense C or F order, CSR or CSC, float32 or float64,
+    never copied or densified) and scoring without per-class temporaries.
+
+    Each feature i is normal within class c with mean ``theta_[c, i]`` and
+    variance ``var_[c, i]``; the joint log-likelihood of x is
+    ``log P(c) - 0.5 sum_i [log(2 pi var_ci) + (x_i - theta_ci)^2 / var_ci]``.
+
+    Parameters
+    ----------
+    priors : array-like of shape (n_classes,), default=None
+        Prior probabilities of the classes; by default the weighted class
+        frequencies.
+    var_smoothing : float, default=1e-9
+        Added to every variance, as a fraction of the largest variance of
+        any feature over all samples: ``epsilon_ = var_smoothing *
+        max_i var(X[:, i])`` (or ``var_smoothing`` itself when every feature
+        is constant, so a variance is never zero).
+    var_estimator : {"mle", "unbiased"}, default="mle"
+        "mle" divides the sum of squared deviations by the class weight
+        ``N_c`` (maximum likelihood, as scikit-learn); "unbiased" divides by
+        ``N_c - 1`` (a class of weight at most 1 then has variance 0 before
+        smoothing).
+    var_type : {"diag", "tied", "spherical"}, default="diag"
+        Which variances are estimated, in the vocabulary of
+        :class:`sklearn.mixture.GaussianMixture`:
+
+        - "diag": one per class and feature, ``sigma_ci``.
+        - "tied": one per feature shared by all classes (pooled),
+          ``sigma_i = sum_c ssd_ci / N`` (unbiased: ``/ (N - C)``, C the
+          classes seen). The decision function is then linear in x, given
+          by ``coef_`` and ``intercept_``.
+        - "spherical": one per class shared by all features,
+          ``sigma_c = sum_i ssd_ci / (n_features N_c)`` (unbiased:
+          ``N_c - 1``).
+
+    Attributes
+    ----------
+    class_count_ : ndarray of shape (n_classes,)
+        Weighted number of samples seen per class.
+    class_prior_ : ndarray of shape (n_classes,)
+        Probability of each class.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels, sorted.
+    epsilon_ : float
+        Absolute amount added to the variances.
+    theta_ : ndarray of shape (n_classes, n_features)
+        Mean of each feature per class.
+    var_ : ndarray of shape (n_classes, n_features)
+        Variance of each feature per class, smoothing included.
+    coef_ : ndarray of shape (n_classes, n_features)
+        Only with ``var_type="tied"``: ``theta_ / var_``, the weights of the
+        linear decision function.
+    intercept_ : ndarray of shape (n_classes,)
+        Only with ``var_type="tied"``: ``log P(c) - 0.5 sum_i theta_ci^2 /
+        var_i``. The class scores ``X @ coef_.T + intercept_`` differ from
+        the joint log-likelihood by a term that is the same for every class.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when X had string column names.
+
+    Notes
+    -----
+    Differences from scikit-learn: sparse input is accepted; ``epsilon_``
+    after several ``partial_fit`` calls is computed from all the data seen
+    (scikit-learn uses the last batch only), so chunked fitting equals one
+    fit; and sample weights must be finite and non-negative.
+
+    Attributes are float32 when the model was fitted on float32 data, as in
+    scikit-learn; the statistics behind them are kept in float64.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastnb import GaussianNB
+    >>> X = np.array([[180, 75], [165, 61], [167, 62], [160, 55.0]])
+    >>> clf = GaussianNB().fit(X, ["a", "a", "b", "b"])
+    >>> clf.predict([[175, 70]])
+    array(['a'], dtype='<U1')
+    """
+
+    _parameter_constraints: dict = {
+        "priors": ["array-like", None],
+        "var_smoothing": [Interval(Real, 0, None, closed="left")],
+        "var_estimator": [StrOptions({"mle", "unbiased"})],
+        "var_type": [StrOptions({"diag", "tied", "spherical"})],
+    }
+
+    var_ = fitted_table("var_", "ndarray (n_classes, n_features): variances.")
+    epsilon_ = fitted_table("epsilon_", "float: amount added to every variance.")
+    class_prior_ = fitted_table("class_prior_", "ndarray (n_classes,): P(c).")
+
+    def __init__(
+        self, *, priors=None, var_smoothing=1e-9, var_estimator="mle", var_type="diag"
+    ):
+        self.priors = priors
+        self.var_smoothing = var_smoothing
+        self.var_estimator = var_estimator
+        self.var_type = var_type
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    # The statistics _count, _mean and _ssd have a row per class and one more,
+    # the last, for all samples unweighted.
+
+    @property
+    def theta_(self):
+        """ndarray of shape (n_classes, n_features): mean of each feature per class."""
+        return self._mean[:-1].astype(self._dtype)
+
+    @property
+    def class_count_(self):
+        """ndarray of shape (n_classes,): weighted number of samples per class."""
+        return self._count[:-1].astype(self._dtype)
+
+    def _output_dtype(self, X):
+        # As scikit-learn: float32 only when both the model and X are float32.
+        return np.result_type(self._dtype, X.dtype)
+
+    @property
+    def coef_(self):
+        """ndarray of shape (n_classes, n_features): linear weights (tied variance)."""
+        return self._linear_model()[0]
+
+    @property
+    def intercept_(self):
+        """ndarray of shape (n_classes,): linear intercepts (tied variance)."""
+        return self._linear_model()[1]
+
+    def _linear_model(self):
+        if self._smoothing["var_type"] != "tied":
+            raise AttributeError(
+                "coef_ and intercept_ exist only for var_type='tied', where the "
+                f"decision function is linear; this model has "
+                f"var_type={self._smoothing['var_type']!r}."
+            )
+        tables = self._final_tables()
+        theta = self._mean[:-1]
+        coef = theta / tables["variance"]
+        intercept = tables["log_prior"] - 0.5 * (theta * coef).sum(axis=1)
+        return coef.astype(self._dtype), intercept.astype(self._dtype)
+
+    def _check_X(self, X):
+        return validate_data(
+            self, X, accept_sparse="csr", dtype=FLOAT_DTYPES, reset=False
+        )
+
+    def _check_priors(self, n_classes):
+        if self.priors is None:
+            return None
+        priors = np.asarray(self.priors, dtype=np.float64).reshape(-1)
+        if len(priors) != n_classes:
+            raise ValueError("Number of priors must match number of classes.")
+        if not np.isclose(priors.sum(), 1.0):
+            raise ValueError("The sum of the priors should be 1.")
+        if (priors < 0).any():
+            raise ValueError("Priors must be non-negative.")
+        return priors
+
+    def _check_batch(self, X, y, sample_weight, reset, partial):
+        X, y = validate_data(
+            self, X, y, accept_sparse=("csr", "csc"), dtype=FLOAT_DTYPES, reset=reset
+        )
+        sample_weight = check_sample_weight(
+            sample_weight, X.shape[0], allow_all_zero=partial
+        )
+        return X, y, sample_weight
+
+    def _smoothing_params(self, n_classes):
+        return {
+            "priors": self._check_priors(n_classes),
+            "var_smoothing": self.var_smoothing,
+            "var_estimator": self.var_estimator,
+            "var_type": self.var_type,
+        }
+
+    @unchanged_on_error
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model to X, y.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors.
+        y : array-like of shape (n_samples,)
+            Target labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of each sample (1 when None).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        self._validate_params()
+        X, y, sample_weight = self._check_batch(
+            X, y, sample_weight, reset=True, partial=False
+        )
+        classes, y = encode_fit_labels(y)
+        smoothing = self._smoothing_params(len(classes))
+        self.classes_ = classes
+        self._dtype = X.dtype
+        self._smoothing = smoothing
+        self._count, self._mean, self._ssd = batch_moments(
+            X, y, sample_weight, len(classes)
+        )
+        self._tables = None
+        self._final_tables()
+        return self
+
+    @unchanged_on_error
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a batch of samples to the model.
+
+        Only the moments are updated; variances and scoring tables are
+        rebuilt once, before the next prediction.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors.
+        y : array-like of shape (n_samples,)
+            Target labels, each one of ``classes``.
+        classes : array-like of shape (n_classes,), default=None
+            Every class that can appear in y. Required on the first call, and
+            must be the same if passed again.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of each sample (1 when None).
+
+        Returns
+        -------
+        self : object
+            The updated estimator.
+        """
+        self._validate_params()
+        first_call = not hasattr(self, "classes_")
+        classes = partial_fit_classes(self, classes)
+        X, y, sample_weight = self._check_batch(
+            X, y, sample_weight, reset=first_call, partial=True
+        )
+        smoothing = self._smoothing_params(len(classes))
+        y = encode_labels(y, classes)
+        count, mean, ssd = batch_moments(X, y, sample_weight, len(classes))
+        if first_call:
+            self.classes_ = classes
+            self._dtype = X.dtype
+        else:
+            count, mean, ssd = merge_moments(
+                self._count[:, None], self._mean, self._ssd, count[:, None], mean, ssd
+            )
+            count = count[:, 0]
+        self._count, self._mean, self._ssd = count, mean, ssd
+        self._smoothing = smoothing
+        self._tables = None
+        return self
+
+    def _finalize(self):
+        params = self._smoothing
+        n_classes = len(self.classes_)
+        count, ssd, theta = self._count[:-1], self._ssd[:-1], self._mean[:-1]
+        n_features = ssd.shape[1]
+        unbiased = params["var_estimator"] == "unbiased"
+        if params["var_type"] == "diag":
+            pooled_ssd, dof = ssd, count[:, None] - unbiased
+        elif params["var_type"] == "tied":
+            seen = np.count_nonzero(count)
+            pooled_ssd, dof = ssd.sum(axis=0), count.sum() - unbiased * seen
+        else:
+            pooled_ssd = ssd.sum(axis=1, keepdims=True)
+            dof = n_features * (count[:, None] - unbiased)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            variance = np.where(dof > 0, pooled_ssd / dof, 0.0)
+        variance = np.broadcast_to(variance, ssd.shape)
+        # Smoothing scale: the largest (unweighted, maximum-likelihood)
+        # variance of any feature over all samples seen.
+        scale = (self._ssd[-1] / max(self._count[-1], 1)).max()
+        epsilon = params["var_smoothing"] * (scale if scale > 0 else 1.0)
+        variance = variance + epsilon
+        if (variance <= 0).any():
+            raise ValueError(
+                "A feature has zero variance within a class and var_smoothing=0; "
+                "set var_smoothing > 0 to score such data."
+            )
+        if params["priors"] is not None:
+            prior = params["priors"]
+        else:
+            total = count.sum()
+            prior = count / total if total > 0 else np.full(n_classes, 1 / n_classes)
+        with np.errstate(divide="ignore"):
+            log_prior = np.log(prior)
+        inv_var = 1.0 / variance
+        intercept = log_prior - 0.5 * np.log(2.0 * np.pi * variance).sum(axis=1)
+        return {
+            "var_": variance.astype(self._dtype),
+            "epsilon_": self._dtype.type(epsilon),
+            "class_prior_": prior.astype(self._dtype),
+            "variance": variance,
+            "log_prior": log_prior,
+            "theta": np.ascontiguousarray(theta.T),
+            "inv_var": np.ascontiguousarray(inv_var.T),
+            "intercept": intercept,
+            "zeros_intercept": intercept - 0.5 * (theta**2 * inv_var).sum(axis=1),
+        }
+
+    def _score(self, X, output, out, labels):
+        tables = self._final_tables()
+        n_threads = effective_n_threads()
+        scoring = (
+            output,
+            out,
+            labels,
+            thread_scratch(n_threads, len(self.classes_)),
+            n_threads,
+        )
+        theta, inv_var = tables["theta"], tables["inv_var"]
+        if sp.issparse(X):
+            _kernels.gaussian_jll_csr(
+                *sparse_arrays(X), theta, inv_var, tables["zeros_intercept"], *scoring
+            )
+        else:
+            _kernels.gaussian_jll_dense(
+                X, theta, inv_var, tables["intercept"], *scoring
+            )
