@@ -190,6 +190,10 @@ def fitted_table(name, doc):
     """A read-only attribute served from the lazily rebuilt tables."""
 
     def get(self):
+        if not hasattr(self, "_tables"):
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r} (not fitted)"
+            )
         return self._final_tables()[name]
 
     return property(get, doc=doc)

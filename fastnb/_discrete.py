@@ -488,10 +488,44 @@ class BernoulliNB(BaseDiscreteNB):
             self.class_count_.reshape(-1, 1) + alpha * 2
         )
         # log(1 - p): the score of an absent feature, folded into the intercept.
-        log_absent = np.log(1 - np.exp(feature_log_prob))
+        # Without smoothing a feature can have p = 1 and log(1 - p) = -inf,
+        # which would meet +inf in the table (NaN): such "certain" features
+        # are left out of the linear score and checked apart (see _score).
+        with np.errstate(divide="ignore"):
+            log_absent = np.log(1 - np.exp(feature_log_prob))
+        certain = np.isneginf(log_absent)
+        log_absent[certain] = 0.0
         return {
             "feature_log_prob_": feature_log_prob,
             "class_log_prior_": class_log_prior,
             "table": feature_major(feature_log_prob - log_absent),
             "intercept": class_log_prior + log_absent.sum(axis=1),
+            "certain": sp.csr_array(certain.astype(np.float64))
+            if certain.any()
+            else None,
         }
+
+    def _score(self, X, output, out, labels):
+        certain = self._final_tables()["certain"]
+        if certain is None:
+            super()._score(X, output, out, labels)
+            return
+        # A class gets -inf where the row lacks one of its certain features.
+        jll = np.empty((X.shape[0], len(self.classes_)))
+        super()._score(X, _kernels.Output.JOINT_LOG_LIKELIHOOD, jll, labels[:0])
+        present = certain @ self._binarized(X).T
+        if sp.issparse(present):
+            present = present.toarray()
+        needed = np.asarray(certain.sum(axis=1)).reshape(-1, 1)
+        jll[(present < needed - 0.5).T] = -np.inf
+        _kernels.normalize_log_proba(jll, output, out, labels, effective_n_threads())
+
+    def _binarized(self, X):
+        """X as the model counts it: 1/0 against the threshold (a copy)."""
+        if self.binarize is None:
+            return X
+        if sp.issparse(X):
+            X = X.copy()
+            X.data = (X.data > self.binarize).astype(np.float64)
+            return X
+        return (X > self.binarize).astype(np.float64)

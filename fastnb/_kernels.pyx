@@ -59,6 +59,7 @@ cpdef enum Output:
     PROBA = 2
     ARGMAX = 3
 
+
 def openmp_enabled():
     """Whether the kernels were compiled with OpenMP."""
     return bool(fastnb_openmp_enabled())
@@ -180,7 +181,7 @@ cdef inline void _finish_row(
     """Write the row's scores (scores[t]) to out[i] or labels[i] as `output` asks."""
     cdef Py_ssize_t n_classes = scores.shape[1]
     cdef Py_ssize_t k, best
-    cdef double top, total, log_norm
+    cdef double top, total, log_total
     if output == ARGMAX:
         # First maximum wins, as numpy.argmax.
         best = 0
@@ -201,13 +202,15 @@ cdef inline void _finish_row(
     total = 0.0
     for k in range(n_classes):
         total = total + exp(scores[t, k] - top)
-    log_norm = top + log(total)
+    # (score - top) first: exact for the leading classes, however large the
+    # scores are, so probabilities sum to one to rounding.
+    log_total = log(total)
     if output == LOG_PROBA:
         for k in range(n_classes):
-            out[i, k] = scores[t, k] - log_norm
+            out[i, k] = (scores[t, k] - top) - log_total
     else:
         for k in range(n_classes):
-            out[i, k] = exp(scores[t, k] - log_norm)
+            out[i, k] = exp((scores[t, k] - top) - log_total)
 
 
 cdef enum:
@@ -367,7 +370,11 @@ def joint_log_likelihood_csr(
     cdef Py_ssize_t n_classes = table.shape[1]
     cdef Py_ssize_t i, k, t
     for i in prange(
-        n_samples, nogil=True, schedule="dynamic", chunksize=ROW_CHUNK, num_threads=n_threads
+        n_samples,
+        nogil=True,
+        schedule="dynamic",
+        chunksize=ROW_CHUNK,
+        num_threads=n_threads,
     ):
         t = threadid()
         for k in range(n_classes):
@@ -396,7 +403,11 @@ def joint_log_likelihood_dense(
     cdef Py_ssize_t n_classes = table.shape[1]
     cdef Py_ssize_t i, k, t
     for i in prange(
-        n_samples, nogil=True, schedule="dynamic", chunksize=ROW_CHUNK, num_threads=n_threads
+        n_samples,
+        nogil=True,
+        schedule="dynamic",
+        chunksize=ROW_CHUNK,
+        num_threads=n_threads,
     ):
         t = threadid()
         for k in range(n_classes):
@@ -417,7 +428,11 @@ def normalize_log_proba(
     cdef Py_ssize_t i
     # Each row is its own scratch row: _finish_row reads jll[i] before writing out[i].
     for i in prange(
-        n_samples, nogil=True, schedule="dynamic", chunksize=ROW_CHUNK, num_threads=n_threads
+        n_samples,
+        nogil=True,
+        schedule="dynamic",
+        chunksize=ROW_CHUNK,
+        num_threads=n_threads,
     ):
         _finish_row(jll, i, output, out, labels, i)
 
@@ -508,7 +523,9 @@ def moments_csr(
     cdef Py_ssize_t n_classes = class_ptr.shape[0] - 1
     cdef Py_ssize_t c, q, i, p, n_rows
     cdef double w
-    for c in prange(n_classes + 1, nogil=True, schedule="dynamic", num_threads=n_threads):
+    for c in prange(
+        n_classes + 1, nogil=True, schedule="dynamic", num_threads=n_threads
+    ):
         if c < n_classes:
             n_rows = class_ptr[c + 1] - class_ptr[c]
         else:
@@ -536,7 +553,7 @@ def moments_csc(
     double[:, ::1] ssd,
     int n_threads,
 ):
-    """Welford moments of the stored values only, per class and overall (a task a column).
+    """Welford moments of stored values, per class and overall; a task a column.
 
     As moments_csr; row K of the outputs takes all samples unweighted.
     """
@@ -651,7 +668,11 @@ def gaussian_jll_dense(
     cdef Py_ssize_t n_classes = theta.shape[1]
     cdef Py_ssize_t i, k, t, b
     for i in prange(
-        n_samples, nogil=True, schedule="dynamic", chunksize=ROW_CHUNK, num_threads=n_threads
+        n_samples,
+        nogil=True,
+        schedule="dynamic",
+        chunksize=ROW_CHUNK,
+        num_threads=n_threads,
     ):
         t = threadid()
         for k in range(n_classes):
@@ -678,12 +699,16 @@ def gaussian_jll_csr(
     double[:, :] scratch,
     int n_threads,
 ):
-    """Gaussian scores of CSR rows from the all-zeros scores; scratch a row per thread."""
+    """Gaussian scores of CSR rows from the all-zeros scores; scratch a row a thread."""
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef Py_ssize_t n_classes = theta.shape[1]
     cdef Py_ssize_t i, k, t, b
     for i in prange(
-        n_samples, nogil=True, schedule="dynamic", chunksize=ROW_CHUNK, num_threads=n_threads
+        n_samples,
+        nogil=True,
+        schedule="dynamic",
+        chunksize=ROW_CHUNK,
+        num_threads=n_threads,
     ):
         t = threadid()
         for k in range(n_classes):
@@ -691,7 +716,8 @@ def gaussian_jll_csr(
         for b in range((n_classes + CLASS_BLOCK - 1) // CLASS_BLOCK):
             _add_gaussian_csr_block(
                 X_data, X_indices, X_indptr[i], X_indptr[i + 1], theta, inv_var,
-                b * CLASS_BLOCK, min(<Py_ssize_t> CLASS_BLOCK, n_classes - b * CLASS_BLOCK),
+                b * CLASS_BLOCK,
+                min(<Py_ssize_t> CLASS_BLOCK, n_classes - b * CLASS_BLOCK),
                 &scratch[t, 0],
             )
         _finish_row(scratch, t, output, out, labels, i)
