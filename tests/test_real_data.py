@@ -1,0 +1,135 @@
+"""Real text data: fastnb reproduces scikit-learn prediction for prediction.
+
+The data live in the shared folder beside the repository (see its README);
+every test here skips, naming the missing file, when it is absent.
+"""
+
+import importlib.util
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn import naive_bayes as sk_nb
+from sklearn.datasets import fetch_20newsgroups
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+from sklearn.model_selection import train_test_split
+
+import fastnb
+
+ESTIMATORS = ["MultinomialNB", "ComplementNB", "BernoulliNB"]
+VECTORIZERS = {"count": CountVectorizer, "tfidf": TfidfVectorizer}
+
+# Test accuracies with scikit-learn 1.9.1 defaults, from the data README.
+SMS_COUNT_ACCURACY = {
+    "MultinomialNB": 0.9821,
+    "ComplementNB": 0.9778,
+    "BernoulliNB": 0.9763,
+}
+NEWSGROUPS_COUNT_ACCURACY = {"MultinomialNB": 0.7728, "ComplementNB": 0.8267}
+
+
+def vectorized(vectorizer, docs_train, docs_test):
+    """Vectorizer fitted on the training documents only."""
+    vectorizer = VECTORIZERS[vectorizer]()
+    return vectorizer.fit_transform(docs_train), vectorizer.transform(docs_test)
+
+
+def assert_same_predictions(name, X_train, y_train, X_test):
+    """Fit fastnb and scikit-learn, compare every output; return the predictions."""
+    ours = getattr(fastnb, name)().fit(X_train, y_train)
+    theirs = getattr(sk_nb, name)().fit(X_train, y_train)
+    predicted = ours.predict(X_test)
+    assert_array_equal(predicted, theirs.predict(X_test))
+
+    assert_allclose(
+        ours.predict_joint_log_proba(X_test),
+        theirs.predict_joint_log_proba(X_test),
+        rtol=1e-10,
+    )
+    # Log-probabilities near zero carry the absolute rounding error of the
+    # joint log-likelihood they are normalised from (|jll| up to ~1e4 here).
+    assert_allclose(
+        ours.predict_log_proba(X_test),
+        theirs.predict_log_proba(X_test),
+        rtol=1e-10,
+        atol=1e-9,
+    )
+    proba, expected = ours.predict_proba(X_test), theirs.predict_proba(X_test)
+    representable = expected > 1e-300
+    assert_allclose(proba[representable], expected[representable], rtol=1e-10)
+    assert (proba[~representable] <= 1e-300).all()
+    return predicted
+
+
+# ---------------------------------------------------------------------------
+# SMS spam
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sms(require_data):
+    path = require_data("sms_spam/SMSSpamCollection")
+    labels, texts = [], []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            label, text = line.rstrip("\n").split("\t", 1)
+            labels.append(label)
+            texts.append(text)
+    assert len(texts) == 5574
+    assert labels.count("spam") == 747
+    return train_test_split(
+        texts, np.array(labels), test_size=0.25, random_state=42, stratify=labels
+    )
+
+
+@pytest.mark.parametrize("vectorizer", list(VECTORIZERS))
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_sms_spam(name, vectorizer, sms):
+    docs_train, docs_test, y_train, y_test = sms
+    X_train, X_test = vectorized(vectorizer, docs_train, docs_test)
+    predicted = assert_same_predictions(name, X_train, y_train, X_test)
+    if vectorizer == "count":
+        accuracy = np.mean(predicted == y_test)
+        assert round(accuracy, 4) == SMS_COUNT_ACCURACY[name]
+
+
+# ---------------------------------------------------------------------------
+# 20 Newsgroups
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def newsgroups(require_data, tmp_path_factory):
+    """Train and test bunches, through scikit-learn's loader on a local cache."""
+    archive = require_data("20newsgroups/20news-bydate.tar.gz")
+    script = archive.with_name("make_sklearn_cache.py")
+    if not script.exists():
+        pytest.skip(f"{script} is not available")
+    spec = importlib.util.spec_from_file_location("make_sklearn_cache", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    data_home = tmp_path_factory.mktemp("sklearn_data")
+    module.build(str(data_home))
+    return [
+        fetch_20newsgroups(
+            subset=subset, data_home=data_home, download_if_missing=False
+        )
+        for subset in ("train", "test")
+    ]
+
+
+@pytest.fixture(scope="module", params=list(VECTORIZERS))
+def newsgroups_vectorized(request, newsgroups):
+    train, test = newsgroups
+    assert (len(train.data), len(test.data)) == (11314, 7532)
+    X_train, X_test = vectorized(request.param, train.data, test.data)
+    return request.param, X_train, train.target, X_test, test.target
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_20newsgroups(name, newsgroups_vectorized):
+    vectorizer, X_train, y_train, X_test, y_test = newsgroups_vectorized
+    predicted = assert_same_predictions(name, X_train, y_train, X_test)
+    if vectorizer == "count" and name in NEWSGROUPS_COUNT_ACCURACY:
+        accuracy = np.mean(predicted == y_test)
+        assert round(accuracy, 4) == NEWSGROUPS_COUNT_ACCURACY[name]
