@@ -218,7 +218,7 @@ cdef enum:
     CLASS_BLOCK = 8
     # Nonzeros ahead whose table rows are fetched early (rows of a large
     # vocabulary are mostly not in cache: the loop would wait on memory).
-    PREFETCH_AHEAD = 16
+    PREFETCH_AHEAD = 8
     # Rows handed to a thread at a time when scoring: dynamic scheduling keeps
     # both cores busy on a shared machine where one of them may be slowed.
     ROW_CHUNK = 64
