@@ -53,19 +53,31 @@ def rows_by_class(y, n_classes):
 def dense_block_width(n_features, n_threads):
     """Columns per task for the dense kernels that split the work by columns.
 
-    About four tasks a thread (so a slow core gets fewer), whole cache lines
-    of float64, and at most 256 columns so that a task's slice of the
-    statistics stays in cache. The width does not change any result.
+    Every task reads all rows, so a task gets at least 64 columns (narrower
+    slices of a row cost a whole memory read each); at most 256, so that its
+    slice of the statistics stays in cache; otherwise about two tasks a
+    thread. The width does not change any result.
     """
-    width = -(-n_features // (4 * n_threads))
-    return int(min(max(-(-width // 8) * 8, 8), 256))
+    return int(min(max(-(-n_features // (2 * n_threads)), 64), 256))
+
+
+def pad_classes(table):
+    """table (rows, n_classes) with zero columns up to a multiple of 8 classes.
+
+    For kernels that score classes in full register blocks of eight.
+    """
+    n_classes = table.shape[-1]
+    padding = -n_classes % 8
+    widths = [(0, 0)] * (table.ndim - 1) + [(0, padding)]
+    return np.ascontiguousarray(np.pad(table, widths))
 
 
 def thread_scratch(n_threads, n_classes):
     """Per-thread score rows for the scoring kernels, (n_threads, n_classes).
 
-    Rows are padded apart by at least a cache line so that threads never
-    write to the same line.
+    Each row has room past n_classes for the classes padded to a multiple
+    of 8 (see pad_classes), and rows are a cache line apart so that threads
+    never write to the same line.
     """
     row_length = -(-n_classes // 8) * 8 + 8
     return np.empty((n_threads, row_length), dtype=np.float64)[:, :n_classes]
@@ -125,6 +137,16 @@ def check_sample_weight(sample_weight, n_samples, allow_all_zero):
 
 def encode_fit_labels(y):
     """Sorted classes and each label's index in them, for ``fit``."""
+    y = np.asarray(y)
+    if y.ndim == 1 and y.dtype.kind in "iu" and y.size:
+        # Integer labels over a modest range are valid classes by their type:
+        # a table lookup, no sort (check_classification_targets would sort).
+        lowest, span = y.min(), int(y.max()) - int(y.min()) + 1
+        if span <= 4 * y.size:
+            present = np.bincount(y - lowest, minlength=span) > 0
+            classes = (np.flatnonzero(present) + lowest).astype(y.dtype)
+            index = np.cumsum(present) - 1
+            return classes, index[y - lowest].astype(np.intp)
     check_classification_targets(y)
     classes, y_encoded = np.unique(y, return_inverse=True)
     return classes, y_encoded.astype(np.intp, copy=False).reshape(-1)
@@ -194,7 +216,12 @@ def fitted_table(name, doc):
             raise AttributeError(
                 f"{type(self).__name__!r} object has no attribute {name!r} (not fitted)"
             )
-        return self._final_tables()[name]
+        tables = self._final_tables()
+        if name not in tables:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r}"
+            )
+        return tables[name]
 
     return property(get, doc=doc)
 

@@ -19,11 +19,11 @@ from fastnb import _kernels
 from fastnb._base import (
     BaseNB,
     check_sample_weight,
-    dense_block_width,
     effective_n_threads,
     encode_fit_labels,
     encode_labels,
     fitted_table,
+    pad_classes,
     partial_fit_classes,
     rows_by_class,
     sparse_arrays,
@@ -49,48 +49,19 @@ def merge_moments(count, mean, ssd, batch_count, batch_mean, batch_ssd):
     return total, merged_mean, merged_ssd
 
 
-def welford_steps(y, sample_weight, n_classes):
-    """w_i / (weight of y_i's class up to and including row i), 0 where undefined."""
-    order, class_ptr = rows_by_class(y, n_classes)
-    weights = sample_weight[order]
-    running = np.cumsum(weights)
-    before_class = np.concatenate([[0.0], running])[class_ptr[:-1]]
-    running -= np.repeat(before_class, np.diff(class_ptr))
-    steps = np.zeros(len(y))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        steps[order] = np.where(running > 0, weights / running, 0.0)
-    return steps
-
-
-def batch_moments(X, y, sample_weight, n_classes):
-    """Per-class weighted moments of a batch, plus its unweighted moments.
-
-    Returns (count, mean, ssd) with n_classes + 1 rows: the last row holds
-    the unweighted moments of all samples.
-    """
-    n_samples, n_features = X.shape
+def class_moments(X, y, sample_weight, n_classes):
+    """Weighted count, mean and ssd of every feature in each class of a batch."""
+    n_features = X.shape[1]
     n_threads = effective_n_threads()
-    count = np.append(
-        np.bincount(y, weights=sample_weight, minlength=n_classes), n_samples
-    )
-    mean = np.zeros((n_classes + 1, n_features))
-    ssd = np.zeros((n_classes + 1, n_features))
     if not sp.issparse(X):
-        _kernels.moments_dense(
-            X,
-            y,
-            sample_weight,
-            welford_steps(y, sample_weight, n_classes),
-            mean,
-            ssd,
-            dense_block_width(n_features, n_threads),
-            n_threads,
-        )
-        return count, mean, ssd
+        return dense_class_moments(X, y, sample_weight, n_classes, n_threads)
+    count = np.bincount(y, weights=sample_weight, minlength=n_classes)
+    mean = np.zeros((n_classes, n_features))
+    ssd = np.zeros((n_classes, n_features))
     if not X.has_canonical_format:
         X = X.copy()
         X.sum_duplicates()  # a repeated entry is one value, not two samples
-    stored = np.zeros((n_classes + 1, n_features))
+    stored = np.zeros((n_classes, n_features))
     if X.format == "csr":
         _kernels.moments_csr(
             *sparse_arrays(X),
@@ -109,6 +80,68 @@ def batch_moments(X, y, sample_weight, n_classes):
     zeros = np.maximum(count[:, None] - stored, 0.0)
     _, mean, ssd = merge_moments(zeros, 0.0, 0.0, stored, mean, ssd)
     return count, mean, ssd
+
+
+def dense_class_moments(X, y, sample_weight, n_classes, n_threads):
+    """class_moments of dense X: chunks of rows in parallel, merged in order.
+
+    The chunk size depends on the data's shape only (never on the number of
+    threads), and the chunks' statistics stay within about 32 MiB.
+    """
+    n_samples, n_features = X.shape
+    if not (X.flags.c_contiguous or X.flags.f_contiguous):
+        X = np.ascontiguousarray(X)
+    per_chunk = 2 * 8 * n_classes * n_features
+    most_chunks = max(1, (32 << 20) // per_chunk)
+    chunk_rows = max(1 << 16, -(-n_samples // most_chunks))
+    n_chunks = max(1, -(-n_samples // chunk_rows))
+    chunk_count = np.zeros((n_chunks, n_classes))
+    steps = np.empty(n_samples)
+    _kernels.welford_steps(y, sample_weight, chunk_rows, chunk_count, steps)
+    chunk_mean = np.zeros((n_chunks, n_classes, n_features))
+    chunk_ssd = np.zeros((n_chunks, n_classes, n_features))
+    _kernels.moments_dense(
+        X, y, sample_weight, steps, chunk_rows, chunk_mean, chunk_ssd, n_threads
+    )
+    count, mean, ssd = chunk_count[0, :, None], chunk_mean[0], chunk_ssd[0]
+    for b in range(1, n_chunks):
+        count, mean, ssd = merge_moments(
+            count, mean, ssd, chunk_count[b, :, None], chunk_mean[b], chunk_ssd[b]
+        )
+    return count[:, 0], mean, ssd
+
+
+def pooled_moments(count, mean, ssd):
+    """Moments of all classes together from each class's: (1,), (1, F), (1, F)."""
+    total = count.sum()
+    if total == 0:
+        return np.zeros(1), np.zeros_like(mean[:1]), np.zeros_like(ssd[:1])
+    overall = count @ mean / total
+    spread = ssd.sum(axis=0) + count @ (mean - overall) ** 2
+    return np.array([total]), overall[np.newaxis], spread[np.newaxis]
+
+
+def batch_moments(X, y, sample_weight, n_classes, unit_weights):
+    """Per-class weighted moments of a batch, plus its unweighted moments.
+
+    Returns (count, mean, ssd) with n_classes + 1 rows: the last row holds
+    the unweighted moments of all samples (the variance-smoothing scale).
+    With unit weights they follow from the classes' moments; otherwise they
+    take a second pass over X.
+    """
+    count, mean, ssd = class_moments(X, y, sample_weight, n_classes)
+    if unit_weights:
+        everyone = pooled_moments(count, mean, ssd)
+    else:
+        n_samples = X.shape[0]
+        everyone = class_moments(
+            X, np.zeros(n_samples, dtype=np.intp), np.ones(n_samples), 1
+        )
+    return (
+        np.concatenate([count, everyone[0]]),
+        np.vstack([mean, everyone[1]]),
+        np.vstack([ssd, everyone[2]]),
+    )
 
 
 class GaussianNB(BaseNB):
@@ -279,13 +312,22 @@ class GaussianNB(BaseNB):
         return priors
 
     def _check_batch(self, X, y, sample_weight, reset, partial):
+        # NaN and infinity are caught in the moments (see _batch_moments),
+        # saving a pass over X.
         X, y = validate_data(
-            self, X, y, accept_sparse=("csr", "csc"), dtype=FLOAT_DTYPES, reset=reset
+            self,
+            X,
+            y,
+            accept_sparse=("csr", "csc"),
+            dtype=FLOAT_DTYPES,
+            ensure_all_finite=False,
+            reset=reset,
         )
+        unit_weights = sample_weight is None
         sample_weight = check_sample_weight(
             sample_weight, X.shape[0], allow_all_zero=partial
         )
-        return X, y, sample_weight
+        return X, y, sample_weight, unit_weights
 
     def _smoothing_params(self, n_classes):
         return {
@@ -314,7 +356,7 @@ class GaussianNB(BaseNB):
             The fitted estimator.
         """
         self._validate_params()
-        X, y, sample_weight = self._check_batch(
+        X, y, sample_weight, unit_weights = self._check_batch(
             X, y, sample_weight, reset=True, partial=False
         )
         classes, y = encode_fit_labels(y)
@@ -322,8 +364,8 @@ class GaussianNB(BaseNB):
         self.classes_ = classes
         self._dtype = X.dtype
         self._smoothing = smoothing
-        self._count, self._mean, self._ssd = batch_moments(
-            X, y, sample_weight, len(classes)
+        self._count, self._mean, self._ssd = self._batch_moments(
+            X, y, sample_weight, len(classes), unit_weights
         )
         self._tables = None
         self._final_tables()
@@ -356,12 +398,14 @@ class GaussianNB(BaseNB):
         self._validate_params()
         first_call = not hasattr(self, "classes_")
         classes = partial_fit_classes(self, classes)
-        X, y, sample_weight = self._check_batch(
+        X, y, sample_weight, unit_weights = self._check_batch(
             X, y, sample_weight, reset=first_call, partial=True
         )
         smoothing = self._smoothing_params(len(classes))
         y = encode_labels(y, classes)
-        count, mean, ssd = batch_moments(X, y, sample_weight, len(classes))
+        count, mean, ssd = self._batch_moments(
+            X, y, sample_weight, len(classes), unit_weights
+        )
         if first_call:
             self.classes_ = classes
             self._dtype = X.dtype
@@ -374,6 +418,21 @@ class GaussianNB(BaseNB):
         self._smoothing = smoothing
         self._tables = None
         return self
+
+    @staticmethod
+    def _batch_moments(X, y, sample_weight, n_classes, unit_weights):
+        """batch_moments, refusing X with NaN or infinity.
+
+        A non-finite value makes the moments of its class non-finite, and
+        the unweighted moments include every sample.
+        """
+        count, mean, ssd = batch_moments(X, y, sample_weight, n_classes, unit_weights)
+        if not (np.isfinite(mean[-1]).all() and np.isfinite(ssd[-1]).all()):
+            raise ValueError(
+                "Input X contains NaN or infinity (or values so large that their "
+                "squares overflow float64)."
+            )
+        return count, mean, ssd
 
     def _finalize(self):
         params = self._smoothing
@@ -417,10 +476,12 @@ class GaussianNB(BaseNB):
             "class_prior_": prior.astype(self._dtype),
             "variance": variance,
             "log_prior": log_prior,
-            "theta": np.ascontiguousarray(theta.T),
-            "inv_var": np.ascontiguousarray(inv_var.T),
-            "intercept": intercept,
-            "zeros_intercept": intercept - 0.5 * (theta**2 * inv_var).sum(axis=1),
+            "theta": pad_classes(theta.T),
+            "inv_var": pad_classes(inv_var.T),
+            "intercept": pad_classes(intercept),
+            "zeros_intercept": pad_classes(
+                intercept - 0.5 * (theta**2 * inv_var).sum(axis=1)
+            ),
         }
 
     def _score(self, X, output, out, labels):

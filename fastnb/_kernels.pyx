@@ -441,47 +441,95 @@ def normalize_log_proba(
 # Gaussian moments: per class weighted count, mean and sum of squared
 # deviations (ssd) by the weighted form of Welford's update,
 #     W += w;  d = x - mean;  mean += (w / W) d;  ssd += w d (x - mean),
-# which never subtracts large sums of squares.  Row K of `mean` and `ssd`
-# (one past the classes) gets the unweighted moments of all samples.  As in
-# counting, each entry is updated by one thread in row order.
+# which never subtracts large sums of squares.  As in counting, each entry
+# is updated by one thread in row order.
 # ---------------------------------------------------------------------------
+
+def welford_steps(
+    const intp_t[::1] y,
+    const double[::1] sample_weight,
+    Py_ssize_t chunk_rows,
+    double[:, ::1] chunk_weight,
+    double[::1] out,
+):
+    """out[i] = w_i / (weight of class y_i in i's chunk up to row i), or 0.
+
+    Chunks are chunk_rows consecutive rows; chunk_weight[b, c] gets the
+    weight of class c in chunk b.
+    """
+    cdef Py_ssize_t i, b
+    cdef intp_t c
+    with nogil:
+        for i in range(y.shape[0]):
+            b = i // chunk_rows
+            c = y[i]
+            chunk_weight[b, c] += sample_weight[i]
+            if chunk_weight[b, c] > 0.0:
+                out[i] = sample_weight[i] / chunk_weight[b, c]
+            else:
+                out[i] = 0.0
+
+
+cdef inline void _welford_row(
+    const floating* x,
+    Py_ssize_t n,
+    double w,
+    double step,
+    double* mean,
+    double* ssd,
+) noexcept nogil:
+    """Add the contiguous values x[0:n] with weight w to mean[0:n] and ssd[0:n]."""
+    cdef Py_ssize_t j
+    cdef double d
+    for j in range(n):
+        d = x[j] - mean[j]
+        mean[j] = mean[j] + step * d
+        ssd[j] = ssd[j] + w * d * (x[j] - mean[j])
+
 
 def moments_dense(
     const floating[:, :] X,
     const intp_t[::1] y,
     const double[::1] sample_weight,
     const double[::1] step,
-    double[:, ::1] mean,
-    double[:, ::1] ssd,
-    Py_ssize_t block_width,
+    Py_ssize_t chunk_rows,
+    double[:, :, ::1] mean,
+    double[:, :, ::1] ssd,
     int n_threads,
 ):
-    """Welford moments per class and overall; step[i] = w_i / class weight so far.
+    """Welford moments per class of each chunk of rows (C or F order X).
 
-    A task is a block of block_width columns, over all rows.
+    A task is a chunk of chunk_rows rows, written to mean[b] and ssd[b];
+    the chunks are merged in order afterwards, so the result does not
+    depend on the number of threads.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
-    cdef Py_ssize_t everyone = mean.shape[0] - 1
-    cdef Py_ssize_t n_blocks = (n_features + block_width - 1) // block_width
-    cdef Py_ssize_t b, i, j, c, j_start, j_stop
-    cdef double w, r, r_all, x, d
-    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
-        j_start = b * block_width
-        j_stop = min(j_start + block_width, n_features)
-        for i in range(n_samples):
-            c = y[i]
-            w = sample_weight[i]
-            r = step[i]
-            r_all = 1.0 / (i + 1)
-            for j in range(j_start, j_stop):
-                x = X[i, j]
-                d = x - mean[c, j]
-                mean[c, j] += r * d
-                ssd[c, j] += w * d * (x - mean[c, j])
-                d = x - mean[everyone, j]
-                mean[everyone, j] += r_all * d
-                ssd[everyone, j] += d * (x - mean[everyone, j])
+    cdef Py_ssize_t n_chunks = mean.shape[0]
+    cdef bint rows_contiguous = X.strides[1] == sizeof(floating) or n_features == 1
+    cdef Py_ssize_t b, i, j, c, start, stop
+    cdef double w, d, x
+    for b in prange(n_chunks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        start = b * chunk_rows
+        stop = min(start + chunk_rows, n_samples)
+        if rows_contiguous:
+            for i in range(start, stop):
+                w = sample_weight[i]
+                if w > 0.0:
+                    c = y[i]
+                    _welford_row(
+                        &X[i, 0], n_features, w, step[i], &mean[b, c, 0], &ssd[b, c, 0]
+                    )
+        else:
+            for j in range(n_features):
+                for i in range(start, stop):
+                    w = sample_weight[i]
+                    if w > 0.0:
+                        c = y[i]
+                        x = X[i, j]
+                        d = x - mean[b, c, j]
+                        mean[b, c, j] += step[i] * d
+                        ssd[b, c, j] += w * d * (x - mean[b, c, j])
 
 
 cdef inline void _welford_add(
@@ -513,30 +561,18 @@ def moments_csr(
     double[:, ::1] ssd,
     int n_threads,
 ):
-    """Welford moments of the stored values only, per class and overall.
+    """Welford moments of the stored values only, per class; a task a class.
 
     nz_weight[c, j] gets the weight of the stored values; the implicit zeros
-    are merged in afterwards.  A task is a class (rows grouped by class), and
-    one more task takes all rows unweighted for row K.
+    are merged in afterwards.
     """
-    cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef Py_ssize_t n_classes = class_ptr.shape[0] - 1
-    cdef Py_ssize_t c, q, i, p, n_rows
+    cdef Py_ssize_t c, q, i, p
     cdef double w
-    for c in prange(
-        n_classes + 1, nogil=True, schedule="dynamic", num_threads=n_threads
-    ):
-        if c < n_classes:
-            n_rows = class_ptr[c + 1] - class_ptr[c]
-        else:
-            n_rows = n_samples
-        for q in range(n_rows):
-            if c < n_classes:
-                i = rows_by_class[class_ptr[c] + q]
-                w = sample_weight[i]
-            else:
-                i = q
-                w = 1.0
+    for c in prange(n_classes, nogil=True, schedule="dynamic", num_threads=n_threads):
+        for q in range(class_ptr[c], class_ptr[c + 1]):
+            i = rows_by_class[q]
+            w = sample_weight[i]
             if w > 0.0:
                 for p in range(X_indptr[i], X_indptr[i + 1]):
                     _welford_add(X_data[p], w, c, X_indices[p], nz_weight, mean, ssd)
@@ -553,12 +589,11 @@ def moments_csc(
     double[:, ::1] ssd,
     int n_threads,
 ):
-    """Welford moments of stored values, per class and overall; a task a column.
+    """Welford moments of the stored values only, per class; a task a column.
 
-    As moments_csr; row K of the outputs takes all samples unweighted.
+    As moments_csr.
     """
     cdef Py_ssize_t n_features = X_indptr.shape[0] - 1
-    cdef Py_ssize_t everyone = mean.shape[0] - 1
     cdef Py_ssize_t j, p, r
     cdef double w
     for j in prange(n_features, nogil=True, schedule="dynamic", num_threads=n_threads):
@@ -567,14 +602,16 @@ def moments_csc(
             w = sample_weight[r]
             if w > 0.0:
                 _welford_add(X_data[p], w, y[r], j, nz_weight, mean, ssd)
-            _welford_add(X_data[p], 1.0, everyone, j, nz_weight, mean, ssd)
 
 
 # ---------------------------------------------------------------------------
 # Gaussian scoring: intercept[k] - 0.5 sum_j (x_j - theta[j, k])^2 * inv_var[j, k]
-# with feature-major theta and inverse variances.  For sparse rows the
-# intercept already holds the all-zeros row's score, and each stored value
-# corrects it by -0.5 x (x - 2 theta) inv_var = -0.5 ((x - theta)^2 - theta^2) inv_var.
+# with feature-major theta and inverse variances whose classes are padded
+# to a multiple of CLASS_BLOCK (padding has inverse variance 0 and scores 0,
+# so every block runs in registers; scratch rows have room for it).  For
+# sparse rows the intercept already holds the all-zeros row's score, and
+# each stored value corrects it by
+# -0.5 x (x - 2 theta) inv_var = -0.5 ((x - theta)^2 - theta^2) inv_var.
 # ---------------------------------------------------------------------------
 
 cdef inline void _add_gaussian_dense_block(
@@ -583,10 +620,9 @@ cdef inline void _add_gaussian_dense_block(
     const double[:, ::1] theta,
     const double[:, ::1] inv_var,
     Py_ssize_t k0,
-    Py_ssize_t width,
     double* scores,
 ) noexcept nogil:
-    """scores[k0:k0 + width] -= 0.5 sum_j (X[i, j] - theta[j, k])^2 inv_var[j, k]."""
+    """scores[k0:k0 + 8] -= 0.5 sum_j (X[i, j] - theta[j, k])^2 inv_var[j, k]."""
     cdef Py_ssize_t k, j
     cdef double acc[CLASS_BLOCK]
     cdef double x, d
@@ -598,20 +634,11 @@ cdef inline void _add_gaussian_dense_block(
         x = X[i, j]
         mu = &theta[j, k0]
         iv = &inv_var[j, k0]
-        if width == CLASS_BLOCK:
-            for k in range(CLASS_BLOCK):
-                d = x - mu[k]
-                acc[k] += d * d * iv[k]
-        else:
-            for k in range(width):
-                d = x - mu[k]
-                acc[k] += d * d * iv[k]
-    if width == CLASS_BLOCK:
         for k in range(CLASS_BLOCK):
-            scores[k0 + k] -= 0.5 * acc[k]
-    else:
-        for k in range(width):
-            scores[k0 + k] -= 0.5 * acc[k]
+            d = x - mu[k]
+            acc[k] += d * d * iv[k]
+    for k in range(CLASS_BLOCK):
+        scores[k0 + k] -= 0.5 * acc[k]
 
 
 cdef inline void _add_gaussian_csr_block(
@@ -622,10 +649,9 @@ cdef inline void _add_gaussian_csr_block(
     const double[:, ::1] theta,
     const double[:, ::1] inv_var,
     Py_ssize_t k0,
-    Py_ssize_t width,
     double* scores,
 ) noexcept nogil:
-    """scores[k0:k0 + width] -= 0.5 sum of x (x - 2 theta[j, k]) inv_var[j, k]."""
+    """scores[k0:k0 + 8] -= 0.5 sum of x (x - 2 theta[j, k]) inv_var[j, k]."""
     cdef Py_ssize_t k, p, j
     cdef double acc[CLASS_BLOCK]
     cdef double x
@@ -638,18 +664,10 @@ cdef inline void _add_gaussian_csr_block(
         j = X_indices[p]
         mu = &theta[j, k0]
         iv = &inv_var[j, k0]
-        if width == CLASS_BLOCK:
-            for k in range(CLASS_BLOCK):
-                acc[k] += x * (x - 2.0 * mu[k]) * iv[k]
-        else:
-            for k in range(width):
-                acc[k] += x * (x - 2.0 * mu[k]) * iv[k]
-    if width == CLASS_BLOCK:
         for k in range(CLASS_BLOCK):
-            scores[k0 + k] -= 0.5 * acc[k]
-    else:
-        for k in range(width):
-            scores[k0 + k] -= 0.5 * acc[k]
+            acc[k] += x * (x - 2.0 * mu[k]) * iv[k]
+    for k in range(CLASS_BLOCK):
+        scores[k0 + k] -= 0.5 * acc[k]
 
 
 def gaussian_jll_dense(
@@ -663,10 +681,11 @@ def gaussian_jll_dense(
     double[:, :] scratch,
     int n_threads,
 ):
-    """Gaussian scores of dense rows; scratch has a row per thread."""
+    """Gaussian scores of dense rows; class-padded tables, a scratch row a thread."""
     cdef Py_ssize_t n_samples = X.shape[0]
-    cdef Py_ssize_t n_classes = theta.shape[1]
+    cdef Py_ssize_t n_padded = theta.shape[1]
     cdef Py_ssize_t i, k, t, b
+    cdef double* row
     for i in prange(
         n_samples,
         nogil=True,
@@ -675,14 +694,11 @@ def gaussian_jll_dense(
         num_threads=n_threads,
     ):
         t = threadid()
-        for k in range(n_classes):
-            scratch[t, k] = intercept[k]
-        for b in range((n_classes + CLASS_BLOCK - 1) // CLASS_BLOCK):
-            _add_gaussian_dense_block(
-                X, i, theta, inv_var, b * CLASS_BLOCK,
-                min(<Py_ssize_t> CLASS_BLOCK, n_classes - b * CLASS_BLOCK),
-                &scratch[t, 0],
-            )
+        row = &scratch[t, 0]
+        for k in range(n_padded):
+            row[k] = intercept[k]
+        for b in range(n_padded // CLASS_BLOCK):
+            _add_gaussian_dense_block(X, i, theta, inv_var, b * CLASS_BLOCK, row)
         _finish_row(scratch, t, output, out, labels, i)
 
 
@@ -699,9 +715,124 @@ def gaussian_jll_csr(
     double[:, :] scratch,
     int n_threads,
 ):
-    """Gaussian scores of CSR rows from the all-zeros scores; scratch a row a thread."""
+    """Gaussian scores of CSR rows from the all-zeros scores; as gaussian_jll_dense."""
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
-    cdef Py_ssize_t n_classes = theta.shape[1]
+    cdef Py_ssize_t n_padded = theta.shape[1]
+    cdef Py_ssize_t i, k, t, b
+    cdef double* row
+    for i in prange(
+        n_samples,
+        nogil=True,
+        schedule="dynamic",
+        chunksize=ROW_CHUNK,
+        num_threads=n_threads,
+    ):
+        t = threadid()
+        row = &scratch[t, 0]
+        for k in range(n_padded):
+            row[k] = zeros_intercept[k]
+        for b in range(n_padded // CLASS_BLOCK):
+            _add_gaussian_csr_block(
+                X_data,
+                X_indices,
+                X_indptr[i],
+                X_indptr[i + 1],
+                theta,
+                inv_var,
+                b * CLASS_BLOCK,
+                row,
+            )
+        _finish_row(scratch, t, output, out, labels, i)
+
+
+# ---------------------------------------------------------------------------
+# Categorical tables.  All features share one feature-major table: feature j
+# owns rows offsets[j] .. offsets[j + 1] - 1, one per category code, and its
+# last row stands for every code never seen in training (codes are clamped
+# to it when scoring).
+# ---------------------------------------------------------------------------
+
+ctypedef fused code_t:
+    int32_t
+    int64_t
+    float
+    double
+
+
+def count_categories(
+    const code_t[:, :] X,
+    const intp_t[::1] y,
+    const double[::1] sample_weight,
+    const intp_t[::1] offsets,
+    double[:, ::1] out,
+    Py_ssize_t block_width,
+    int n_threads,
+):
+    """out[offsets[j] + X[i, j], y[i]] += w[i]; a task is a block of columns."""
+    cdef Py_ssize_t n_samples = X.shape[0]
+    cdef Py_ssize_t n_features = X.shape[1]
+    cdef Py_ssize_t n_blocks = (n_features + block_width - 1) // block_width
+    cdef Py_ssize_t b, i, j, c, j_start, j_stop
+    cdef double w
+    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        j_start = b * block_width
+        j_stop = min(j_start + block_width, n_features)
+        for i in range(n_samples):
+            c = y[i]
+            w = sample_weight[i]
+            for j in range(j_start, j_stop):
+                out[offsets[j] + <Py_ssize_t> X[i, j], c] += w
+
+
+cdef inline void _add_categorical_block(
+    const code_t[:, :] X,
+    Py_ssize_t i,
+    const intp_t[::1] offsets,
+    const double[:, ::1] table,
+    Py_ssize_t k0,
+    Py_ssize_t width,
+    double* scores,
+) noexcept nogil:
+    """scores[k0:k0 + width] += sum_j table[row of X[i, j] in feature j, k]."""
+    cdef Py_ssize_t k, j, code, unseen
+    cdef double acc[CLASS_BLOCK]
+    cdef const double* row
+    for k in range(CLASS_BLOCK):
+        acc[k] = 0.0
+    for j in range(X.shape[1]):
+        code = <Py_ssize_t> X[i, j]
+        unseen = offsets[j + 1] - offsets[j] - 1
+        if code > unseen:
+            code = unseen
+        row = &table[offsets[j] + code, k0]
+        if width == CLASS_BLOCK:
+            for k in range(CLASS_BLOCK):
+                acc[k] += row[k]
+        else:
+            for k in range(width):
+                acc[k] += row[k]
+    if width == CLASS_BLOCK:
+        for k in range(CLASS_BLOCK):
+            scores[k0 + k] += acc[k]
+    else:
+        for k in range(width):
+            scores[k0 + k] += acc[k]
+
+
+def categorical_jll(
+    const code_t[:, :] X,
+    const intp_t[::1] offsets,
+    const double[:, ::1] table,
+    const double[::1] intercept,
+    int output,
+    double[:, ::1] out,
+    intp_t[::1] labels,
+    double[:, :] scratch,
+    int n_threads,
+):
+    """Score rows of non-negative category codes; scratch has a row per thread."""
+    cdef Py_ssize_t n_samples = X.shape[0]
+    cdef Py_ssize_t n_classes = table.shape[1]
     cdef Py_ssize_t i, k, t, b
     for i in prange(
         n_samples,
@@ -712,10 +843,13 @@ def gaussian_jll_csr(
     ):
         t = threadid()
         for k in range(n_classes):
-            scratch[t, k] = zeros_intercept[k]
+            scratch[t, k] = intercept[k]
         for b in range((n_classes + CLASS_BLOCK - 1) // CLASS_BLOCK):
-            _add_gaussian_csr_block(
-                X_data, X_indices, X_indptr[i], X_indptr[i + 1], theta, inv_var,
+            _add_categorical_block(
+                X,
+                i,
+                offsets,
+                table,
                 b * CLASS_BLOCK,
                 min(<Py_ssize_t> CLASS_BLOCK, n_classes - b * CLASS_BLOCK),
                 &scratch[t, 0],
