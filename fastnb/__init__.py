@@ -1,14 +1,19 @@
 """fastnb: fast Naive Bayes, drop-in compatible with scikit-learn."""
 
-from fastnb._discrete import BernoulliNB, ComplementNB, MultinomialNB
+from fastnb._categorical import CategoricalNB
+from fastnb._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
 from fastnb._gaussian import GaussianNB
+from fastnb._smoothing import MEstimate
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "BernoulliNB",
+    "CategoricalNB",
     "ComplementNB",
     "GaussianNB",
+    "MEstimate",
     "MultinomialNB",
+    "PoissonNB",
     "__version__",
 ]

@@ -10,6 +10,7 @@ from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import gammaln
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_non_negative, validate_data
 
@@ -30,7 +31,7 @@ from fastnb._base import (
     thread_scratch,
     unchanged_on_error,
 )
-from fastnb._smoothing import check_alpha
+from fastnb._smoothing import MEstimate, check_smoothing
 
 FLOAT_DTYPES = (np.float64, np.float32)
 
@@ -114,7 +115,9 @@ class BaseDiscreteNB(BaseNB):
             sample_weight, X.shape[0], allow_all_zero=partial
         )
         smoothing = {
-            "alpha": check_alpha(self.alpha, X.shape[1], self.force_alpha),
+            "alpha": check_smoothing(
+                self.alpha, X.shape[1], self.force_alpha, prior_shape=(X.shape[1],)
+            ),
             "fit_prior": self.fit_prior,
         }
         smoothing.update(self._extra_smoothing())
@@ -123,6 +126,11 @@ class BaseDiscreteNB(BaseNB):
     def _extra_smoothing(self):
         """Further parameters the tables depend on, frozen at fit time."""
         return {}
+
+    def _init_statistics(self, n_classes, X):
+        """Empty statistics for a model of n_classes over the features of X."""
+        self.class_count_ = np.zeros(n_classes, dtype=np.float64)
+        self.feature_count_ = np.zeros((n_classes, X.shape[1]), dtype=np.float64)
 
     def _add_batch(self, X, y, sample_weight):
         """Add a checked batch to the statistics (cannot fail)."""
@@ -158,8 +166,7 @@ class BaseDiscreteNB(BaseNB):
         classes, y = encode_fit_labels(y)
         smoothing["class_prior"] = check_class_prior(self.class_prior, len(classes))
         self.classes_ = classes
-        self.class_count_ = np.zeros(len(classes), dtype=np.float64)
-        self.feature_count_ = np.zeros((len(classes), X.shape[1]), dtype=np.float64)
+        self._init_statistics(len(classes), X)
         self._smoothing = smoothing
         self._add_batch(X, y, sample_weight)
         self._tables = None
@@ -200,8 +207,7 @@ class BaseDiscreteNB(BaseNB):
         y = encode_labels(y, classes)
         if first_call:
             self.classes_ = classes
-            self.class_count_ = np.zeros(len(classes), dtype=np.float64)
-            self.feature_count_ = np.zeros((len(classes), X.shape[1]), dtype=np.float64)
+            self._init_statistics(len(classes), X)
         self._smoothing = smoothing
         self._tables = None
         self._add_batch(X, y, sample_weight)
@@ -289,8 +295,21 @@ class MultinomialNB(BaseDiscreteNB):
     array(['spam'], dtype='<U4')
     """
 
+    _parameter_constraints: dict = {
+        **BaseDiscreteNB._parameter_constraints,
+        "alpha": [*BaseDiscreteNB._parameter_constraints["alpha"], MEstimate],
+    }
+
     def _log_tables(self, params, class_log_prior):
-        smoothed = self.feature_count_ + params["alpha"]
+        alpha = params["alpha"]
+        if isinstance(alpha, MEstimate):
+            # m virtual words spread over the vocabulary by the prior.
+            n_features = self.feature_count_.shape[1]
+            prior = 1.0 / n_features if alpha.prior is None else alpha.prior
+            pseudo = alpha.m * prior
+        else:
+            pseudo = alpha
+        smoothed = self.feature_count_ + pseudo
         table = feature_major(
             np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True))
         )
@@ -458,6 +477,7 @@ class BernoulliNB(BaseDiscreteNB):
     _parameter_constraints: dict = {
         **BaseDiscreteNB._parameter_constraints,
         "binarize": [None, Interval(Real, 0, None, closed="left")],
+        "alpha": [*BaseDiscreteNB._parameter_constraints["alpha"], MEstimate],
     }
     _requires_non_negative = False
 
@@ -483,9 +503,15 @@ class BernoulliNB(BaseDiscreteNB):
 
     def _log_tables(self, params, class_log_prior):
         alpha = params["alpha"]
+        if isinstance(alpha, MEstimate):
+            # (N_ci + m p_i) / (N_c + m): m virtual samples, p_i of them on.
+            prior = 0.5 if alpha.prior is None else alpha.prior
+            pseudo_on, pseudo_total = alpha.m * prior, alpha.m
+        else:
+            pseudo_on, pseudo_total = alpha, alpha * 2
         # (N_c + 2 alpha_i): a column for scalar alpha, a full table per feature.
-        feature_log_prob = np.log(self.feature_count_ + alpha) - np.log(
-            self.class_count_.reshape(-1, 1) + alpha * 2
+        feature_log_prob = np.log(self.feature_count_ + pseudo_on) - np.log(
+            self.class_count_.reshape(-1, 1) + pseudo_total
         )
         # log(1 - p): the score of an absent feature, folded into the intercept.
         # Without smoothing a feature can have p = 1 and log(1 - p) = -inf,
@@ -529,3 +555,102 @@ class BernoulliNB(BaseDiscreteNB):
             X.data = (X.data > self.binarize).astype(np.float64)
             return X
         return (X > self.binarize).astype(np.float64)
+
+
+class PoissonNB(BaseDiscreteNB):
+    """Naive Bayes for counts modelled as Poisson, one rate per class and feature.
+
+    ``P(x_i | c) = rate_ci^x_i exp(-rate_ci) / x_i!``, so the joint
+    log-likelihood is ``log P(c) + sum_i (x_i log rate_ci - rate_ci -
+    log x_i!)``. Unlike the multinomial model, the length of a document
+    carries evidence. On sparse input the zeros contribute only the per-class
+    constant ``-sum_i rate_ci``, so scoring costs one pass over the nonzeros.
+
+    Rates are smoothed towards each feature's overall rate ``r_i`` (the
+    weighted mean over all training samples), as if ``alpha`` extra samples
+    at that rate had been seen in every class::
+
+        rate_ci = (S_ci + alpha_i r_i) / (N_c + alpha_i)
+
+    with ``S_ci`` the weighted sum of feature i in class c and ``N_c`` the
+    class weight; ``alpha=0`` gives the maximum-likelihood rates (the class
+    means). Rates are kept above the smallest positive float so that a count
+    never seen in a class makes it very unlikely, never NaN.
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_features,), default=1.0
+        Weight, in samples, of the overall rate in each class's rate.
+    force_alpha : bool, default=True
+        If False, alpha values below 1e-10 are raised to 1e-10.
+    fit_prior : bool, default=True
+        Learn class priors from the data; if False use a uniform prior.
+    class_prior : array-like of shape (n_classes,), default=None
+        Fixed class priors; overrides ``fit_prior``.
+
+    Attributes
+    ----------
+    class_count_ : ndarray of shape (n_classes,)
+        Weighted number of samples seen per class.
+    class_log_prior_ : ndarray of shape (n_classes,)
+        Log prior of each class.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels, sorted.
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        Weighted sum of each feature per class.
+    rate_ : ndarray of shape (n_classes, n_features)
+        Smoothed Poisson rate of each feature per class.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when X had string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastnb import PoissonNB
+    >>> X = np.array([[5, 0], [4, 1], [0, 3], [1, 4]])
+    >>> clf = PoissonNB().fit(X, ["a", "a", "b", "b"])
+    >>> clf.predict([[6, 1]])
+    array(['a'], dtype='<U1')
+    """
+
+    rate_ = fitted_table(
+        "rate_", "ndarray of shape (n_classes, n_features): Poisson rates."
+    )
+
+    def _log_tables(self, params, class_log_prior):
+        alpha = params["alpha"]
+        total = self.class_count_.sum()
+        overall = self.feature_count_.sum(axis=0) / total if total > 0 else 0.0
+        weight = self.class_count_.reshape(-1, 1) + alpha
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rate = np.where(
+                weight > 0, (self.feature_count_ + alpha * overall) / weight, overall
+            )
+        rate = np.maximum(rate, np.finfo(np.float64).tiny)
+        return {
+            "rate_": rate,
+            "class_log_prior_": class_log_prior,
+            "table": feature_major(np.log(rate)),
+            "intercept": class_log_prior - rate.sum(axis=1),
+        }
+
+    def _score(self, X, output, out, labels):
+        super()._score(X, output, out, labels)
+        # -sum_i log(x_i!) is the same for every class: it cancels in the
+        # posterior and matters only for the joint log-likelihood itself.
+        if output == _kernels.Output.JOINT_LOG_LIKELIHOOD:
+            out -= log_factorial_row_sums(X)[:, np.newaxis]
+
+
+def log_factorial_row_sums(X):
+    """sum_i log(x_i!) for every row of X (log Gamma(x + 1) for real x)."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        return np.asarray(
+            sp.csr_matrix(
+                (gammaln(X.data + 1), X.indices, X.indptr), shape=X.shape
+            ).sum(axis=1)
+        ).reshape(-1)
+    return gammaln(np.asarray(X, dtype=np.float64) + 1).sum(axis=1)

@@ -1,0 +1,393 @@
+"""Categorical Naive Bayes: a conditional probability table per attribute.
+
+The statistics are weighted counts of every (feature, category, class),
+held in one feature-major table for all features: feature j owns rows
+``offsets[j]`` to ``offsets[j + 1] - 1``, one per category code and a last
+one standing for categories never seen in training. The table grows when
+later batches bring new categories. Columns are either category codes
+(non-negative integers, scikit-learn's protocol) or raw values such as
+strings and booleans, which the model encodes itself.
+"""
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import validate_data
+
+from fastnb import _kernels
+from fastnb._base import (
+    check_sample_weight,
+    dense_block_width,
+    effective_n_threads,
+    fitted_table,
+    thread_scratch,
+)
+from fastnb._discrete import BaseDiscreteNB
+from fastnb._smoothing import MEstimate, check_smoothing
+
+CODE_DTYPES = (np.int32, np.int64, np.float32, np.float64)
+
+
+def column_kinds(raw, X):
+    """For each column: True if its values are codes, False if to be encoded.
+
+    ``raw`` is the input as given, ``X`` the validated 2-D array. Integer and
+    float columns hold codes; any other column (strings, objects, booleans,
+    pandas categoricals) holds values to encode.
+    """
+    if hasattr(raw, "dtypes") and hasattr(raw, "columns"):
+        return np.array([dtype.kind in "iuf" for dtype in raw.dtypes], dtype=bool)
+    return np.full(X.shape[1], X.dtype.kind in "iuf")
+
+
+def checked_codes(column, name):
+    """A column of codes as non-negative integers; ValueError otherwise."""
+    if column.dtype.kind not in "iuf":
+        try:
+            column = column.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"CategoricalNB: feature {name} mixes numbers with other values."
+            ) from exc
+    if column.size and column.min() < 0:
+        raise ValueError(
+            f"Negative values in data passed to CategoricalNB (input X): feature "
+            f"{name} has code {column.min()}; codes must be integers >= 0."
+        )
+    if column.dtype.kind == "f" and not np.array_equal(column, np.floor(column)):
+        raise ValueError(
+            f"CategoricalNB: feature {name} has non-integer codes; category codes "
+            "must be whole numbers (or pass the raw values as strings)."
+        )
+    return column
+
+
+class CategoricalNB(BaseDiscreteNB):
+    """Naive Bayes for categorical features: a probability table per attribute.
+
+    A drop-in replacement for :class:`sklearn.naive_bayes.CategoricalNB`:
+    same parameters, attributes and results on category codes, with compiled
+    counting and scoring over all features at once, plus:
+
+    - raw categories: columns of strings, booleans, objects or pandas
+      categoricals are encoded by the model (no encoder needed); the
+      categories are kept in ``categories_``;
+    - categories never seen in training get the smoothed probability of a
+      zero count, ``alpha_i / (N_c + alpha_i n_i)``, instead of an
+      IndexError;
+    - ``alpha`` per feature, or an :class:`~fastnb.MEstimate`.
+
+    The estimate for category a of feature i in class c is
+    ``(N_ica + alpha_i) / (N_c + alpha_i n_i)`` with n_i categories, or with
+    an m-estimate ``(N_ica + m_i p_ia) / (N_c + m_i)``.
+
+    Parameters
+    ----------
+    alpha : float, array-like of shape (n_features,) or MEstimate, default=1.0
+        Additive smoothing (1 is Laplace), one value or one per feature; or
+        an m-estimate, whose prior is a list of per-feature category
+        probabilities (uniform when None). Unseen categories are smoothed
+        as if uniform.
+    force_alpha : bool, default=True
+        If False, alpha values below 1e-10 are raised to 1e-10.
+    fit_prior : bool, default=True
+        Learn class priors from the data; if False use a uniform prior.
+    class_prior : array-like of shape (n_classes,), default=None
+        Fixed class priors; overrides ``fit_prior``.
+    min_categories : int or array-like of shape (n_features,), default=None
+        Least number of categories per feature (codes ``0 ..
+        min_categories - 1`` are then known even if unseen).
+
+    Attributes
+    ----------
+    categories_ : list of ndarray
+        For each feature, the category of each code: ``arange(n)`` for code
+        columns, the values in order of first appearance for encoded ones.
+    category_count_ : list of ndarray of shape (n_classes, n_categories_[i])
+        Weighted count of each category per class, one array per feature.
+    class_count_ : ndarray of shape (n_classes,)
+        Weighted number of samples seen per class.
+    class_log_prior_ : ndarray of shape (n_classes,)
+        Log prior of each class.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels, sorted.
+    feature_log_prob_ : list of ndarray of shape (n_classes, n_categories_[i])
+        Smoothed ``log P(x_i = a | c)``, one array per feature.
+    n_categories_ : ndarray of shape (n_features,)
+        Number of categories of each feature.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when X had string column names.
+
+    Notes
+    -----
+    After several ``partial_fit`` calls ``n_categories_`` covers every batch
+    seen (scikit-learn keeps the last batch's). With ``alpha=0`` a category
+    never seen makes every class impossible.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastnb import CategoricalNB
+    >>> X = np.array([["sunny", "hot"], ["rain", "mild"], ["sunny", "mild"],
+    ...               ["rain", "cool"]])
+    >>> clf = CategoricalNB().fit(X, ["no", "yes", "no", "yes"])
+    >>> clf.predict([["sunny", "hot"]])
+    array(['no'], dtype='<U3')
+    >>> clf.categories_[0]
+    array(['rain', 'sunny'], dtype=object)
+    """
+
+    _parameter_constraints: dict = {
+        **BaseDiscreteNB._parameter_constraints,
+        "alpha": [*BaseDiscreteNB._parameter_constraints["alpha"], MEstimate],
+        "min_categories": [
+            None,
+            "array-like",
+            Interval(Integral, 1, None, closed="left"),
+        ],
+    }
+
+    feature_log_prob_ = fitted_table(
+        "feature_log_prob_", "list of ndarray: smoothed log P(x_i = a | c) per feature."
+    )
+
+    def __init__(
+        self,
+        *,
+        alpha=1.0,
+        force_alpha=True,
+        fit_prior=True,
+        class_prior=None,
+        min_categories=None,
+    ):
+        super().__init__(
+            alpha=alpha,
+            force_alpha=force_alpha,
+            fit_prior=fit_prior,
+            class_prior=class_prior,
+        )
+        self.min_categories = min_categories
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.sparse = False
+        tags.input_tags.string = True
+        return tags
+
+    # -- statistics: a flat feature-major count table ------------------------
+
+    @property
+    def category_count_(self):
+        """list of ndarray (n_classes, n_categories_[i]): weighted counts."""
+        return self._per_feature(self._counts)
+
+    def _per_feature(self, table):
+        """Split a flat table into one (n_classes, n_categories_[i]) view a feature."""
+        starts = self._offsets[:-1]
+        return [
+            table[a : a + n].T for a, n in zip(starts, self.n_categories_, strict=True)
+        ]
+
+    def _init_statistics(self, n_classes, batch):
+        self.class_count_ = np.zeros(n_classes, dtype=np.float64)
+        n_features = len(batch["n_categories"])
+        self.n_categories_ = np.zeros(n_features, dtype=np.int64)
+        self.categories_ = [np.arange(0) for _ in range(n_features)]
+        self._offsets = np.arange(n_features + 1, dtype=np.intp)
+        self._counts = np.zeros((n_features, n_classes), dtype=np.float64)
+
+    def _add_batch(self, batch, y, sample_weight):
+        self._grow(batch["n_categories"], batch["categories"])
+        self.class_count_ += np.bincount(
+            y, weights=sample_weight, minlength=len(self.classes_)
+        )
+        n_threads = effective_n_threads()
+        codes = batch["codes"]
+        _kernels.count_categories(
+            codes,
+            y,
+            sample_weight,
+            self._offsets,
+            self._counts,
+            dense_block_width(codes.shape[1], n_threads),
+            n_threads,
+        )
+
+    def _grow(self, n_categories, categories):
+        """Make room for new categories, keeping every count where its code says."""
+        self.categories_ = categories
+        if np.array_equal(n_categories, self.n_categories_):
+            return
+        # Each feature's block holds n_categories + 1 rows (the last: unseen).
+        offsets = np.zeros(len(n_categories) + 1, dtype=np.intp)
+        np.cumsum(n_categories + 1, out=offsets[1:])
+        old_rows = np.arange(self._counts.shape[0])
+        old_feature = np.repeat(np.arange(len(n_categories)), self.n_categories_ + 1)
+        position = old_rows - self._offsets[old_feature]
+        counts = np.zeros((offsets[-1], len(self.classes_)), dtype=np.float64)
+        seen = position < self.n_categories_[old_feature]  # unseen rows hold 0
+        counts[offsets[old_feature[seen]] + position[seen]] = self._counts[seen]
+        self._counts, self._offsets = counts, offsets
+        self.n_categories_ = n_categories
+
+    # -- input ----------------------------------------------------------------
+
+    def _check_batch(self, X, y, sample_weight, reset, partial):
+        raw = X
+        X, y = validate_data(self, X, y, dtype=None, accept_sparse=False, reset=reset)
+        codes_columns = column_kinds(raw, X)
+        codes, categories = self._encode(X, codes_columns, learn=True, fitted=not reset)
+        n_categories = self._with_min_categories(
+            np.array([len(c) for c in categories], dtype=np.int64)
+        )
+        categories = [
+            np.arange(n) if is_code else c
+            for n, c, is_code in zip(
+                n_categories, categories, codes_columns, strict=True
+            )
+        ]
+        sample_weight = check_sample_weight(
+            sample_weight, len(y), allow_all_zero=partial
+        )
+        smoothing = {
+            "alpha": check_smoothing(
+                self.alpha,
+                X.shape[1],
+                self.force_alpha,
+                prior_shape=[(n,) for n in n_categories],
+            ),
+            "fit_prior": self.fit_prior,
+        }
+        batch = {"codes": codes, "n_categories": n_categories, "categories": categories}
+        return batch, y, sample_weight, smoothing
+
+    def _with_min_categories(self, n_categories):
+        if self.min_categories is None:
+            return n_categories
+        minimum = np.asarray(self.min_categories)
+        if not np.issubdtype(minimum.dtype, np.integer):
+            raise ValueError(
+                f"'min_categories' should have integral type. Got {minimum.dtype} "
+                "instead."
+            )
+        if minimum.ndim and minimum.shape != n_categories.shape:
+            raise ValueError(
+                f"'min_categories' should have shape ({len(n_categories)},) when an "
+                f"array-like is provided. Got {minimum.shape} instead."
+            )
+        return np.maximum(n_categories, minimum).astype(np.int64)
+
+    def _encode(self, X, codes_columns, learn, fitted):
+        """Codes for X, and each feature's categories (grown if ``learn``).
+
+        Returns the codes (X itself when every column already holds codes of
+        a kernel dtype) and the list of categories per feature (for code
+        columns, any array of length n_categories).
+        """
+        n_features = X.shape[1]
+        known = self.categories_ if fitted else [np.arange(0)] * n_features
+        if codes_columns.all() and X.dtype.kind in "iuf":
+            codes = X if X.dtype in CODE_DTYPES else X.astype(np.int64)
+            for j in range(n_features):
+                checked_codes(codes[:, j], j)
+            highest = codes.max(axis=0).astype(np.int64) if len(codes) else 0
+            sizes = np.maximum(highest + 1, [len(k) for k in known])
+            return codes, [np.arange(n) for n in sizes]
+        codes = np.empty(X.shape, dtype=np.int64)
+        categories = []
+        for j in range(n_features):
+            if codes_columns[j]:
+                column = checked_codes(X[:, j], j).astype(np.int64)
+                size = max(int(column.max()) + 1 if len(column) else 0, len(known[j]))
+                categories.append(np.arange(size))
+                codes[:, j] = column
+            else:
+                column_codes, column_categories = self._encode_values(
+                    X[:, j], known[j], learn, j
+                )
+                codes[:, j] = column_codes
+                categories.append(column_categories)
+        return codes, categories
+
+    @staticmethod
+    def _encode_values(column, known, learn, name):
+        """Codes of raw values; new values are appended to ``known`` if ``learn``.
+
+        A value that is not known (and not learnt) gets a code past every
+        category, which scores as an unseen category.
+        """
+        try:
+            values, inverse = np.unique(column, return_inverse=True)
+        except TypeError as exc:
+            raise ValueError(
+                f"CategoricalNB: feature {name} mixes values that cannot be "
+                "compared (for example numbers and strings)."
+            ) from exc
+        lookup = {value: code for code, value in enumerate(known.tolist())}
+        new = [value for value in values.tolist() if value not in lookup]
+        if learn and new:
+            known = np.concatenate([known.astype(object), np.array(new, dtype=object)])
+            lookup.update((value, len(lookup)) for value in new)
+        unseen = np.iinfo(np.int64).max
+        value_codes = np.array([lookup.get(value, unseen) for value in values.tolist()])
+        return value_codes[inverse.reshape(-1)], known.astype(object)
+
+    def _check_X(self, X):
+        raw = X
+        X = validate_data(self, X, dtype=None, accept_sparse=False, reset=False)
+        codes, _ = self._encode(X, column_kinds(raw, X), learn=False, fitted=True)
+        return codes
+
+    # -- tables and scoring ---------------------------------------------------
+
+    def _log_tables(self, params, class_log_prior):
+        alpha = params["alpha"]
+        n_features = len(self.n_categories_)
+        block = self.n_categories_ + 1
+        feature = np.repeat(np.arange(n_features), block)
+        position = np.arange(len(feature)) - self._offsets[feature]
+        seen = position < self.n_categories_[feature]
+        if isinstance(alpha, MEstimate):
+            m = np.broadcast_to(alpha.m, (n_features,))[feature]
+            uniform = 1.0 / self.n_categories_[feature]
+            if alpha.prior is None:
+                share = uniform
+            else:
+                given = np.concatenate(alpha.prior)
+                share = uniform.copy()
+                share[seen] = given
+            pseudo = m * share
+        else:
+            pseudo = np.broadcast_to(alpha, (n_features,))[feature]
+        smoothed = self._counts + pseudo[:, np.newaxis]
+        # Sum over each feature's seen categories, in order (as scikit-learn).
+        totals = np.add.reduceat(
+            np.where(seen[:, None], smoothed, 0.0), self._offsets[:-1]
+        )
+        with np.errstate(divide="ignore"):
+            table = np.log(smoothed) - np.log(totals)[feature]
+        return {
+            "feature_log_prob_": self._per_feature(table),
+            "class_log_prior_": class_log_prior,
+            "table": table,
+            "intercept": class_log_prior,
+        }
+
+    def _score(self, X, output, out, labels):
+        tables = self._final_tables()
+        n_threads = effective_n_threads()
+        _kernels.categorical_jll(
+            X,
+            self._offsets,
+            tables["table"],
+            tables["intercept"],
+            output,
+            out,
+            labels,
+            thread_scratch(n_threads, len(self.classes_)),
+            n_threads,
+        )
