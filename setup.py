@@ -1,14 +1,23 @@
 """Build the compiled kernels, ``fastnb._kernels``.
 
 OpenMP is used when the compiler can build and link a small OpenMP program;
-otherwise the kernels are built single-threaded.  Environment switches:
+otherwise the kernels are built single-threaded. On x86-64 the same source
+is also compiled for newer instruction sets (``fastnb._kernels_avx2``,
+``fastnb._kernels_avx512``, from copies under build/simd/), and
+``fastnb._simd`` picks the best one the CPU runs, once, at import; a
+variant the compiler cannot target is left out. Environment switches:
 
 * ``FASTNB_DEBUG=1`` builds with bounds checks, wraparound and initialisation
-  checks on, and without optimisation, for tests and fuzzing.
+  checks on, and without optimisation, for tests and fuzzing (baseline only).
 * ``FASTNB_NO_OPENMP=1`` builds without OpenMP even when it is available.
+* ``FASTNB_NO_DISPATCH=1`` builds the baseline kernels only.
+* ``FASTNB_NATIVE=1`` builds the baseline kernels only, for this machine's
+  CPU (``-march=native``): a local build to compare the dispatch against.
 """
 
 import os
+import platform
+import shutil
 import tempfile
 
 import numpy as np
@@ -36,52 +45,91 @@ OPENMP_CHECK = """
 int main(void) { return omp_get_max_threads() > 0 ? 0 : 1; }
 """
 
+EMPTY_PROGRAM = "int main(void) { return 0; }\n"
+
+# Instruction-set variants: module suffix -> compiler flag.
+SIMD_VARIANTS = {"avx2": "-march=haswell", "avx512": "-march=skylake-avx512"}
+
 
 class BuildExtOpenMP(build_ext):
     """build_ext that adds the compiler's OpenMP flag when it works."""
 
     def build_extensions(self):
-        flag = "/openmp" if self.compiler.compiler_type == "msvc" else "-fopenmp"
+        unix = self.compiler.compiler_type != "msvc"
+        flag = "-fopenmp" if unix else "/openmp"
         if _env_flag("FASTNB_NO_OPENMP"):
             print("fastnb: FASTNB_NO_OPENMP set, building without OpenMP")
-        elif self._compiles_with(flag):
+        elif self._compiles_with(flag, OPENMP_CHECK):
             for ext in self.extensions:
                 ext.extra_compile_args.append(flag)
-                if self.compiler.compiler_type != "msvc":
+                if unix:
                     ext.extra_link_args.append(flag)
         else:
             print("fastnb: the compiler cannot build OpenMP code; single-threaded")
+        self.extensions = [
+            ext
+            for ext in self.extensions
+            if ext.name == "fastnb._kernels"
+            or (unix and self._compiles_with(ext.extra_compile_args[0], EMPTY_PROGRAM))
+        ]
+        self.parallel = self.parallel or os.cpu_count()
         super().build_extensions()
 
-    def _compiles_with(self, flag):
+    def _compiles_with(self, flag, program):
         with tempfile.TemporaryDirectory() as tmp:
-            source = os.path.join(tmp, "openmp_check.c")
+            source = os.path.join(tmp, "check.c")
             with open(source, "w") as f:
-                f.write(OPENMP_CHECK)
+                f.write(program)
             try:
                 objects = self.compiler.compile(
                     [source], output_dir=tmp, extra_postargs=[flag]
                 )
                 self.compiler.link_executable(
-                    objects, os.path.join(tmp, "openmp_check"), extra_postargs=[flag]
+                    objects, os.path.join(tmp, "check"), extra_postargs=[flag]
                 )
             except Exception:  # any compiler or linker failure means "no"
                 return False
         return True
 
 
-extension = Extension(
-    "fastnb._kernels",
-    ["fastnb/_kernels.pyx"],
-    include_dirs=[np.get_include()],
-    define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]
-    + ([("FASTNB_DEBUG", "1")] if DEBUG else []),
-    extra_compile_args=["-O0", "-g"] if DEBUG else [],
-)
+def kernels_extension(name, source, flags):
+    return Extension(
+        name,
+        [source],
+        include_dirs=[np.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]
+        + ([("FASTNB_DEBUG", "1")] if DEBUG else []),
+        extra_compile_args=flags + (["-O0", "-g"] if DEBUG else []),
+    )
+
+
+def kernels_extensions():
+    """The baseline kernels, and on x86-64 one copy per instruction-set variant."""
+    if _env_flag("FASTNB_NATIVE"):
+        return [
+            kernels_extension(
+                "fastnb._kernels", "fastnb/_kernels.pyx", ["-march=native"]
+            )
+        ]
+    extensions = [kernels_extension("fastnb._kernels", "fastnb/_kernels.pyx", [])]
+    x86_64 = platform.machine().lower() in ("x86_64", "amd64")
+    if DEBUG or _env_flag("FASTNB_NO_DISPATCH") or not x86_64:
+        return extensions
+    os.makedirs(os.path.join("build", "simd"), exist_ok=True)
+    for suffix, flag in SIMD_VARIANTS.items():
+        source = os.path.join("build", "simd", f"_kernels_{suffix}.pyx")
+        shutil.copyfile(os.path.join("fastnb", "_kernels.pyx"), source)
+        extensions.append(
+            kernels_extension(f"fastnb._kernels_{suffix}", source, [flag])
+        )
+    return extensions
+
 
 setup(
     # force: the generated C depends on the directives (debug or not), which
     # Cython's timestamp check does not see.
-    ext_modules=cythonize([extension], compiler_directives=DIRECTIVES, force=True),
+    ext_modules=cythonize(
+        kernels_extensions(), compiler_directives=DIRECTIVES, force=True
+    ),
     cmdclass={"build_ext": BuildExtOpenMP},
 )

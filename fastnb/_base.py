@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_is_fitted
 
-from fastnb import _kernels
+from fastnb._simd import kernels as _kernels
 
 
 def effective_n_threads():

@@ -15,7 +15,6 @@ import numpy as np
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import validate_data
 
-from fastnb import _kernels
 from fastnb._base import (
     check_sample_weight,
     dense_block_width,
@@ -24,6 +23,7 @@ from fastnb._base import (
     thread_scratch,
 )
 from fastnb._discrete import BaseDiscreteNB
+from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing
 
 CODE_DTYPES = (np.int32, np.int64, np.float32, np.float64)

@@ -14,7 +14,6 @@ from scipy.special import gammaln
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_non_negative, validate_data
 
-from fastnb import _kernels
 from fastnb._base import (
     BaseNB,
     check_class_prior,
@@ -31,6 +30,7 @@ from fastnb._base import (
     thread_scratch,
     unchanged_on_error,
 )
+from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing
 
 FLOAT_DTYPES = (np.float64, np.float32)

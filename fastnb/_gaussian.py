@@ -15,7 +15,6 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
-from fastnb import _kernels
 from fastnb._base import (
     BaseNB,
     check_sample_weight,
@@ -30,6 +29,7 @@ from fastnb._base import (
     thread_scratch,
     unchanged_on_error,
 )
+from fastnb._simd import kernels as _kernels
 
 FLOAT_DTYPES = (np.float64, np.float32)
 

@@ -43,6 +43,29 @@ cdef extern from *:
 
 cdef extern from *:
     """
+    /* Instruction sets of this CPU, for choosing a compiled variant. */
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    static int fastnb_cpu_runs_avx2(void) {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+            && __builtin_cpu_supports("bmi2");
+    }
+    static int fastnb_cpu_runs_avx512(void) {
+        __builtin_cpu_init();
+        return fastnb_cpu_runs_avx2() && __builtin_cpu_supports("avx512f")
+            && __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512bw")
+            && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+    }
+    #else
+    static int fastnb_cpu_runs_avx2(void) { return 0; }
+    static int fastnb_cpu_runs_avx512(void) { return 0; }
+    #endif
+    """
+    int fastnb_cpu_runs_avx2() nogil
+    int fastnb_cpu_runs_avx512() nogil
+
+cdef extern from *:
+    """
     #if defined(__GNUC__) || defined(__clang__)
     #define FASTNB_PREFETCH(address) __builtin_prefetch(address)
     #else
@@ -50,6 +73,145 @@ cdef extern from *:
     #endif
     """
     void FASTNB_PREFETCH(const void* address) nogil
+
+cdef extern from *:
+    """
+    /* The hottest row loops, in plain C: with classes in blocks of eight
+       accumulated in a local array of constant size, compilers vectorise
+       them for each instruction-set variant (Cython's generated indexing
+       defeats that). In a FASTNB_DEBUG build they check their table rows
+       and return -1 when one is out of range. */
+    #define FASTNB_BLOCK 8
+    /* Nonzeros ahead whose table rows are fetched early: rows of a large
+       vocabulary are mostly not in cache, and the loop would wait on memory
+       (8 measured best of 0, 8, 16 and 32). */
+    #define FASTNB_AHEAD 8
+
+    /* A block of eight doubles is one vector of AVX-512, two of AVX2 or
+       four of SSE2: vectors of the target's own width (a wider generic
+       vector type is split badly by compilers). */
+    #if defined(__GNUC__) || defined(__clang__)
+    #include <string.h>
+    #if defined(__AVX512F__)
+    typedef double fastnb_vec __attribute__((vector_size(64)));
+    #elif defined(__AVX__)
+    typedef double fastnb_vec __attribute__((vector_size(32)));
+    #else
+    typedef double fastnb_vec __attribute__((vector_size(16)));
+    #endif
+    #define FASTNB_LANES ((int) (sizeof(fastnb_vec) / sizeof(double)))
+    #define FASTNB_PARTS (FASTNB_BLOCK / FASTNB_LANES)
+    static inline fastnb_vec fastnb_load(const double* p) {
+        fastnb_vec v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
+    #define FASTNB_ZERO8(acc) fastnb_vec acc[FASTNB_PARTS];                   \
+        for (int q_ = 0; q_ < FASTNB_PARTS; q_++) acc[q_] = (fastnb_vec) {0}
+    #define FASTNB_AXPY8(acc, v, p)                                           \
+        for (int q_ = 0; q_ < FASTNB_PARTS; q_++)                             \
+            acc[q_] += (v) * fastnb_load((p) + q_ * FASTNB_LANES)
+    #define FASTNB_SQDIFF8(acc, x, mu, iv)                                    \
+        for (int q_ = 0; q_ < FASTNB_PARTS; q_++) {                           \
+            fastnb_vec d_ = (x) - fastnb_load((mu) + q_ * FASTNB_LANES);      \
+            acc[q_] += d_ * d_ * fastnb_load((iv) + q_ * FASTNB_LANES);       \
+        }
+    #define FASTNB_LANE(acc, k) acc[(k) / FASTNB_LANES][(k) % FASTNB_LANES]
+    #else
+    #define FASTNB_ZERO8(acc) double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0}
+    #define FASTNB_AXPY8(acc, v, p) \
+        for (int k_ = 0; k_ < 8; k_++) acc[k_] += (v) * (p)[k_]
+    #define FASTNB_SQDIFF8(acc, x, mu, iv) for (int k_ = 0; k_ < 8; k_++) { \
+            double d_ = (x) - (mu)[k_]; acc[k_] += d_ * d_ * (iv)[k_]; }
+    #define FASTNB_LANE(acc, k) acc[k]
+    #endif
+
+    #define FASTNB_SPARSE_ROW(NAME, T, I)                                      \
+    static int NAME(const T* data, const I* indices, Py_ssize_t start,        \
+                    Py_ssize_t stop, Py_ssize_t nnz, const double* table,     \
+                    Py_ssize_t n_rows, Py_ssize_t n_classes, double threshold, \
+                    int binarize, double* scores)                             \
+    {                                                                         \
+        Py_ssize_t k0 = 0;                                                    \
+        for (; k0 < n_classes; k0 += FASTNB_BLOCK) {                          \
+            const int whole = n_classes - k0 >= FASTNB_BLOCK;                 \
+            FASTNB_ZERO8(acc);                                                \
+            double tail[FASTNB_BLOCK] = {0, 0, 0, 0, 0, 0, 0, 0};             \
+            for (Py_ssize_t p = start; p < stop; p++) {                       \
+                if (k0 == 0 && p + FASTNB_AHEAD < nnz) {                      \
+                    const double* ahead = table                               \
+                        + (Py_ssize_t) indices[p + FASTNB_AHEAD] * n_classes; \
+                    for (Py_ssize_t k = 0; k < n_classes; k += 8)             \
+                        FASTNB_PREFETCH(ahead + k);                           \
+                    FASTNB_PREFETCH(ahead + n_classes - 1);                   \
+                }                                                             \
+                double v = (double) data[p];                                  \
+                if (binarize) v = v > threshold ? 1.0 : 0.0;                  \
+                if (v == 0.0) continue;                                       \
+                FASTNB_CHECK_ROW(indices[p], n_rows);                         \
+                const double* row = table + (Py_ssize_t) indices[p] * n_classes + k0; \
+                if (whole) {                                                  \
+                    FASTNB_AXPY8(acc, v, row);                                \
+                } else {                                                      \
+                    for (Py_ssize_t k = 0; k < n_classes - k0; k++)           \
+                        tail[k] += v * row[k];                                \
+                }                                                             \
+            }                                                                 \
+            for (Py_ssize_t k = 0; k < FASTNB_BLOCK && k0 + k < n_classes; k++) \
+                scores[k0 + k] += whole ? FASTNB_LANE(acc, k) : tail[k];      \
+        }                                                                     \
+        return 0;                                                             \
+    }
+
+    #define FASTNB_GAUSSIAN_ROW(NAME, T)                                       \
+    static void NAME(const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,  \
+                     const double* theta, const double* inv_var,              \
+                     Py_ssize_t n_padded, double* scores)                     \
+    {                                                                         \
+        for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
+            FASTNB_ZERO8(acc);                                                \
+            for (Py_ssize_t j = 0; j < n_features; j++) {                     \
+                const double xj = (double) x[j * x_stride];                   \
+                FASTNB_SQDIFF8(acc, xj, theta + j * n_padded + k0,            \
+                               inv_var + j * n_padded + k0);                  \
+            }                                                                 \
+            for (int k = 0; k < FASTNB_BLOCK; k++)                            \
+                scores[k0 + k] -= 0.5 * FASTNB_LANE(acc, k);                  \
+        }                                                                     \
+    }
+
+    #ifdef FASTNB_DEBUG
+    #define FASTNB_CHECK_ROW(j, n_rows) \
+        if ((Py_ssize_t) (j) < 0 || (Py_ssize_t) (j) >= (n_rows)) return -1
+    #else
+    #define FASTNB_CHECK_ROW(j, n_rows)
+    #endif
+
+    FASTNB_SPARSE_ROW(fastnb_sparse_row_f64_i32, double, int32_t)
+    FASTNB_SPARSE_ROW(fastnb_sparse_row_f64_i64, double, int64_t)
+    FASTNB_SPARSE_ROW(fastnb_sparse_row_f32_i32, float, int32_t)
+    FASTNB_SPARSE_ROW(fastnb_sparse_row_f32_i64, float, int64_t)
+    FASTNB_GAUSSIAN_ROW(fastnb_gaussian_row_f64, double)
+    FASTNB_GAUSSIAN_ROW(fastnb_gaussian_row_f32, float)
+    """
+    int fastnb_sparse_row_f64_i32(
+        const double*, const int32_t*, Py_ssize_t, Py_ssize_t, Py_ssize_t,
+        const double*, Py_ssize_t, Py_ssize_t, double, int, double*) nogil
+    int fastnb_sparse_row_f64_i64(
+        const double*, const int64_t*, Py_ssize_t, Py_ssize_t, Py_ssize_t,
+        const double*, Py_ssize_t, Py_ssize_t, double, int, double*) nogil
+    int fastnb_sparse_row_f32_i32(
+        const float*, const int32_t*, Py_ssize_t, Py_ssize_t, Py_ssize_t,
+        const double*, Py_ssize_t, Py_ssize_t, double, int, double*) nogil
+    int fastnb_sparse_row_f32_i64(
+        const float*, const int64_t*, Py_ssize_t, Py_ssize_t, Py_ssize_t,
+        const double*, Py_ssize_t, Py_ssize_t, double, int, double*) nogil
+    void fastnb_gaussian_row_f64(
+        const double*, Py_ssize_t, Py_ssize_t, const double*, const double*,
+        Py_ssize_t, double*) nogil
+    void fastnb_gaussian_row_f32(
+        const float*, Py_ssize_t, Py_ssize_t, const double*, const double*,
+        Py_ssize_t, double*) nogil
 
 
 cpdef enum Output:
@@ -63,6 +225,15 @@ cpdef enum Output:
 def openmp_enabled():
     """Whether the kernels were compiled with OpenMP."""
     return bool(fastnb_openmp_enabled())
+
+
+def cpu_runs(variant):
+    """Whether this CPU runs the kernels compiled for variant ("avx2", "avx512")."""
+    if variant == "avx512":
+        return bool(fastnb_cpu_runs_avx512())
+    if variant == "avx2":
+        return bool(fastnb_cpu_runs_avx2())
+    raise ValueError(f"unknown instruction-set variant {variant!r}")
 
 
 def debug_build():
@@ -216,85 +387,52 @@ cdef inline void _finish_row(
 cdef enum:
     # Classes scored together: their accumulators stay in registers.
     CLASS_BLOCK = 8
-    # Nonzeros ahead whose table rows are fetched early (rows of a large
-    # vocabulary are mostly not in cache: the loop would wait on memory).
-    PREFETCH_AHEAD = 8
     # Rows handed to a thread at a time when scoring: dynamic scheduling keeps
     # both cores busy on a shared machine where one of them may be slowed.
     ROW_CHUNK = 64
 
 
-cdef inline void _prefetch_row(const double[:, ::1] table, Py_ssize_t j) noexcept nogil:
-    """Ask for every cache line of table row j."""
-    cdef Py_ssize_t k
-    for k in range(0, table.shape[1], 8):
-        FASTNB_PREFETCH(&table[j, k])
-    FASTNB_PREFETCH(&table[j, table.shape[1] - 1])
-
-
-cdef inline void _add_csr_block(
+cdef inline int _add_csr_row(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
     Py_ssize_t start,
     Py_ssize_t stop,
     const double[:, ::1] table,
-    Py_ssize_t k0,
-    Py_ssize_t width,
     double threshold,
     bint binarize,
-    bint prefetch,
     double* scores,
 ) noexcept nogil:
-    """scores[k0:k0 + width] += sum of x * table[j, k0:k0 + width] over nonzeros."""
+    """scores[k] += sum of x * table[j, k] over the nonzeros start..stop.
+
+    Returns -1 if a column is outside the table (checked in debug builds).
+    """
+    if start == stop:
+        return 0
     cdef Py_ssize_t nnz = X_indices.shape[0]
-    cdef Py_ssize_t k, p
-    cdef double acc[CLASS_BLOCK]
-    cdef double v
-    cdef const double* row
-    for k in range(CLASS_BLOCK):
-        acc[k] = 0.0
-    for p in range(start, stop):
-        # Fetch the rows of nonzeros further on (past this row too: CSR rows
-        # are consecutive) while this one is being added.
-        if prefetch and p + PREFETCH_AHEAD < nnz:
-            _prefetch_row(table, X_indices[p + PREFETCH_AHEAD])
-        v = _value(X_data[p], threshold, binarize)
-        if v != 0.0:
-            row = &table[X_indices[p], k0]
-            # Loops of constant length on a full block keep acc in registers.
-            if width == CLASS_BLOCK:
-                for k in range(CLASS_BLOCK):
-                    acc[k] += v * row[k]
-            else:
-                for k in range(width):
-                    acc[k] += v * row[k]
-    if width == CLASS_BLOCK:
-        for k in range(CLASS_BLOCK):
-            scores[k0 + k] += acc[k]
-    else:
-        for k in range(width):
-            scores[k0 + k] += acc[k]
-
-
-cdef inline void _add_csr_row(
-    const floating[::1] X_data,
-    const index_t[::1] X_indices,
-    Py_ssize_t start,
-    Py_ssize_t stop,
-    const double[:, ::1] table,
-    double threshold,
-    bint binarize,
-    double* scores,
-) noexcept nogil:
-    """scores[k] += sum of x * table[j, k] over the nonzeros start..stop."""
+    cdef Py_ssize_t n_rows = table.shape[0]
     cdef Py_ssize_t n_classes = table.shape[1]
-    cdef Py_ssize_t b
-    for b in range((n_classes + CLASS_BLOCK - 1) // CLASS_BLOCK):
-        _add_csr_block(
-            X_data, X_indices, start, stop, table, b * CLASS_BLOCK,
-            min(<Py_ssize_t> CLASS_BLOCK, n_classes - b * CLASS_BLOCK),
-            threshold, binarize, b == 0, scores,
-        )
+    if floating is double:
+        if index_t is int32_t:
+            return fastnb_sparse_row_f64_i32(
+                &X_data[0], &X_indices[0], start, stop, nnz, &table[0, 0],
+                n_rows, n_classes, threshold, binarize, scores,
+            )
+        else:
+            return fastnb_sparse_row_f64_i64(
+                &X_data[0], &X_indices[0], start, stop, nnz, &table[0, 0],
+                n_rows, n_classes, threshold, binarize, scores,
+            )
+    else:
+        if index_t is int32_t:
+            return fastnb_sparse_row_f32_i32(
+                &X_data[0], &X_indices[0], start, stop, nnz, &table[0, 0],
+                n_rows, n_classes, threshold, binarize, scores,
+            )
+        else:
+            return fastnb_sparse_row_f32_i64(
+                &X_data[0], &X_indices[0], start, stop, nnz, &table[0, 0],
+                n_rows, n_classes, threshold, binarize, scores,
+            )
 
 
 cdef inline void _add_dense_block(
@@ -379,10 +517,12 @@ def joint_log_likelihood_csr(
         t = threadid()
         for k in range(n_classes):
             scratch[t, k] = intercept[k]
-        _add_csr_row(
+        if _add_csr_row(
             X_data, X_indices, X_indptr[i], X_indptr[i + 1], table, threshold,
             binarize, &scratch[t, 0],
-        )
+        ) != 0:
+            with gil:
+                raise IndexError(f"row {i} has a column outside the table")
         _finish_row(scratch, t, output, out, labels, i)
 
 
@@ -614,33 +754,6 @@ def moments_csc(
 # -0.5 x (x - 2 theta) inv_var = -0.5 ((x - theta)^2 - theta^2) inv_var.
 # ---------------------------------------------------------------------------
 
-cdef inline void _add_gaussian_dense_block(
-    const floating[:, :] X,
-    Py_ssize_t i,
-    const double[:, ::1] theta,
-    const double[:, ::1] inv_var,
-    Py_ssize_t k0,
-    double* scores,
-) noexcept nogil:
-    """scores[k0:k0 + 8] -= 0.5 sum_j (X[i, j] - theta[j, k])^2 inv_var[j, k]."""
-    cdef Py_ssize_t k, j
-    cdef double acc[CLASS_BLOCK]
-    cdef double x, d
-    cdef const double* mu
-    cdef const double* iv
-    for k in range(CLASS_BLOCK):
-        acc[k] = 0.0
-    for j in range(X.shape[1]):
-        x = X[i, j]
-        mu = &theta[j, k0]
-        iv = &inv_var[j, k0]
-        for k in range(CLASS_BLOCK):
-            d = x - mu[k]
-            acc[k] += d * d * iv[k]
-    for k in range(CLASS_BLOCK):
-        scores[k0 + k] -= 0.5 * acc[k]
-
-
 cdef inline void _add_gaussian_csr_block(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
@@ -684,7 +797,7 @@ def gaussian_jll_dense(
     """Gaussian scores of dense rows; class-padded tables, a scratch row a thread."""
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_padded = theta.shape[1]
-    cdef Py_ssize_t i, k, t, b
+    cdef Py_ssize_t i, k, t
     cdef double* row
     for i in prange(
         n_samples,
@@ -697,8 +810,16 @@ def gaussian_jll_dense(
         row = &scratch[t, 0]
         for k in range(n_padded):
             row[k] = intercept[k]
-        for b in range(n_padded // CLASS_BLOCK):
-            _add_gaussian_dense_block(X, i, theta, inv_var, b * CLASS_BLOCK, row)
+        if floating is double:
+            fastnb_gaussian_row_f64(
+                &X[i, 0], X.strides[1] // sizeof(double), X.shape[1],
+                &theta[0, 0], &inv_var[0, 0], n_padded, row,
+            )
+        else:
+            fastnb_gaussian_row_f32(
+                &X[i, 0], X.strides[1] // sizeof(float), X.shape[1],
+                &theta[0, 0], &inv_var[0, 0], n_padded, row,
+            )
         _finish_row(scratch, t, output, out, labels, i)
 
 

@@ -1,5 +1,6 @@
 """The compiled kernels: thread-count independence, bounds checks, memory use."""
 
+import importlib
 import tracemalloc
 
 import numpy as np
@@ -8,8 +9,10 @@ import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 import fastnb
-from fastnb import _kernels
-from fastnb._base import effective_n_threads, thread_scratch
+from fastnb import _kernels as baseline
+from fastnb._base import effective_n_threads, pad_classes, thread_scratch
+from fastnb._simd import VARIANTS
+from fastnb._simd import kernels as _kernels
 
 ESTIMATORS = [fastnb.MultinomialNB, fastnb.ComplementNB, fastnb.BernoulliNB]
 
@@ -91,7 +94,7 @@ def test_scratch_rows_do_not_share_cache_lines():
 
 
 @pytest.mark.skipif(
-    not _kernels.debug_build(), reason="bounds checks need FASTNB_DEBUG=1 build"
+    not baseline.debug_build(), reason="bounds checks need FASTNB_DEBUG=1 build"
 )
 def test_debug_build_catches_out_of_range_index():
     X = sp.csr_matrix(np.array([[1.0, 2.0], [0.0, 3.0]]))
@@ -132,3 +135,72 @@ def test_memory_of_fit_and_predict(Estimator):
     assert predict_peak < 2 * n_samples * 8 + 4 * n_features * n_classes * 8 + 65536
     proba_peak = peak_bytes(lambda: model.predict_proba(X))
     assert proba_peak < samples_by_classes * 1.1
+
+
+def built_variants():
+    """The instruction-set variants that were built and that this CPU runs."""
+    found = []
+    for variant in VARIANTS:
+        try:
+            module = importlib.import_module(f"fastnb._kernels_{variant}")
+        except ImportError:
+            continue
+        if baseline.cpu_runs(variant):
+            found.append(module)
+    return found
+
+
+def score_all_kernels(kernels):
+    """Outputs of the scoring and moments kernels on fixed data."""
+    rng = np.random.default_rng(3)
+    X, _ = tfidf_like(500, 40, 3, seed=3)
+    dense = rng.normal(size=(300, 13)) * 5 + 2
+    y = rng.integers(0, 11, 300)
+    table = np.log(rng.random((40, 11)))
+    theta = pad_classes(rng.normal(size=(13, 11)))
+    inv_var = pad_classes(rng.random((13, 11)) + 0.5)
+    results = []
+    for output in (kernels.Output.JOINT_LOG_LIKELIHOOD, kernels.Output.PROBA):
+        out = np.empty((500, 11))
+        kernels.joint_log_likelihood_csr(
+            X.data,
+            X.indices,
+            X.indptr,
+            table,
+            np.zeros(11),
+            0.0,
+            False,
+            output,
+            out,
+            np.empty(0, dtype=np.intp),
+            thread_scratch(2, 11),
+            2,
+        )
+        results.append(out)
+        out = np.empty((300, 11))
+        kernels.gaussian_jll_dense(
+            dense,
+            theta,
+            inv_var,
+            pad_classes(np.zeros(11)),
+            output,
+            out,
+            np.empty(0, dtype=np.intp),
+            thread_scratch(2, 11),
+            2,
+        )
+        results.append(out)
+    steps = np.empty(300)
+    kernels.welford_steps(y, np.ones(300), 1 << 16, np.zeros((1, 11)), steps)
+    mean, ssd = np.zeros((1, 11, 13)), np.zeros((1, 11, 13))
+    kernels.moments_dense(dense, y, np.ones(300), steps, 1 << 16, mean, ssd, 2)
+    return results + [mean, ssd]
+
+
+@pytest.mark.parametrize("variant", built_variants(), ids=lambda m: m.__name__)
+def test_instruction_set_variants_agree_with_baseline(variant):
+    # Fused multiply-adds may round differently: agreement to rounding.
+    for ours, reference in zip(
+        score_all_kernels(variant), score_all_kernels(baseline), strict=True
+    ):
+        np.testing.assert_allclose(ours, reference, rtol=1e-12, atol=1e-300)
