@@ -3,6 +3,7 @@
 from fastnb._categorical import CategoricalNB
 from fastnb._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
 from fastnb._gaussian import GaussianNB
+from fastnb._mixed import MixedNB
 from fastnb._smoothing import MEstimate
 
 __version__ = "0.1.0.dev0"
@@ -13,6 +14,7 @@ __all__ = [
     "ComplementNB",
     "GaussianNB",
     "MEstimate",
+    "MixedNB",
     "MultinomialNB",
     "PoissonNB",
     "__version__",

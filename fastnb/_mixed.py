@@ -1,0 +1,648 @@
+"""Mixed Naive Bayes: one model over columns of different kinds.
+
+Each family of columns (gaussian, categorical, bernoulli, multinomial,
+poisson) is fitted by the fastnb estimator of that family, all over the same
+classes. Naive Bayes treats the features as independent given the class, so
+the families' log-likelihoods add up; the class prior is the mixed model's
+own, and each sub-estimator's prior is taken out of its joint log-likelihood.
+"""
+
+import contextlib
+import copy
+from numbers import Integral
+
+import numpy as np
+from sklearn.utils.validation import (
+    check_consistent_length,
+    column_or_1d,
+    validate_data,
+)
+
+from fastnb._base import (
+    BaseNB,
+    check_class_prior,
+    check_sample_weight,
+    effective_n_threads,
+    encode_fit_labels,
+    encode_labels,
+    fitted_table,
+    log_class_prior,
+    partial_fit_classes,
+    unchanged_on_error,
+)
+from fastnb._categorical import CategoricalNB
+from fastnb._discrete import BernoulliNB, MultinomialNB, PoissonNB
+from fastnb._gaussian import GaussianNB
+from fastnb._simd import kernels as _kernels
+
+FAMILIES = {
+    "gaussian": GaussianNB,
+    "categorical": CategoricalNB,
+    "bernoulli": BernoulliNB,
+    "multinomial": MultinomialNB,
+    "poisson": PoissonNB,
+}
+
+# The sub-estimators' prior parameters: set by MixedNB (uniform), never by users.
+PRIOR_PARAMS = {
+    "gaussian": ("priors",),
+    "categorical": ("fit_prior", "class_prior"),
+    "bernoulli": ("fit_prior", "class_prior"),
+    "multinomial": ("fit_prior", "class_prior"),
+    "poisson": ("fit_prior", "class_prior"),
+}
+
+REMAINING = "remaining"
+
+
+def is_dataframe(X):
+    """Whether X is a pandas DataFrame (checked without importing pandas)."""
+    return hasattr(X, "iloc") and hasattr(X, "dtypes") and hasattr(X, "columns")
+
+
+def infer_families(X):
+    """Families of a DataFrame's columns from their dtypes (see MixedNB).
+
+    Float columns are gaussian; integer, boolean, object, string and category
+    columns are categorical. Other dtypes raise.
+    """
+    families = {"gaussian": [], "categorical": []}
+    for position, (name, dtype) in enumerate(X.dtypes.items()):
+        if dtype.kind == "f":
+            families["gaussian"].append(position)
+        elif dtype.kind in "iubOSU":
+            families["categorical"].append(position)
+        else:
+            raise ValueError(
+                f"families=None cannot infer the family of column {name!r} "
+                f"(dtype {dtype}); pass families explicitly."
+            )
+    return {
+        family: np.array(columns, dtype=np.intp)
+        for family, columns in families.items()
+        if columns
+    }
+
+
+def column_position(column, n_features, feature_names, family):
+    """The position of one column given by position or by name."""
+    if isinstance(column, (bool, np.bool_)):
+        raise ValueError(
+            f"families[{family!r}] holds the boolean {column!r}; list columns by "
+            "position or by name."
+        )
+    if isinstance(column, Integral):
+        if not 0 <= column < n_features:
+            raise ValueError(
+                f"families[{family!r}] lists column {column}, but X has "
+                f"{n_features} columns (positions 0 to {n_features - 1})."
+            )
+        return int(column)
+    if isinstance(column, str):
+        if feature_names is None:
+            raise ValueError(
+                f"families[{family!r}] lists column {column!r} by name, but X has "
+                "no string column names; use positions, or fit on a DataFrame."
+            )
+        where = np.flatnonzero(feature_names == column)
+        if len(where) > 1:
+            raise ValueError(
+                f"families[{family!r}] lists column {column!r}, but X has "
+                f"{len(where)} columns of that name; list them by position."
+            )
+        if len(where) == 0:
+            raise ValueError(
+                f"families[{family!r}] lists column {column!r}, which is not a "
+                f"column of X (columns: {feature_names.tolist()})."
+            )
+        return int(where[0])
+    raise ValueError(
+        f"families[{family!r}] holds {column!r}: columns are integer positions "
+        "or string names."
+    )
+
+
+def resolve_families(families, X, n_features, feature_names):
+    """The families as {family: positions}, every column in exactly one family.
+
+    Families left empty (an empty list, or "remaining" when nothing remains)
+    are dropped.
+    """
+    if families is None:
+        if not is_dataframe(X):
+            raise ValueError(
+                "MixedNB with families=None infers the families from a pandas "
+                "DataFrame's dtypes, but X is not a DataFrame: pass families, for "
+                "example families={'gaussian': [0, 1], 'categorical': [2]}."
+            )
+        return infer_families(X)
+    if not families:
+        raise ValueError("families is empty: give at least one family of columns.")
+    unknown = [name for name in families if name not in FAMILIES]
+    if unknown:
+        raise ValueError(
+            f"Unknown families {unknown}; the families are {list(FAMILIES)}."
+        )
+    remaining = [name for name, cols in families.items() if _is_remaining(cols)]
+    if len(remaining) > 1:
+        raise ValueError(
+            f"Only one family may take the {REMAINING!r} columns; got {remaining}."
+        )
+    owner = np.full(n_features, -1, dtype=np.intp)
+    names = list(families)
+    resolved = {}
+    for index, (family, columns) in enumerate(families.items()):
+        if _is_remaining(columns):
+            continue
+        if isinstance(columns, str) or not np.iterable(columns):
+            raise ValueError(
+                f"families[{family!r}] must be a list of columns (positions or "
+                f"names) or {REMAINING!r}; got {columns!r}."
+            )
+        positions = np.array(
+            [column_position(c, n_features, feature_names, family) for c in columns],
+            dtype=np.intp,
+        )
+        for position in positions:
+            if owner[position] >= 0:
+                if owner[position] == index:
+                    where = "twice"
+                else:
+                    where = f"also in families[{names[owner[position]]!r}]"
+                raise ValueError(
+                    f"Column {_column_label(position, feature_names)} is listed "
+                    f"in families[{family!r}] {where}: every column belongs to "
+                    "exactly one family."
+                )
+            owner[position] = index
+        resolved[family] = positions
+    left_out = np.flatnonzero(owner < 0)
+    if remaining:
+        resolved[remaining[0]] = left_out
+    elif len(left_out):
+        labels = [_column_label(p, feature_names) for p in left_out]
+        raise ValueError(
+            f"Columns {labels} are in no family: every column belongs to exactly "
+            f"one family (a family given as {REMAINING!r} takes every column not "
+            "listed elsewhere)."
+        )
+    # Keep the order in which the families were given.
+    return {
+        family: resolved[family]
+        for family in families
+        if family in resolved and len(resolved[family])
+    }
+
+
+def _is_remaining(columns):
+    return isinstance(columns, str) and columns == REMAINING
+
+
+def _column_label(position, feature_names):
+    if feature_names is None:
+        return str(position)
+    return f"{position} ({feature_names[position]!r})"
+
+
+@contextlib.contextmanager
+def rollback_on_error(estimators, fresh):
+    """Restore the estimators' states if the block raises (unless ``fresh``).
+
+    The estimators are updated in turn: all but the last are saved deep, as
+    a later one may fail after they changed. The last one's own partial_fit
+    is all-or-nothing, so only its attributes are saved (for its parameters).
+    """
+    if fresh:
+        yield
+        return
+    saved = [copy.deepcopy(vars(estimator)) for estimator in estimators[:-1]]
+    saved.append(dict(vars(estimators[-1])))
+    try:
+        yield
+    except BaseException:
+        for estimator, state in zip(estimators, saved, strict=True):
+            vars(estimator).clear()
+            vars(estimator).update(state)
+        raise
+
+
+class MixedNB(BaseNB):
+    """Naive Bayes over columns of different kinds: one model, one prior.
+
+    Columns are grouped in families, each modelled by the fastnb estimator
+    of that family, all over the same classes:
+
+    - "gaussian": :class:`~fastnb.GaussianNB`, continuous values;
+    - "categorical": :class:`~fastnb.CategoricalNB`, categories (codes or raw
+      values such as strings);
+    - "bernoulli": :class:`~fastnb.BernoulliNB`, binary (or binarized) values;
+    - "multinomial": :class:`~fastnb.MultinomialNB`, counts over one
+      vocabulary;
+    - "poisson": :class:`~fastnb.PoissonNB`, counts, each its own Poisson.
+
+    As the features are independent given the class, the joint
+    log-likelihood of a row x is the model's log prior plus each family's
+    log-likelihood of its columns::
+
+        log P(c, x) = log P(c) + sum_f log P(x_f | c)
+        log P(x_f | c) = jll_f(x_f, c) - log P_f(c)
+
+    with ``jll_f`` the joint log-likelihood of family f's estimator and
+    ``log P_f(c)`` the prior it adds, which MixedNB takes out again (the
+    sub-estimators are given uniform priors; the class prior belongs to
+    MixedNB alone). For PoissonNB the likelihood includes ``-sum_i log
+    x_i!``, which is the same for every class.
+
+    Parameters
+    ----------
+    families : dict or None, default=None
+        Maps a family name ("gaussian", "categorical", "bernoulli",
+        "multinomial", "poisson") to its columns: a list of integer
+        positions, or of column names when X is a pandas DataFrame with
+        string column names (integers are always positions). One family may
+        be given as the string ``"remaining"``: every column not listed by
+        another family (so ``{"gaussian": "remaining"}`` is all columns, for
+        any number of them). Every column must belong to exactly one family;
+        families left empty are dropped.
+
+        None infers the families from a DataFrame's dtypes: float columns are
+        gaussian; integer, boolean, object, string and category columns are
+        categorical (integer columns then hold category codes, which must be
+        non-negative, as in CategoricalNB). None requires a DataFrame.
+    fit_prior : bool, default=True
+        Learn class priors from the data; if False use a uniform prior.
+    class_prior : array-like of shape (n_classes,), default=None
+        Fixed class priors; overrides ``fit_prior``.
+    gaussian_params, categorical_params, bernoulli_params, multinomial_params, \
+poisson_params : dict, default=None
+        Constructor parameters of that family's estimator, for example
+        ``{"var_smoothing": 1e-8}`` or ``{"alpha": 0.5}``. Prior parameters
+        (``priors``, ``fit_prior``, ``class_prior``) are refused: set the
+        prior on MixedNB.
+
+    Attributes
+    ----------
+    class_count_ : ndarray of shape (n_classes,)
+        Weighted number of samples seen per class.
+    class_log_prior_ : ndarray of shape (n_classes,)
+        Log prior of each class.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels, sorted.
+    estimators_ : dict
+        Family name -> the fitted fastnb estimator of its columns (in the
+        order of ``families_``). Their classes are ``classes_`` and their
+        priors uniform; they see the columns by position, without names.
+    families_ : dict
+        Family name -> ndarray of the positions of its columns: the resolved
+        ``families``, with the families left empty dropped.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when X had string column names.
+
+    Notes
+    -----
+    X is dense: an array (any dtype the families accept; an object array for
+    mixed values) or a pandas DataFrame, whose columns keep their dtypes, so
+    that categorical columns may hold raw strings. Missing values are refused.
+    The outputs are float64 whatever the input dtypes. ComplementNB is not a
+    family: its class scores are not log-likelihoods, so they cannot be added
+    to the others'.
+
+    ``families_`` is resolved on the first call to ``fit`` or
+    ``partial_fit`` and kept by later ``partial_fit`` calls; the families'
+    parameters are read on every call, as the estimators themselves do.
+    A ``partial_fit`` that raises leaves the model, sub-estimators included,
+    as it was: the sub-estimators' states are saved before they are updated
+    (deep copies of their statistics) and restored on error.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from fastnb import MixedNB
+    >>> X = pd.DataFrame({"height": [180.0, 176.0, 162.0, 158.0],
+    ...                   "colour": ["red", "red", "blue", "red"]})
+    >>> clf = MixedNB().fit(X, ["a", "a", "b", "b"])
+    >>> {family: columns.tolist() for family, columns in clf.families_.items()}
+    {'gaussian': [0], 'categorical': [1]}
+    >>> clf.predict(pd.DataFrame({"height": [165.0], "colour": ["blue"]}))
+    array(['b'], dtype='<U1')
+    """
+
+    _parameter_constraints: dict = {
+        "families": [dict, None],
+        "fit_prior": ["boolean"],
+        "class_prior": ["array-like", None],
+        **{f"{family}_params": [dict, None] for family in FAMILIES},
+    }
+
+    class_log_prior_ = fitted_table(
+        "class_log_prior_", "ndarray of shape (n_classes,): log P(y)."
+    )
+
+    def __init__(
+        self,
+        *,
+        families=None,
+        fit_prior=True,
+        class_prior=None,
+        gaussian_params=None,
+        categorical_params=None,
+        bernoulli_params=None,
+        multinomial_params=None,
+        poisson_params=None,
+    ):
+        self.families = families
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.gaussian_params = gaussian_params
+        self.categorical_params = categorical_params
+        self.bernoulli_params = bernoulli_params
+        self.multinomial_params = multinomial_params
+        self.poisson_params = poisson_params
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        if isinstance(self.families, dict):
+            kinds = set(self.families)
+        else:
+            kinds = {"gaussian", "categorical"}
+        tags.input_tags.sparse = False
+        tags.input_tags.allow_nan = False
+        tags.input_tags.string = "categorical" in kinds
+        tags.input_tags.categorical = "categorical" in kinds
+        tags.input_tags.positive_only = bool(kinds & {"multinomial", "poisson"})
+        tags.classifier_tags.poor_score = bool(kinds - {"gaussian"})
+        return tags
+
+    # -- input ----------------------------------------------------------------
+
+    def _check_X_y(self, X, y, reset):
+        """X (a DataFrame as given, else a checked array) and y as a 1-D array."""
+        if not is_dataframe(X):
+            return validate_data(
+                self, X, y, dtype=None, accept_sparse=False, reset=reset
+            )
+        X = self._check_frame(X, reset)
+        if y is None:
+            raise ValueError(
+                "This MixedNB estimator requires y to be passed, but the target y "
+                "is None."
+            )
+        y = column_or_1d(y, warn=True)
+        check_consistent_length(X, y)
+        return X, y
+
+    def _check_X(self, X):
+        if not is_dataframe(X):
+            return validate_data(self, X, dtype=None, accept_sparse=False, reset=False)
+        return self._check_frame(X, reset=False)
+
+    def _check_frame(self, X, reset):
+        """Checks of a DataFrame, whose columns are left as they are."""
+        validate_data(self, X, skip_check_array=True, reset=reset)
+        n_samples, n_features = X.shape
+        if n_samples == 0 or n_features == 0:
+            raise ValueError(
+                f"Found array with {n_samples} sample(s) and {n_features} "
+                f"feature(s) (shape={X.shape}) while a minimum of 1 of each is "
+                "required by MixedNB."
+            )
+        missing = np.asarray(X.isna().any(axis=0))
+        if missing.any():
+            raise ValueError(
+                f"Input X contains missing values (NaN or None) in columns "
+                f"{X.columns[missing].tolist()}; MixedNB does not handle missing "
+                "values: impute them, or make 'missing' a category of its own."
+            )
+        return X
+
+    def _resolve_families(self, X):
+        return resolve_families(
+            self.families,
+            X,
+            self.n_features_in_,
+            getattr(self, "feature_names_in_", None),
+        )
+
+    @staticmethod
+    def _columns(X, positions):
+        """The columns of X at ``positions``, labelled 0..k-1 if a DataFrame.
+
+        A DataFrame's columns keep their dtypes (``iloc``); the sub-estimators
+        see no column names, which MixedNB itself checks.
+        """
+        every = len(positions) == X.shape[1] and np.array_equal(
+            positions, np.arange(X.shape[1])
+        )
+        if is_dataframe(X):
+            columns = X if every else X.iloc[:, positions]
+            return columns.set_axis(range(len(positions)), axis=1)
+        return X if every else X[:, positions]
+
+    def _family_params(self, family, n_classes):
+        """Constructor parameters of a family's estimator: the user's, uniform prior."""
+        params = getattr(self, f"{family}_params")
+        params = {} if params is None else dict(params)
+        refused = [name for name in PRIOR_PARAMS[family] if name in params]
+        if refused:
+            raise ValueError(
+                f"{family}_params sets {refused}: the class prior belongs to "
+                "MixedNB (use its fit_prior and class_prior)."
+            )
+        if family == "gaussian":
+            params["priors"] = np.full(n_classes, 1.0 / n_classes)
+        else:
+            params["fit_prior"] = False
+            params["class_prior"] = None
+        return params
+
+    @staticmethod
+    def _new_estimator(family, params):
+        try:
+            return FAMILIES[family](**params)
+        except TypeError as exc:
+            raise ValueError(
+                f"{family}_params is not a valid set of parameters for "
+                f"{FAMILIES[family].__name__}: {exc}"
+            ) from exc
+
+    # -- fitting --------------------------------------------------------------
+
+    @unchanged_on_error
+    def fit(self, X, y, sample_weight=None):
+        """Fit every family's estimator and the class prior to X, y.
+
+        Parameters
+        ----------
+        X : {array-like, DataFrame} of shape (n_samples, n_features)
+            Training vectors.
+        y : array-like of shape (n_samples,)
+            Target labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of each sample (1 when None).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        self._validate_params()
+        X, y = self._check_X_y(X, y, reset=True)
+        families = self._resolve_families(X)
+        weights = check_sample_weight(sample_weight, X.shape[0], allow_all_zero=False)
+        # None when none were given: GaussianNB then skips a pass over X.
+        sub_weights = None if sample_weight is None else weights
+        classes, y_encoded = encode_fit_labels(y)
+        prior = {
+            "class_prior": check_class_prior(self.class_prior, len(classes)),
+            "fit_prior": self.fit_prior,
+        }
+        estimators = {
+            family: self._new_estimator(
+                family, self._family_params(family, len(classes))
+            )
+            for family in families
+        }
+        for family, estimator in estimators.items():
+            with self._in_family(family, families[family]):
+                estimator.fit(self._columns(X, families[family]), y, sub_weights)
+        self.classes_ = classes
+        self.families_ = families
+        self.estimators_ = estimators
+        self.class_count_ = np.bincount(
+            y_encoded, weights=weights, minlength=len(classes)
+        )
+        self._prior = prior
+        self._tables = None
+        self._final_tables()
+        return self
+
+    @unchanged_on_error
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a batch of samples to every family's estimator and the prior.
+
+        All-or-nothing: if the call raises (in MixedNB's checks or in any
+        family's), the model and its sub-estimators are left as they were.
+
+        Parameters
+        ----------
+        X : {array-like, DataFrame} of shape (n_samples, n_features)
+            Training vectors.
+        y : array-like of shape (n_samples,)
+            Target labels, each one of ``classes``.
+        classes : array-like of shape (n_classes,), default=None
+            Every class that can appear in y. Required on the first call, and
+            must be the same if passed again.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of each sample (1 when None).
+
+        Returns
+        -------
+        self : object
+            The updated estimator.
+        """
+        self._validate_params()
+        first_call = not hasattr(self, "classes_")
+        classes = partial_fit_classes(self, classes)
+        X, y = self._check_X_y(X, y, reset=first_call)
+        families = self._resolve_families(X) if first_call else self.families_
+        weights = check_sample_weight(sample_weight, X.shape[0], allow_all_zero=True)
+        # None when none were given: GaussianNB then skips a pass over X.
+        sub_weights = None if sample_weight is None else weights
+        y_encoded = encode_labels(y, classes)
+        prior = {
+            "class_prior": check_class_prior(self.class_prior, len(classes)),
+            "fit_prior": self.fit_prior,
+        }
+        if first_call:
+            estimators = {
+                family: self._new_estimator(
+                    family, self._family_params(family, len(classes))
+                )
+                for family in families
+            }
+        else:
+            estimators = self.estimators_
+        with rollback_on_error(list(estimators.values()), fresh=first_call):
+            for family, estimator in estimators.items():
+                estimator.set_params(**self._family_params(family, len(classes)))
+                with self._in_family(family, families[family]):
+                    estimator.partial_fit(
+                        self._columns(X, families[family]),
+                        y,
+                        classes=classes,
+                        sample_weight=sub_weights,
+                    )
+        if first_call:
+            self.classes_ = classes
+            self.families_ = families
+            self.class_count_ = np.zeros(len(classes), dtype=np.float64)
+        self.estimators_ = estimators
+        self.class_count_ = self.class_count_ + np.bincount(
+            y_encoded, weights=weights, minlength=len(classes)
+        )
+        self._prior = prior
+        self._tables = None
+        return self
+
+    # -- tables and scoring ---------------------------------------------------
+
+    def _finalize(self):
+        prior = self._prior
+        return {
+            "class_log_prior_": log_class_prior(
+                self.class_count_, prior["class_prior"], prior["fit_prior"]
+            )
+        }
+
+    @contextlib.contextmanager
+    def _in_family(self, family, positions):
+        """Say which columns an error of a family's estimator is about.
+
+        Its messages number the features within the family (Python 3.11+
+        shows the note under the message).
+        """
+        try:
+            yield
+        except Exception as exc:
+            if hasattr(exc, "add_note"):
+                names = getattr(self, "feature_names_in_", None)
+                columns = ", ".join(_column_label(p, names) for p in positions)
+                exc.add_note(
+                    f"Raised for MixedNB's {family!r} family, whose features "
+                    f"0, 1, ... are the columns {columns} of X."
+                )
+            raise
+
+    @staticmethod
+    def _added_log_prior(estimator):
+        """The log prior an estimator adds to its joint log-likelihood."""
+        if isinstance(estimator, GaussianNB):
+            # As GaussianNB computes it: the log of its priors in float64
+            # (class_prior_ is rounded to the dtype it was fitted on).
+            return np.log(np.asarray(estimator.priors, dtype=np.float64))
+        return estimator.class_log_prior_
+
+    def _score(self, X, output, out, labels):
+        n_samples, n_classes = X.shape[0], len(self.classes_)
+        if output == _kernels.Output.JOINT_LOG_LIKELIHOOD:
+            jll = out
+        else:
+            jll = np.empty((n_samples, n_classes), dtype=np.float64)
+        jll[:] = self._final_tables()["class_log_prior_"]
+        part = np.empty_like(jll)
+        no_labels = np.empty(0, dtype=np.intp)
+        for family, estimator in self.estimators_.items():
+            # The sub-estimator's own scoring, straight into a float64 buffer.
+            with self._in_family(family, self.families_[family]):
+                columns = estimator._check_X(self._columns(X, self.families_[family]))
+            estimator._score(
+                columns, _kernels.Output.JOINT_LOG_LIKELIHOOD, part, no_labels
+            )
+            part -= self._added_log_prior(estimator)
+            jll += part
+        if output != _kernels.Output.JOINT_LOG_LIKELIHOOD:
+            _kernels.normalize_log_proba(
+                jll, output, out, labels, effective_n_threads(jll.size)
+            )

@@ -1,0 +1,722 @@
+"""fastnb.MixedNB: one Naive Bayes model over columns of different kinds.
+
+Oracles: with one family MixedNB is that family's estimator; with several,
+its joint log-likelihood is the prior plus each family's log-likelihood,
+computed here from separately fitted fastnb and scikit-learn estimators.
+"""
+
+import copy
+import doctest
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose, assert_array_equal
+from scipy.special import logsumexp
+from sklearn import naive_bayes as sk_nb
+from sklearn.preprocessing import OrdinalEncoder
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import fastnb
+from fastnb import MixedNB, _mixed
+
+OUTPUTS = ["predict_joint_log_proba", "predict_log_proba", "predict_proba"]
+LABELS = np.array(["a", "b", "c"])
+COLOURS = np.array(["red", "green", "blue", "white"])
+# The columns of mixed_frame and their families, in column order.
+FAMILIES = {
+    "gaussian": ["height", "weight"],
+    "categorical": ["colour", "size"],
+    "poisson": ["visits"],
+}
+
+FAMILIES_BY_POSITION = {"gaussian": [0, 1], "categorical": [2, 3], "poisson": [4]}
+
+
+def mixed_frame(n_samples=90, seed=0):
+    """A DataFrame of two normal, a string, a code and a count column; labels.
+
+    Every class has every colour and size code at least once when
+    n_samples >= 90, so scikit-learn's CategoricalNB can score it.
+    """
+    rng = np.random.default_rng(seed)
+    index = rng.permutation(np.arange(n_samples) % len(LABELS))
+    X = pd.DataFrame(
+        {
+            "height": rng.normal(165 + 6 * index, 7),
+            "weight": rng.normal(60 + 4 * index, 9),
+            "colour": COLOURS[(index + rng.integers(0, 3, n_samples)) % 4],
+            "size": (index + rng.integers(0, 2, n_samples) + np.arange(n_samples)) % 3,
+            "visits": rng.poisson(1.0 + index),
+        }
+    )
+    return X, LABELS[index]
+
+
+def assert_same_outputs(ours, theirs, X_ours, X_theirs=None, rtol=1e-12):
+    """Same outputs of two fitted models: probabilities to rtol, labels equal."""
+    X_theirs = X_ours if X_theirs is None else X_theirs
+    for method in OUTPUTS:
+        assert_allclose(
+            getattr(ours, method)(X_ours),
+            getattr(theirs, method)(X_theirs),
+            rtol=rtol,
+            atol=1e-300,
+            err_msg=method,
+        )
+    assert_array_equal(ours.predict(X_ours), theirs.predict(X_theirs))
+
+
+# ---------------------------------------------------------------------------
+# scikit-learn's API checks
+# ---------------------------------------------------------------------------
+
+
+def expected_failed_checks(estimator):
+    if estimator.families == {"gaussian": [0], "multinomial": "remaining"}:
+        return {
+            "check_fit_non_negative": (
+                "the check's negative values fall in column 0, which is gaussian "
+                "and takes any real value; only multinomial columns must be "
+                "non-negative (and are refused when negative)."
+            ),
+            "check_sample_weight_equivalence_on_dense_data": (
+                "GaussianNB's variance smoothing is var_smoothing times the "
+                "largest variance of the unweighted samples (as in scikit-learn), "
+                "so zero weights and repeats give another epsilon_; with a single "
+                "gaussian column and a class with one distinct sample this shows."
+            ),
+        }
+    return {}
+
+
+@parametrize_with_checks(
+    [
+        MixedNB(families={"gaussian": "remaining"}),
+        MixedNB(families={"bernoulli": [0], "gaussian": "remaining"}),
+        MixedNB(families={"gaussian": [0], "multinomial": "remaining"}),
+    ],
+    expected_failed_checks=expected_failed_checks,
+)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+# ---------------------------------------------------------------------------
+# One family: MixedNB is that family's estimator
+# ---------------------------------------------------------------------------
+
+
+def single_family_data(family, make_counts):
+    X, y, sample_weight = make_counts(LABELS, n_samples=90, n_features=6)
+    if family == "gaussian":
+        rng = np.random.default_rng(1)
+        X = rng.normal(size=X.shape) + (y == "a")[:, None]
+    elif family == "categorical":
+        X = np.minimum(np.round(X), 3)
+    elif family == "bernoulli":
+        X = (X > 1).astype(np.float64)
+    elif family == "poisson":
+        X = np.round(X)
+    return X, y, sample_weight
+
+
+@pytest.mark.parametrize("family", list(_mixed.FAMILIES))
+@pytest.mark.parametrize(
+    "prior", [{}, {"fit_prior": False}, {"class_prior": [0.2, 0.5, 0.3]}]
+)
+def test_single_family_is_that_estimator(family, prior, make_counts):
+    X, y, sample_weight = single_family_data(family, make_counts)
+    X_train, X_test = X[:70], X[70:]
+    ours = MixedNB(families={family: "remaining"}, **prior)
+    ours.fit(X_train, y[:70], sample_weight=sample_weight[:70])
+    if family == "gaussian":
+        # GaussianNB has no fit_prior: a uniform prior is given as priors.
+        priors = prior.get("class_prior", [1 / 3] * 3 if prior else None)
+        theirs = fastnb.GaussianNB(priors=priors)
+    else:
+        theirs = _mixed.FAMILIES[family](**prior)
+    theirs.fit(X_train, y[:70], sample_weight=sample_weight[:70])
+    assert_same_outputs(ours, theirs, X_test)
+    assert_array_equal(ours.classes_, theirs.classes_)
+    assert_allclose(ours.class_count_, theirs.class_count_, rtol=1e-15)
+    if family != "gaussian":
+        assert_allclose(ours.class_log_prior_, theirs.class_log_prior_, rtol=1e-15)
+    assert list(ours.estimators_) == [family]
+    assert_array_equal(ours.families_[family], np.arange(X.shape[1]))
+    assert ours.n_features_in_ == X.shape[1]
+
+
+# ---------------------------------------------------------------------------
+# Several families: the joint log-likelihood by hand
+# ---------------------------------------------------------------------------
+
+
+def test_gaussian_categorical_jll_by_hand():
+    X, y = mixed_frame(150)
+    X = X[["height", "colour", "weight", "size"]]
+    train, test = slice(0, 110), slice(110, None)
+    numeric, categorical = ["height", "weight"], ["colour", "size"]
+    model = MixedNB(families={"gaussian": numeric, "categorical": categorical})
+    model.fit(X[train], y[train])
+    assert {f: c.tolist() for f, c in model.families_.items()} == {
+        "gaussian": [0, 2],
+        "categorical": [1, 3],
+    }
+    jll = model.predict_joint_log_proba(X[test])
+
+    # scikit-learn, on the categories ordinal-encoded.
+    encoder = OrdinalEncoder().fit(X[categorical])
+    gaussian = sk_nb.GaussianNB().fit(X[train][numeric], y[train])
+    codes = encoder.transform(X[categorical])
+    categorical_nb = sk_nb.CategoricalNB().fit(codes[train], y[train])
+    counts = np.unique(y[train], return_counts=True)[1]
+    expected = (
+        np.log(counts / counts.sum())
+        + gaussian.predict_joint_log_proba(X[test][numeric])
+        - np.log(gaussian.class_prior_)
+        + categorical_nb.predict_joint_log_proba(codes[test])
+        - categorical_nb.class_log_prior_
+    )
+    assert_allclose(jll, expected, rtol=1e-10)
+
+    # The same from fastnb's own estimators, categories as raw strings.
+    ours_gaussian = fastnb.GaussianNB().fit(X[train][numeric], y[train])
+    ours_categorical = fastnb.CategoricalNB().fit(X[train][categorical], y[train])
+    from_fastnb = (
+        np.log(counts / counts.sum())
+        + ours_gaussian.predict_joint_log_proba(X[test][numeric])
+        - np.log(ours_gaussian.class_prior_)
+        + ours_categorical.predict_joint_log_proba(X[test][categorical])
+        - ours_categorical.class_log_prior_
+    )
+    assert_allclose(jll, from_fastnb, rtol=1e-12)
+
+    assert_allclose(
+        model.predict_log_proba(X[test]),
+        jll - logsumexp(jll, axis=1)[:, None],
+        rtol=1e-10,
+        atol=1e-12,
+    )
+    assert_allclose(model.predict_proba(X[test]).sum(axis=1), 1.0, rtol=1e-14)
+    assert_array_equal(model.predict(X[test]), model.classes_[jll.argmax(axis=1)])
+
+
+def test_poisson_family_keeps_the_factorial_term():
+    X, y = mixed_frame()
+    model = MixedNB(families={"gaussian": ["height"], "poisson": ["visits"]})
+    model.fit(X[["height", "visits"]], y)
+    gaussian = fastnb.GaussianNB().fit(X[["height"]], y)
+    poisson = fastnb.PoissonNB().fit(X[["visits"]], y)
+    expected = (
+        gaussian.predict_joint_log_proba(X[["height"]])
+        + poisson.predict_joint_log_proba(X[["visits"]])
+        - poisson.class_log_prior_
+    )
+    # -log(x!) is in the joint log-likelihood, as in PoissonNB's own.
+    assert_allclose(model.predict_joint_log_proba(X[["height", "visits"]]), expected)
+
+
+def test_unseen_category_scores_as_in_categorical_nb():
+    X, y = mixed_frame()
+    model = MixedNB(families={"gaussian": [0, 1], "categorical": [2, 3]})
+    model.fit(X[["height", "weight", "colour", "size"]], y)
+    new = X[["height", "weight", "colour", "size"]].iloc[:5].copy()
+    new["colour"] = ["purple", "red", "purple", "green", "black"]
+    new["size"] = [0, 7, 1, 2, 9]
+    gaussian = fastnb.GaussianNB().fit(X[["height", "weight"]], y)
+    categorical = fastnb.CategoricalNB().fit(X[["colour", "size"]], y)
+    expected = (
+        gaussian.predict_joint_log_proba(new[["height", "weight"]])
+        + categorical.predict_joint_log_proba(new[["colour", "size"]])
+        - categorical.class_log_prior_
+    )
+    assert_allclose(model.predict_joint_log_proba(new), expected, rtol=1e-12)
+
+
+def test_family_params_reach_the_estimators():
+    X, y = mixed_frame()
+    model = MixedNB(
+        families=FAMILIES,
+        gaussian_params={"var_smoothing": 1e-3, "var_type": "tied"},
+        categorical_params={"alpha": 0.5},
+        poisson_params={"alpha": 2.0},
+    ).fit(X, y)
+    assert model.estimators_["gaussian"].var_smoothing == 1e-3
+    assert model.estimators_["categorical"].alpha == 0.5
+    assert model.estimators_["poisson"].alpha == 2.0
+    jll = model.class_log_prior_ + sum(
+        fastnb_family(family, params)
+        .fit(X[FAMILIES[family]], y)
+        .predict_joint_log_proba(X[FAMILIES[family]])
+        - np.log(1 / 3)
+        for family, params in [
+            ("gaussian", {"var_smoothing": 1e-3, "var_type": "tied"}),
+            ("categorical", {"alpha": 0.5}),
+            ("poisson", {"alpha": 2.0}),
+        ]
+    )
+    assert_allclose(model.predict_joint_log_proba(X), jll, rtol=1e-12)
+
+
+def fastnb_family(family, params):
+    """The family's estimator with a uniform prior over LABELS, as MixedNB's."""
+    if family == "gaussian":
+        return fastnb.GaussianNB(priors=[1 / 3] * 3, **params)
+    return _mixed.FAMILIES[family](fit_prior=False, **params)
+
+
+# ---------------------------------------------------------------------------
+# Inputs: names, positions, arrays, DataFrames
+# ---------------------------------------------------------------------------
+
+
+def test_columns_by_name_or_position_and_any_container():
+    X, y = mixed_frame()
+    by_name = MixedNB(families=FAMILIES).fit(X, y)
+    by_position = MixedNB(
+        families={"poisson": [4], "categorical": [3, 2], "gaussian": "remaining"}
+    ).fit(X, y)
+    mixed = {"gaussian": ["height", 1], "categorical": "remaining", "poisson": [4]}
+    by_both = MixedNB(families=mixed).fit(X, y)
+    # The columns as an object array (positions only: no names).
+    as_array = X.to_numpy(dtype=object)
+    from_array = MixedNB(families=FAMILIES_BY_POSITION).fit(as_array, y)
+    assert_array_equal(by_name.feature_names_in_, X.columns)
+    assert not hasattr(from_array, "feature_names_in_")
+    for other in (by_position, by_both):
+        # The same columns, families in another order: the same sums.
+        assert_same_outputs(other, by_name, X, rtol=1e-13)
+    assert_same_outputs(from_array, by_name, as_array, X, rtol=1e-13)
+    assert_array_equal(by_both.families_["categorical"], [2, 3])
+    assert list(by_position.families_) == ["poisson", "categorical", "gaussian"]
+    assert_array_equal(by_position.families_["categorical"], [3, 2])
+
+
+def test_families_inferred_from_dtypes():
+    rng = np.random.default_rng(0)
+    n_samples = 40
+    y = LABELS[np.arange(n_samples) % 3]
+    X = pd.DataFrame(
+        {
+            "f64": rng.normal(size=n_samples),
+            "codes": rng.integers(0, 3, n_samples),
+            "flag": rng.random(n_samples) < 0.5,
+            "text": COLOURS[rng.integers(0, 4, n_samples)],
+            "string": pd.array(COLOURS[rng.integers(0, 4, n_samples)], dtype="string"),
+            "category": pd.Categorical(COLOURS[rng.integers(0, 4, n_samples)]),
+            "f32": rng.normal(size=n_samples).astype(np.float32),
+        }
+    )
+    model = MixedNB().fit(X, y)
+    assert {f: c.tolist() for f, c in model.families_.items()} == {
+        "gaussian": [0, 6],
+        "categorical": [1, 2, 3, 4, 5],
+    }
+    explicit = MixedNB(
+        families={"gaussian": ["f64", "f32"], "categorical": "remaining"}
+    ).fit(X, y)
+    assert_same_outputs(model, explicit, X, rtol=1e-15)
+    assert model.__sklearn_tags__().input_tags.string
+
+    dates = X.assign(when=pd.date_range("2024-01-01", periods=n_samples))
+    with pytest.raises(ValueError, match="cannot infer the family of column 'when'"):
+        MixedNB().fit(dates, y)
+    with pytest.raises(ValueError, match="infers the families from a pandas"):
+        MixedNB().fit(X.to_numpy(), y)
+
+
+BAD_FAMILIES = [
+    ({"gausian": [0]}, "Unknown families \\['gausian'\\]"),
+    ({"gaussian": [0, 1], "poisson": [1, 2]}, "listed in families\\['poisson'\\] also"),
+    ({"gaussian": [0, 0, 1, 2]}, "listed in families\\['gaussian'\\] twice"),
+    ({"gaussian": [0, 1, 2, 3]}, "lists column 3, but X has 3 columns"),
+    ({"gaussian": [-1, 0, 1]}, "lists column -1"),
+    ({"gaussian": [0, 1]}, "Columns \\['2'\\] are in no family"),
+    ({"gaussian": "remaining", "poisson": "remaining"}, "Only one family may"),
+    ({"gaussian": "all"}, "must be a list of columns"),
+    ({"gaussian": 0, "poisson": [1, 2]}, "must be a list of columns"),
+    ({"gaussian": [0, 1, True]}, "holds the boolean True"),
+    ({"gaussian": [0, 1, 2.0]}, "columns are integer positions or string names"),
+    ({"gaussian": ["x"], "poisson": "remaining"}, "no string column names"),
+    ({}, "families is empty"),
+]
+
+
+@pytest.mark.parametrize(("families", "message"), BAD_FAMILIES)
+def test_bad_families(families, message):
+    X = np.abs(np.random.default_rng(0).normal(size=(6, 3)))
+    y = [0, 1] * 3
+    model = MixedNB(families=families)
+    with pytest.raises(ValueError, match=message):
+        model.fit(X, y)
+    with pytest.raises(ValueError, match=message):
+        model.partial_fit(X, y, classes=[0, 1])
+    assert not hasattr(model, "classes_")
+
+
+def test_bad_family_names_and_params():
+    X, y = mixed_frame()
+    with pytest.raises(
+        ValueError, match="lists column 'shoe', which is not a column of X"
+    ):
+        MixedNB(families={"gaussian": ["shoe"], "categorical": "remaining"}).fit(X, y)
+    with pytest.raises(ValueError, match="must be an instance of 'dict'"):
+        MixedNB(families=[("gaussian", [0])]).fit(X, y)
+    for params, message in [
+        ({"gaussian_params": {"priors": [0.5, 0.5]}}, "prior belongs to MixedNB"),
+        ({"poisson_params": {"fit_prior": False}}, "prior belongs to MixedNB"),
+        ({"categorical_params": {"alpah": 1.0}}, "not a valid set of parameters"),
+        ({"poisson_params": {"alpha": -1.0}}, "'alpha' parameter of PoissonNB"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            MixedNB(families=FAMILIES, **params).fit(X, y)
+
+
+def test_prediction_input_checks():
+    X, y = mixed_frame()
+    model = MixedNB(families=FAMILIES).fit(X, y)
+    with pytest.raises(ValueError, match="missing:\n- visits"):
+        model.predict(X.iloc[:, :4])
+    from_array = MixedNB(families=FAMILIES_BY_POSITION).fit(X.to_numpy(object), y)
+    with pytest.raises(ValueError, match="has 4 features, but MixedNB is expecting 5"):
+        from_array.predict(X.iloc[:, :4].to_numpy(object))
+    with pytest.raises(ValueError, match="feature names should match"):
+        model.predict(X.rename(columns={"height": "tallness"}))
+    with pytest.raises(ValueError, match="missing values .* \\['colour'\\]"):
+        model.predict(X.assign(colour=X["colour"].where(X.index != 3, None)))
+    with pytest.raises(ValueError, match="missing values .* \\['height'\\]"):
+        model.fit(X.assign(height=X["height"].where(X.index != 3)), y)
+    with pytest.raises(ValueError, match="requires y to be passed"):
+        MixedNB(families=FAMILIES).fit(X, None)
+    # Columns in another order are refused, not silently mixed up.
+    with pytest.raises(ValueError, match="feature names"):
+        model.predict(X[X.columns[::-1]])
+
+
+@pytest.mark.parametrize(
+    ("families", "string", "positive_only", "poor_score"),
+    [
+        (None, True, False, True),
+        ({"gaussian": "remaining"}, False, False, False),
+        ({"gaussian": [0], "categorical": "remaining"}, True, False, True),
+        ({"gaussian": [0], "multinomial": "remaining"}, False, True, True),
+        ({"bernoulli": [0], "poisson": "remaining"}, False, True, True),
+    ],
+)
+def test_tags(families, string, positive_only, poor_score):
+    tags = MixedNB(families=families).__sklearn_tags__()
+    assert tags.input_tags.string is string
+    assert tags.input_tags.categorical is string
+    assert tags.input_tags.positive_only is positive_only
+    assert tags.classifier_tags.poor_score is poor_score
+    assert not tags.input_tags.allow_nan and not tags.input_tags.sparse
+
+
+def test_errors_of_a_family_name_its_columns():
+    X, y = mixed_frame()
+    X.iloc[3, 3] = -1
+    with pytest.raises(ValueError, match="Negative values .* feature 1") as error:
+        MixedNB(families=FAMILIES).fit(X, y)
+    if hasattr(error.value, "add_note"):  # Python 3.11+
+        assert error.value.__notes__ == [
+            "Raised for MixedNB's 'categorical' family, whose features 0, 1, ... "
+            "are the columns 2 ('colour'), 3 ('size') of X."
+        ]
+
+
+# ---------------------------------------------------------------------------
+# partial_fit and sample weights
+# ---------------------------------------------------------------------------
+
+
+def test_partial_fit_in_chunks_equals_fit():
+    X, y = mixed_frame(120, seed=3)
+    # A colour and size codes first seen in the last chunk.
+    X.loc[100:, "colour"] = "violet"
+    X.loc[110:, "size"] = 5
+    weights = np.random.default_rng(4).uniform(0.0, 3.0, len(y))
+    whole = MixedNB(families=FAMILIES).fit(X, y, sample_weight=weights)
+    chunked = MixedNB(families=FAMILIES)
+    for start, stop in [(0, 7), (7, 50), (50, 51), (51, 120)]:
+        chunked.partial_fit(
+            X[start:stop],
+            y[start:stop],
+            classes=LABELS,
+            sample_weight=weights[start:stop],
+        )
+    # Gaussian moments merged from chunks differ from one pass by rounding.
+    assert_same_outputs(chunked, whole, X, rtol=1e-10)
+    assert_allclose(chunked.class_count_, whole.class_count_, rtol=1e-14)
+    assert_allclose(chunked.class_log_prior_, whole.class_log_prior_, rtol=1e-14)
+    for family in FAMILIES:
+        assert_array_equal(chunked.estimators_[family].classes_, LABELS)
+
+
+@settings(max_examples=5, deadline=None)
+@given(
+    cuts=st.lists(st.integers(1, 89), max_size=4, unique=True),
+    seed=st.integers(0, 1000),
+)
+def test_partial_fit_in_any_chunks_equals_fit(cuts, seed):
+    X, y = mixed_frame(90, seed=seed)
+    weights = np.random.default_rng(seed).uniform(0.0, 2.0, len(y))
+    whole = MixedNB(families=FAMILIES).fit(X, y, sample_weight=weights)
+    chunked = MixedNB(families=FAMILIES)
+    bounds = [0, *sorted(cuts), len(y)]
+    for start, stop in zip(bounds[:-1], bounds[1:], strict=True):
+        chunk = slice(start, stop)
+        chunked.partial_fit(
+            X[chunk], y[chunk], classes=LABELS, sample_weight=weights[chunk]
+        )
+    assert_allclose(
+        chunked.predict_joint_log_proba(X), whole.predict_joint_log_proba(X), rtol=1e-9
+    )
+    assert_allclose(chunked.predict_proba(X).sum(axis=1), 1.0, rtol=1e-14)
+
+
+def test_integer_weights_equal_repeats():
+    X, y = mixed_frame(90, seed=5)
+    weights = np.random.default_rng(6).integers(0, 4, len(y))
+    # No variance smoothing: its scale comes from the unweighted samples.
+    params = {"families": FAMILIES, "gaussian_params": {"var_smoothing": 0.0}}
+    weighted = MixedNB(**params).fit(X, y, sample_weight=weights)
+    repeated = MixedNB(**params).fit(
+        X.iloc[np.repeat(np.arange(len(y)), weights)], np.repeat(y, weights)
+    )
+    assert_same_outputs(weighted, repeated, X, rtol=1e-9)
+    assert_allclose(weighted.class_count_, repeated.class_count_)
+
+
+# ---------------------------------------------------------------------------
+# All-or-nothing fitting
+# ---------------------------------------------------------------------------
+
+
+def assert_same_state(actual, expected, where="model"):
+    """Recursive equality of everything two models hold, sub-estimators included.
+
+    Arrays must agree in dtype, shape and values (NaN equal to NaN), objects
+    with a ``__dict__`` in every attribute.
+    """
+    assert type(actual) is type(expected), where
+    if isinstance(actual, np.ndarray):
+        assert actual.dtype == expected.dtype and actual.shape == expected.shape, where
+        if actual.dtype.kind in "fc":
+            assert_array_equal(actual, expected, err_msg=where)
+        else:
+            assert actual.tolist() == expected.tolist(), where
+    elif isinstance(actual, dict):
+        assert list(actual) == list(expected), where
+        for key in actual:
+            assert_same_state(actual[key], expected[key], f"{where}[{key!r}]")
+    elif isinstance(actual, (list, tuple)):
+        assert len(actual) == len(expected), where
+        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
+            assert_same_state(a, e, f"{where}[{i}]")
+    elif hasattr(actual, "__dict__"):
+        assert_same_state(vars(actual), vars(expected), f"{where}.")
+    else:
+        assert actual == expected or (actual != actual and expected != expected), where
+
+
+def three_batches():
+    X, y = mixed_frame(120, seed=7)
+    return [(X[:40], y[:40]), (X[40:80], y[40:80]), (X[80:], y[80:])]
+
+
+def failing_call(case, X, y):
+    """(arguments of partial_fit, parameters to set first) for each failure."""
+    X = X.copy()
+    if case == "first family (gaussian): infinity":
+        X.iloc[3, 0] = np.inf
+    elif case == "middle family (categorical): negative code":
+        X.iloc[3, 3] = -1
+    elif case == "last family (poisson): negative count":
+        X.iloc[3, 4] = -2
+    elif case == "last family's parameters":
+        return (X, y), {"poisson_params": {"alpha": -1.0}}
+    elif case == "middle family's parameters":
+        return (X, y), {"categorical_params": {"min_categories": -3}}
+    elif case == "unknown label":
+        y = np.where(np.arange(len(y)) == 3, "z", y)
+    elif case == "wrong classes":
+        return (X, y, ["a", "b"]), {}
+    elif case == "sample_weight":
+        return (X, y, None, -np.ones(len(y))), {}
+    elif case == "missing value":
+        X.iloc[3, 2] = None
+    elif case == "feature count":
+        X = X.iloc[:, :4]
+    return (X, y), {}
+
+
+FAILURES = [
+    "first family (gaussian): infinity",
+    "middle family (categorical): negative code",
+    "last family (poisson): negative count",
+    "last family's parameters",
+    "middle family's parameters",
+    "unknown label",
+    "wrong classes",
+    "sample_weight",
+    "missing value",
+    "feature count",
+]
+
+
+@pytest.fixture(scope="module")
+def two_batches_fitted():
+    """A model after partial_fit on two batches (tables built), and the JLL
+    on the third batch of a model that went on to fit it."""
+    batches = three_batches()
+    model = MixedNB(families=FAMILIES)
+    model.partial_fit(*batches[0], classes=LABELS)
+    model.partial_fit(*batches[1])
+    model.predict(batches[0][0])  # tables built; a failed call must keep them
+    reference = copy.deepcopy(model).partial_fit(*batches[2])
+    return model, reference.predict_joint_log_proba(batches[2][0])
+
+
+@pytest.mark.parametrize("case", FAILURES)
+def test_failed_partial_fit_changes_nothing(case, two_batches_fitted):
+    model = copy.deepcopy(two_batches_fitted[0])
+    estimators = dict(model.estimators_)
+    before = copy.deepcopy(model)
+    X, y = three_batches()[2]
+    args, params = failing_call(case, X, y)
+    model.set_params(**params)
+    with pytest.raises(ValueError):
+        model.partial_fit(*args)
+    model.set_params(**{name: None for name in params})
+    assert_same_state(model, before)
+    assert all(model.estimators_[f] is estimators[f] for f in FAMILIES)
+    # And it goes on as if the call had not been made.
+    model.partial_fit(X, y)
+    assert_array_equal(model.predict_joint_log_proba(X), two_batches_fitted[1])
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["first family (gaussian): infinity", "last family (poisson): negative count"],
+)
+def test_failed_fit_changes_nothing(case):
+    batches = three_batches()
+    model = MixedNB(families=FAMILIES).fit(*batches[0])
+    before = copy.deepcopy(model)
+    (X, y), _ = failing_call(case, *batches[1])
+    with pytest.raises(ValueError):
+        model.fit(X, y)
+    assert_same_state(model, before)
+
+
+def test_first_failed_partial_fit_leaves_model_unfitted():
+    X, y = three_batches()[0]
+    model = MixedNB(families=FAMILIES)
+    bad = X.assign(visits=-X["visits"] - 1)
+    with pytest.raises(ValueError, match="Negative values"):
+        model.partial_fit(bad, y, classes=LABELS)
+    assert not hasattr(model, "classes_") and not hasattr(model, "estimators_")
+    assert not hasattr(model, "n_features_in_")
+
+
+# ---------------------------------------------------------------------------
+# Documentation
+# ---------------------------------------------------------------------------
+
+
+def test_docstring_examples():
+    failed, attempted = doctest.testmod(_mixed, optionflags=doctest.ELLIPSIS)
+    assert attempted > 0 and failed == 0
+
+
+# ---------------------------------------------------------------------------
+# Real data: UCI Adult, 6 numeric and 8 categorical columns
+# ---------------------------------------------------------------------------
+
+ADULT_COLUMNS = [
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
+    "income",
+]
+ADULT_NUMERIC = [
+    "age",
+    "fnlwgt",
+    "education-num",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+]
+ADULT_CATEGORICAL = [c for c in ADULT_COLUMNS[:-1] if c not in ADULT_NUMERIC]
+# From the issue: each family alone on the canonical train/test split.
+ADULT_CATEGORICAL_ACCURACY = 0.8009
+ADULT_GAUSSIAN_ACCURACY = 0.7956
+
+
+def read_adult(path, skiprows=0):
+    """Features and labels; '?' stays a category of its own, labels lose a final '.'."""
+    frame = pd.read_csv(
+        path,
+        header=None,
+        names=ADULT_COLUMNS,
+        skipinitialspace=True,
+        skiprows=skiprows,
+        keep_default_na=False,
+    )
+    labels = frame.pop("income").str.rstrip(".").to_numpy()
+    return frame, labels
+
+
+def test_adult_mixed_beats_each_family(require_data):
+    X_train, y_train = read_adult(require_data("adult/adult.data"))
+    # adult.test starts with a comment line.
+    X_test, y_test = read_adult(require_data("adult/adult.test"), skiprows=1)
+    assert X_train.shape == (32561, 14) and X_test.shape == (16281, 14)
+    assert set(y_train) == set(y_test) == {"<=50K", ">50K"}
+    assert (X_train[ADULT_CATEGORICAL] == "?").any().sum() == 3
+
+    encoder = OrdinalEncoder().fit(
+        pd.concat([X_train[ADULT_CATEGORICAL], X_test[ADULT_CATEGORICAL]])
+    )
+    categorical = fastnb.CategoricalNB().fit(
+        encoder.transform(X_train[ADULT_CATEGORICAL]), y_train
+    )
+    categorical_accuracy = categorical.score(
+        encoder.transform(X_test[ADULT_CATEGORICAL]), y_test
+    )
+    gaussian = fastnb.GaussianNB().fit(X_train[ADULT_NUMERIC], y_train)
+    gaussian_accuracy = gaussian.score(X_test[ADULT_NUMERIC], y_test)
+    mixed = MixedNB(
+        families={"gaussian": ADULT_NUMERIC, "categorical": ADULT_CATEGORICAL}
+    ).fit(X_train, y_train)
+    mixed_accuracy = mixed.score(X_test, y_test)
+    print(
+        f"\nAdult test accuracy: CategoricalNB {categorical_accuracy:.4f}, "
+        f"GaussianNB {gaussian_accuracy:.4f}, MixedNB {mixed_accuracy:.4f}"
+    )
+    assert round(categorical_accuracy, 4) == ADULT_CATEGORICAL_ACCURACY
+    assert round(gaussian_accuracy, 4) == ADULT_GAUSSIAN_ACCURACY
+    assert mixed_accuracy > max(categorical_accuracy, gaussian_accuracy)
+    # MixedNB sums the two models' log-likelihoods with one prior.
+    expected = (
+        gaussian.predict_joint_log_proba(X_test[ADULT_NUMERIC])
+        + categorical.predict_joint_log_proba(
+            encoder.transform(X_test[ADULT_CATEGORICAL])
+        )
+        - categorical.class_log_prior_
+    )
+    assert_allclose(mixed.predict_joint_log_proba(X_test), expected, rtol=1e-10)
