@@ -16,17 +16,31 @@ from sklearn.utils.validation import check_is_fitted
 
 from fastnb._simd import kernels as _kernels
 
+# Values a kernel must touch to be worth each extra thread: waking a thread
+# costs more than small inputs save, and on a busy machine far more.
+WORK_PER_THREAD = 1 << 16
 
-def effective_n_threads():
+
+def effective_n_threads(work=None):
     """Number of threads the kernels use: OpenMP's limit, capped by usable CPUs.
 
-    OpenMP's limit follows ``OMP_NUM_THREADS`` and ``threadpoolctl``.
+    OpenMP's limit follows ``OMP_NUM_THREADS`` and ``threadpoolctl``. With
+    ``work`` (how many values the kernel touches: nonzeros, or rows x
+    columns), small inputs get fewer threads, one per WORK_PER_THREAD values.
     """
     if hasattr(os, "sched_getaffinity"):
         n_cpus = len(os.sched_getaffinity(0))
     else:
         n_cpus = os.cpu_count() or 1
-    return max(1, min(_kernels.openmp_max_threads(), n_cpus))
+    n_threads = max(1, min(_kernels.openmp_max_threads(), n_cpus))
+    if work is not None:
+        n_threads = max(1, min(n_threads, work // WORK_PER_THREAD))
+    return n_threads
+
+
+def data_size(X):
+    """How many values of X a kernel reads: nonzeros if sparse, else all."""
+    return X.nnz if hasattr(X, "nnz") else X.size
 
 
 def sparse_arrays(X):

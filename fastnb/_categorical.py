@@ -51,9 +51,11 @@ def checked_codes(column, name):
                 f"CategoricalNB: feature {name} mixes numbers with other values."
             ) from exc
     if column.size and column.min() < 0:
+        lowest = column.min()
+        shown = int(lowest) if float(lowest).is_integer() else lowest
         raise ValueError(
             f"Negative values in data passed to CategoricalNB (input X): feature "
-            f"{name} has code {column.min()}; codes must be integers >= 0."
+            f"{name} has code {shown}; codes must be integers >= 0."
         )
     if column.dtype.kind == "f" and not np.array_equal(column, np.floor(column)):
         raise ValueError(
@@ -205,8 +207,8 @@ class CategoricalNB(BaseDiscreteNB):
         self.class_count_ += np.bincount(
             y, weights=sample_weight, minlength=len(self.classes_)
         )
-        n_threads = effective_n_threads()
         codes = batch["codes"]
+        n_threads = effective_n_threads(codes.size)
         _kernels.count_categories(
             codes,
             y,
@@ -379,7 +381,7 @@ class CategoricalNB(BaseDiscreteNB):
 
     def _score(self, X, output, out, labels):
         tables = self._final_tables()
-        n_threads = effective_n_threads()
+        n_threads = effective_n_threads(X.size * len(self.classes_))
         _kernels.categorical_jll(
             X,
             self._offsets,

@@ -18,6 +18,7 @@ from fastnb._base import (
     BaseNB,
     check_class_prior,
     check_sample_weight,
+    data_size,
     dense_block_width,
     effective_n_threads,
     encode_fit_labels,
@@ -42,7 +43,7 @@ def accumulate_counts(X, y, sample_weight, out, binarize):
     ``binarize`` is None to count values as they are, or a threshold above
     which a value counts as 1 (else 0).
     """
-    n_threads = effective_n_threads()
+    n_threads = effective_n_threads(data_size(X))
     threshold = 0.0 if binarize is None else float(binarize)
     counting = (threshold, binarize is not None, out)
     if sp.issparse(X) and X.format == "csr":
@@ -223,7 +224,7 @@ class BaseDiscreteNB(BaseNB):
     def _score(self, X, output, out, labels):
         tables = self._final_tables()
         binarize = self._counts_binarize()
-        n_threads = effective_n_threads()
+        n_threads = effective_n_threads(data_size(X) * len(self.classes_))
         scoring = (
             tables["table"],
             tables["intercept"],
@@ -544,7 +545,9 @@ class BernoulliNB(BaseDiscreteNB):
             present = present.toarray()
         needed = np.asarray(certain.sum(axis=1)).reshape(-1, 1)
         jll[(present < needed - 0.5).T] = -np.inf
-        _kernels.normalize_log_proba(jll, output, out, labels, effective_n_threads())
+        _kernels.normalize_log_proba(
+            jll, output, out, labels, effective_n_threads(jll.size)
+        )
 
     def _binarized(self, X):
         """X as the model counts it: 1/0 against the threshold (a copy)."""

@@ -18,6 +18,7 @@ from sklearn.utils.validation import validate_data
 from fastnb._base import (
     BaseNB,
     check_sample_weight,
+    data_size,
     effective_n_threads,
     encode_fit_labels,
     encode_labels,
@@ -52,7 +53,7 @@ def merge_moments(count, mean, ssd, batch_count, batch_mean, batch_ssd):
 def class_moments(X, y, sample_weight, n_classes):
     """Weighted count, mean and ssd of every feature in each class of a batch."""
     n_features = X.shape[1]
-    n_threads = effective_n_threads()
+    n_threads = effective_n_threads(data_size(X))
     if not sp.issparse(X):
         return dense_class_moments(X, y, sample_weight, n_classes, n_threads)
     count = np.bincount(y, weights=sample_weight, minlength=n_classes)
@@ -486,7 +487,7 @@ class GaussianNB(BaseNB):
 
     def _score(self, X, output, out, labels):
         tables = self._final_tables()
-        n_threads = effective_n_threads()
+        n_threads = effective_n_threads(data_size(X) * len(self.classes_))
         scoring = (
             output,
             out,

@@ -67,7 +67,10 @@ def test_counting_does_not_depend_on_thread_count(n_threads):
 
 @pytest.mark.parametrize("Estimator", ESTIMATORS)
 def test_estimators_do_not_depend_on_thread_count(Estimator):
-    X, y = tfidf_like(4000, 200, 4)
+    X, y = tfidf_like(20_000, 200, 4)
+    if _kernels.openmp_enabled() and effective_n_threads() > 1:
+        # Large enough that the estimators do use several threads.
+        assert effective_n_threads(X.nnz) > 1
     with threadpool_limits(limits=1, user_api="openmp"):
         assert effective_n_threads() == 1
         one = Estimator().fit(X, y)
@@ -85,6 +88,11 @@ def test_openmp_threads_follow_the_limit():
     with threadpool_limits(limits=1, user_api="openmp"):
         assert _kernels.openmp_max_threads() == 1
     assert effective_n_threads() >= 1
+
+
+def test_small_inputs_use_one_thread():
+    assert effective_n_threads(1000) == 1
+    assert effective_n_threads(None) >= effective_n_threads(1 << 30)
 
 
 def test_scratch_rows_do_not_share_cache_lines():
