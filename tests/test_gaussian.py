@@ -1,0 +1,1037 @@
+"""fastnb.GaussianNB against scikit-learn, NumPy formulas and a worked example.
+
+scikit-learn's GaussianNB refuses sparse input, so fastnb on CSR/CSC is
+compared with scikit-learn on the same values made dense. Where fastnb
+deliberately differs (variance options, epsilon_ over several partial_fit
+calls, weight checks), the expectations are computed here with NumPy or by
+hand.
+"""
+
+import copy
+import math
+import re
+import warnings
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from numpy.testing import assert_allclose, assert_array_equal
+from scipy.special import logsumexp
+from sklearn import naive_bayes as sk_nb
+from sklearn.model_selection import train_test_split
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from fastnb import GaussianNB
+
+DATA_DIR = Path(__file__).parents[1].parent / "shared" / "data"
+
+OUTPUTS = ["predict_joint_log_proba", "predict_log_proba", "predict_proba"]
+ATTRIBUTES = ["theta_", "var_", "class_count_", "class_prior_", "epsilon_"]
+VAR_TYPES = ["diag", "tied", "spherical"]
+VAR_ESTIMATORS = ["mle", "unbiased"]
+PROPERTY_SETTINGS = settings(max_examples=30, deadline=None)
+
+
+# ---------------------------------------------------------------------------
+# Tolerances
+# ---------------------------------------------------------------------------
+
+# Against scikit-learn, by the dtype the models were fitted and scored on:
+# (relative tolerance, absolute tolerance as a fraction of the largest
+# expected magnitude). float32 results are rounded to float32 by both, and
+# scikit-learn also computes in float32.
+SKLEARN_TOL = {
+    np.dtype(np.float64): (1e-9, 1e-12),
+    np.dtype(np.float32): (1e-4, 1e-5),
+}
+# Two fastnb computations of the same model (chunks versus one fit).
+SAME_RTOL = 1e-10
+
+
+def assert_close(actual, desired, dtype, err_msg=""):
+    """Assert agreement to the tolerance of ``dtype``; absolute part by scale."""
+    rtol, atol_scale = SKLEARN_TOL[np.dtype(dtype)]
+    desired = np.asarray(desired)
+    finite = desired[np.isfinite(desired)]
+    scale = np.abs(finite).max() if finite.size else 0.0
+    assert_allclose(
+        actual, desired, rtol=rtol, atol=atol_scale * scale, err_msg=err_msg
+    )
+
+
+def assert_same_model(model, expected, X, rtol=SAME_RTOL):
+    """Equal classes, attributes and outputs on X to ``rtol`` (absolute: by scale)."""
+    assert_array_equal(model.classes_, expected.classes_)
+    pairs = [
+        (name, getattr(model, name), getattr(expected, name)) for name in ATTRIBUTES
+    ]
+    pairs += [
+        (name, getattr(model, name)(X), getattr(expected, name)(X)) for name in OUTPUTS
+    ]
+    for name, actual, desired in pairs:
+        desired = np.asarray(desired)
+        finite = desired[np.isfinite(desired)]
+        scale = np.abs(finite).max() if finite.size else 0.0
+        assert_allclose(
+            actual, desired, rtol=rtol, atol=1e-3 * rtol * scale, err_msg=name
+        )
+    assert_array_equal(model.predict(X), expected.predict(X))
+
+
+# ---------------------------------------------------------------------------
+# Data and input containers
+# ---------------------------------------------------------------------------
+
+
+def make_data(labels, n_samples=150, n_features=6, seed=0):
+    """Continuous X with about a third of the entries zero, y, positive weights.
+
+    Every label occurs at least twice, and the class means differ, so the
+    classes are told apart by the model without any two scoring alike.
+    """
+    labels = np.asarray(labels)
+    rng = np.random.default_rng(seed)
+    y_index = rng.permutation(np.arange(n_samples) % len(labels))
+    centres = rng.normal(scale=2.0, size=(len(labels), n_features))
+    scales = rng.uniform(0.5, 2.0, size=(len(labels), n_features))
+    X = centres[y_index] + scales[y_index] * rng.normal(size=(n_samples, n_features))
+    X *= rng.random((n_samples, n_features)) < 0.7
+    sample_weight = rng.uniform(0.1, 3.0, size=n_samples)
+    return X, labels[y_index], sample_weight
+
+
+def with_index_dtype(X, index_dtype):
+    X.indices = X.indices.astype(index_dtype)
+    X.indptr = X.indptr.astype(index_dtype)
+    return X
+
+
+def dense_c(X):
+    return np.ascontiguousarray(X)
+
+
+def dense_f(X):
+    X = np.asfortranarray(X)
+    assert not X.flags.c_contiguous
+    return X
+
+
+def dense_read_only(X):
+    X = np.array(X)
+    X.setflags(write=False)
+    return X
+
+
+def dense_strided(X):
+    """A view with a column stride: neither C nor F contiguous."""
+    wide = np.zeros((X.shape[0], 2 * X.shape[1]), dtype=X.dtype)
+    wide[:, ::2] = X
+    X = wide[:, ::2]
+    assert not (X.flags.c_contiguous or X.flags.f_contiguous)
+    return X
+
+
+def csr_int32(X):
+    return with_index_dtype(sp.csr_matrix(X), np.int32)
+
+
+def csr_int64(X):
+    return with_index_dtype(sp.csr_matrix(X), np.int64)
+
+
+def csc_int32(X):
+    return with_index_dtype(sp.csc_matrix(X), np.int32)
+
+
+def csc_int64(X):
+    return with_index_dtype(sp.csc_matrix(X), np.int64)
+
+
+def csr_read_only(X):
+    X = sp.csr_matrix(X)
+    for array in (X.data, X.indices, X.indptr):
+        array.setflags(write=False)
+    return X
+
+
+CONTAINERS = {
+    "dense C": dense_c,
+    "dense F": dense_f,
+    "dense read-only": dense_read_only,
+    "dense strided": dense_strided,
+    "CSR int32": csr_int32,
+    "CSR int64": csr_int64,
+    "CSC int32": csc_int32,
+    "CSC int64": csc_int64,
+    "CSR read-only": csr_read_only,
+}
+FEW_CONTAINERS = {
+    name: CONTAINERS[name] for name in ["dense C", "CSR int32", "CSC int32"]
+}
+
+
+def to_dense(X):
+    return X.toarray() if sp.issparse(X) else np.asarray(X)
+
+
+def class_stats(X, y, classes, sample_weight=None):
+    """Per class: weighted count, mean and sum of squared deviations (ssd)."""
+    X = to_dense(X).astype(np.float64)
+    if sample_weight is None:
+        sample_weight = np.ones(len(y))
+    counts, means, ssds = [], [], []
+    for label in classes:
+        Xc, wc = X[y == label], sample_weight[y == label]
+        mean = np.average(Xc, axis=0, weights=wc)
+        counts.append(wc.sum())
+        means.append(mean)
+        ssds.append((wc[:, None] * (Xc - mean) ** 2).sum(axis=0))
+    return np.array(counts), np.array(means), np.array(ssds)
+
+
+def expected_variance(X, y, classes, var_type, var_estimator, sample_weight=None):
+    """Variances before smoothing, from the formulas in the docstring of GaussianNB."""
+    count, _, ssd = class_stats(X, y, classes, sample_weight)
+    n_classes, n_features = ssd.shape
+    unbiased = var_estimator == "unbiased"
+    if var_type == "diag":
+        return ssd / (count[:, None] - unbiased)
+    if var_type == "tied":
+        pooled = ssd.sum(axis=0) / (count.sum() - unbiased * n_classes)
+        return np.tile(pooled, (n_classes, 1))
+    per_class = ssd.sum(axis=1) / (n_features * (count - unbiased))
+    return np.tile(per_class[:, None], (1, n_features))
+
+
+def gaussian_jll(model, X):
+    """Joint log-likelihood by the textbook formula, from the fitted attributes."""
+    X = to_dense(X).astype(np.float64)
+    theta = model.theta_.astype(np.float64)
+    var = model.var_.astype(np.float64)
+    prior = model.class_prior_.astype(np.float64)
+    squares = ((X[:, None, :] - theta[None]) ** 2 / var[None]).sum(axis=2)
+    return np.log(prior) - 0.5 * np.log(2 * np.pi * var).sum(axis=1) - 0.5 * squares
+
+
+# ---------------------------------------------------------------------------
+# 1. Against scikit-learn
+# ---------------------------------------------------------------------------
+
+CASES = {
+    "2 int classes": (np.array([-3, 8]), {}),
+    "5 str classes": (np.array(["ant", "bee", "cat", "dog", "eel"]), {}),
+    "priors": (np.array([0, 1, 2]), {"priors": [0.2, 0.5, 0.3]}),
+    "var_smoothing=0": (np.array(["no", "yes"]), {"var_smoothing": 0.0}),
+    "var_smoothing=1e-3": (np.array([1, 2, 3, 4]), {"var_smoothing": 1e-3}),
+    "var_smoothing=0.5": (np.array(["a", "b", "c"]), {"var_smoothing": 0.5}),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("container", list(CONTAINERS))
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_matches_sklearn(case, weighted, container, dtype):
+    labels, params = CASES[case]
+    X, y, sample_weight = make_data(labels, seed=len(case))
+    X_test, _, _ = make_data(labels, n_samples=60, seed=len(case) + 100)
+    X, X_test = X.astype(dtype), X_test.astype(dtype)
+    sample_weight = sample_weight if weighted else None
+    to_container = CONTAINERS[container]
+
+    ours = GaussianNB(**params).fit(to_container(X), y, sample_weight=sample_weight)
+    theirs = sk_nb.GaussianNB(**params).fit(X, y, sample_weight=sample_weight)
+
+    assert_array_equal(ours.classes_, theirs.classes_)
+    assert ours.classes_.dtype == theirs.classes_.dtype
+    assert ours.n_features_in_ == theirs.n_features_in_ == X.shape[1]
+    for name in ATTRIBUTES:
+        actual, desired = getattr(ours, name), getattr(theirs, name)
+        assert np.asarray(actual).dtype == np.asarray(desired).dtype, name
+        assert_close(actual, desired, dtype, err_msg=name)
+    # Training rows and new rows in one call.
+    X_eval = np.vstack([X, X_test])
+    predicted = ours.predict(to_container(X_eval))
+    expected = theirs.predict(X_eval)
+    assert predicted.dtype == expected.dtype
+    assert_array_equal(predicted, expected)
+    for name in OUTPUTS:
+        actual = getattr(ours, name)(to_container(X_eval))
+        desired = getattr(theirs, name)(X_eval)
+        assert actual.dtype == desired.dtype, name
+        assert_close(actual, desired, dtype, err_msg=name)
+    assert ours.score(to_container(X_test), theirs.predict(X_test)) == 1.0
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_long_dense_input_matches_sklearn(order, weighted):
+    # Enough rows for the dense moments to be computed in several row chunks.
+    X, y, sample_weight = make_data(["a", "b", "c"], n_samples=150_000, n_features=3)
+    X = np.asarray(X + 50.0, order=order)
+    sample_weight = sample_weight if weighted else None
+    ours = GaussianNB().fit(X, y, sample_weight=sample_weight)
+    theirs = sk_nb.GaussianNB().fit(X, y, sample_weight=sample_weight)
+    for name in ATTRIBUTES:
+        assert_close(getattr(ours, name), getattr(theirs, name), np.float64, name)
+    X_test = X[::50]
+    assert_array_equal(ours.predict(X_test), theirs.predict(X_test))
+    assert_close(
+        ours.predict_log_proba(X_test), theirs.predict_log_proba(X_test), np.float64
+    )
+
+
+@pytest.mark.parametrize(
+    "fit_dtype, score_dtype",
+    [(np.float32, np.float64), (np.float64, np.float32)],
+)
+def test_output_dtype_with_mixed_dtypes_matches_sklearn(fit_dtype, score_dtype):
+    X, y, _ = make_data([0, 1, 2], seed=3)
+    ours = GaussianNB().fit(X.astype(fit_dtype), y)
+    theirs = sk_nb.GaussianNB().fit(X.astype(fit_dtype), y)
+    for name in ATTRIBUTES:
+        assert (
+            np.asarray(getattr(ours, name)).dtype
+            == np.asarray(getattr(theirs, name)).dtype
+        ), name
+    for name in OUTPUTS:
+        actual = getattr(ours, name)(X.astype(score_dtype))
+        desired = getattr(theirs, name)(X.astype(score_dtype))
+        assert actual.dtype == desired.dtype, name
+        assert_close(actual, desired, np.float32, err_msg=name)
+
+
+def test_feature_names_match_sklearn():
+    pd = pytest.importorskip("pandas")
+    X, y, _ = make_data(["a", "b"], n_features=3, seed=4)
+    frame = pd.DataFrame(X, columns=["height", "weight", "age"])
+    ours = GaussianNB().fit(frame, y)
+    theirs = sk_nb.GaussianNB().fit(frame, y)
+    assert_array_equal(ours.feature_names_in_, theirs.feature_names_in_)
+    assert_array_equal(ours.predict(frame), theirs.predict(frame))
+    with pytest.raises(ValueError, match="feature names"):
+        ours.predict(frame[["weight", "height", "age"]])
+    assert not hasattr(GaussianNB().fit(X, y), "feature_names_in_")
+
+
+# ---------------------------------------------------------------------------
+# 2. Variance options against NumPy formulas
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("container", list(FEW_CONTAINERS))
+def test_unbiased_diag_variance_is_numpy_ddof_1(container):
+    X, y, _ = make_data(["x", "y", "z"], seed=5)
+    model = GaussianNB(var_estimator="unbiased").fit(FEW_CONTAINERS[container](X), y)
+    expected = np.array([np.var(X[y == label], axis=0, ddof=1) for label in "xyz"])
+    epsilon = 1e-9 * np.var(X, axis=0).max()
+    assert_allclose(model.epsilon_, epsilon, rtol=1e-12)
+    assert_allclose(model.var_, expected + epsilon, rtol=1e-12)
+    # And not the maximum-likelihood variance.
+    mle = GaussianNB().fit(FEW_CONTAINERS[container](X), y)
+    assert np.all(model.var_ > mle.var_)
+
+
+@pytest.mark.parametrize("container", list(FEW_CONTAINERS))
+@pytest.mark.parametrize("var_estimator", VAR_ESTIMATORS)
+def test_tied_variance_is_pooled_over_classes(container, var_estimator):
+    labels = np.array([0, 1, 2, 3])
+    X, y, _ = make_data(labels, seed=6)
+    model = GaussianNB(var_type="tied", var_estimator=var_estimator)
+    model.fit(FEW_CONTAINERS[container](X), y)
+    ssd = sum(((X[y == c] - X[y == c].mean(axis=0)) ** 2).sum(axis=0) for c in labels)
+    dof = len(y) - (len(labels) if var_estimator == "unbiased" else 0)
+    epsilon = 1e-9 * np.var(X, axis=0).max()
+    assert_allclose(model.var_, np.tile(ssd / dof + epsilon, (4, 1)), rtol=1e-12)
+    assert_array_equal(model.var_, np.tile(model.var_[0], (4, 1)))
+
+
+@pytest.mark.parametrize("container", list(FEW_CONTAINERS))
+@pytest.mark.parametrize("var_estimator", VAR_ESTIMATORS)
+def test_spherical_variance_is_pooled_over_features(container, var_estimator):
+    labels = np.array(["p", "q", "r"])
+    X, y, _ = make_data(labels, n_features=5, seed=7)
+    model = GaussianNB(var_type="spherical", var_estimator=var_estimator)
+    model.fit(FEW_CONTAINERS[container](X), y)
+    epsilon = 1e-9 * np.var(X, axis=0).max()
+    for k, label in enumerate(labels):
+        Xc = X[y == label]
+        ssd = ((Xc - Xc.mean(axis=0)) ** 2).sum()
+        n_c = len(Xc) - (var_estimator == "unbiased")
+        assert_allclose(
+            model.var_[k], np.full(5, ssd / (5 * n_c) + epsilon), rtol=1e-12
+        )
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("container", list(FEW_CONTAINERS))
+@pytest.mark.parametrize("var_estimator", VAR_ESTIMATORS)
+@pytest.mark.parametrize("var_type", VAR_TYPES)
+def test_variance_options_and_scores_match_formulas(
+    var_type, var_estimator, container, weighted
+):
+    labels = np.array([10, 20, 30])
+    X, y, sample_weight = make_data(labels, seed=8)
+    sample_weight = sample_weight if weighted else None
+    to_container = FEW_CONTAINERS[container]
+    model = GaussianNB(
+        var_type=var_type, var_estimator=var_estimator, var_smoothing=1e-3
+    )
+    model.fit(to_container(X), y, sample_weight=sample_weight)
+
+    count, mean, _ = class_stats(X, y, labels, sample_weight)
+    epsilon = 1e-3 * np.var(X, axis=0).max()  # unweighted, whatever the weights
+    variance = expected_variance(X, y, labels, var_type, var_estimator, sample_weight)
+    assert_allclose(model.class_count_, count, rtol=1e-12)
+    assert_allclose(model.class_prior_, count / count.sum(), rtol=1e-12)
+    assert_allclose(model.theta_, mean, rtol=1e-12, atol=1e-14)
+    assert_allclose(model.epsilon_, epsilon, rtol=1e-12)
+    assert_allclose(model.var_, variance + epsilon, rtol=1e-12)
+
+    X_test, _, _ = make_data(labels, n_samples=40, seed=9)
+    jll = gaussian_jll(model, X_test)
+    assert_allclose(
+        model.predict_joint_log_proba(to_container(X_test)), jll, rtol=1e-11
+    )
+    log_proba = jll - logsumexp(jll, axis=1, keepdims=True)
+    assert_allclose(
+        model.predict_log_proba(to_container(X_test)), log_proba, rtol=1e-9, atol=1e-11
+    )
+    assert_allclose(
+        model.predict_proba(to_container(X_test)),
+        np.exp(log_proba),
+        rtol=1e-9,
+        atol=1e-14,
+    )
+    assert_array_equal(model.predict(to_container(X_test)), labels[jll.argmax(axis=1)])
+
+
+@pytest.mark.parametrize("container", list(FEW_CONTAINERS))
+@pytest.mark.parametrize("var_estimator", VAR_ESTIMATORS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_tied_linear_decision_function(var_estimator, container, dtype):
+    labels = np.array(["a", "b", "c", "d", "e"])
+    X, y, _ = make_data(labels, seed=10)
+    X = X.astype(dtype)
+    X_test, _, _ = make_data(labels, n_samples=80, seed=11)
+    X_test = X_test.astype(dtype)
+    to_container = FEW_CONTAINERS[container]
+    priors = np.array([0.1, 0.3, 0.15, 0.25, 0.2])
+    model = GaussianNB(var_type="tied", var_estimator=var_estimator, priors=priors)
+    model.fit(to_container(X), y)
+
+    assert model.coef_.shape == (5, X.shape[1]) and model.coef_.dtype == dtype
+    assert model.intercept_.shape == (5,) and model.intercept_.dtype == dtype
+    rtol = 1e-12 if dtype == np.float64 else 1e-6
+    theta, var = model.theta_.astype(float), model.var_.astype(float)
+    assert_allclose(model.coef_, theta / var, rtol=rtol)
+    intercept = np.log(priors) - 0.5 * (theta**2 / var).sum(axis=1)
+    assert_allclose(model.intercept_, intercept, rtol=rtol)
+
+    linear = X_test.astype(float) @ model.coef_.T.astype(float) + model.intercept_
+    difference = model.predict_joint_log_proba(to_container(X_test)) - linear
+    # The same for every class in each row (the term -0.5 sum x^2/var + const).
+    spread = np.ptp(difference, axis=1)
+    tolerance = (1e-10 if dtype == np.float64 else 1e-3) * (1 + np.abs(linear).max())
+    assert spread.max() < tolerance
+    # ... and not the same from row to row (the test would be void otherwise).
+    assert np.ptp(difference[:, 0]) > 1.0
+    assert_array_equal(
+        labels[linear.argmax(axis=1)], model.predict(to_container(X_test))
+    )
+
+
+@pytest.mark.parametrize("var_type", ["diag", "spherical"])
+def test_coef_and_intercept_only_for_tied(var_type):
+    X, y, _ = make_data([0, 1], seed=12)
+    model = GaussianNB(var_type=var_type).fit(X, y)
+    for name in ("coef_", "intercept_"):
+        with pytest.raises(AttributeError, match="tied"):
+            getattr(model, name)
+        assert not hasattr(model, name)
+    assert hasattr(GaussianNB(var_type="tied").fit(X, y), "coef_")
+
+
+# ---------------------------------------------------------------------------
+# 3. partial_fit, weights and invariants
+# ---------------------------------------------------------------------------
+
+SPLITS = [0, 1, 2, 40, 41, 97, 150]  # one-row chunks and long ones
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("container", list(FEW_CONTAINERS))
+@pytest.mark.parametrize("var_type", VAR_TYPES)
+def test_partial_fit_in_chunks_equals_fit(var_type, container, weighted):
+    labels = np.array(["ant", "bee", "cat"])
+    X, y, sample_weight = make_data(labels, seed=13)
+    # Put every "cat" row at the end: early chunks miss a class.
+    order = np.argsort(y == "cat", kind="stable")
+    X, y, sample_weight = X[order], y[order], sample_weight[order]
+    sample_weight = sample_weight if weighted else None
+    to_container = FEW_CONTAINERS[container]
+    params = {"var_type": var_type, "var_estimator": "unbiased", "var_smoothing": 1e-4}
+
+    model = GaussianNB(**params)
+    for start, stop in zip(SPLITS[:-1], SPLITS[1:], strict=True):
+        model.partial_fit(
+            to_container(X[start:stop]),
+            y[start:stop],
+            classes=labels,
+            sample_weight=None if sample_weight is None else sample_weight[start:stop],
+        )
+    expected = GaussianNB(**params).fit(to_container(X), y, sample_weight=sample_weight)
+    assert_same_model(model, expected, to_container(X))
+    # epsilon_ comes from all the data seen, not from the last chunk.
+    assert_allclose(model.epsilon_, 1e-4 * np.var(X, axis=0).max(), rtol=1e-12)
+
+
+def test_partial_fit_epsilon_uses_all_batches_unlike_sklearn():
+    X, y, _ = make_data([0, 1], seed=14)
+    X[:75] *= 10.0  # the first batch has much larger variance than the second
+    ours, theirs = GaussianNB(), sk_nb.GaussianNB()
+    for batch in (slice(0, 75), slice(75, None)):
+        ours.partial_fit(X[batch], y[batch], classes=[0, 1])
+        theirs.partial_fit(X[batch], y[batch], classes=[0, 1])
+    assert_allclose(ours.epsilon_, 1e-9 * np.var(X, axis=0).max(), rtol=1e-12)
+    assert_allclose(theirs.epsilon_, 1e-9 * np.var(X[75:], axis=0).max(), rtol=1e-12)
+    assert not np.isclose(ours.epsilon_, theirs.epsilon_)
+
+
+@st.composite
+def weighted_problems(draw, max_weight=3):
+    """Small X on a grid of eighths, labels, integer weights and a container."""
+    n_samples = draw(st.integers(2, 14))
+    n_features = draw(st.integers(1, 3))
+    n_classes = draw(st.integers(1, 3))
+    values = st.integers(-400, 400).map(lambda v: v / 8)
+    X = draw(arrays(np.float64, (n_samples, n_features), elements=values))
+    y = draw(arrays(np.int64, n_samples, elements=st.integers(0, n_classes - 1)))
+    weights = draw(arrays(np.int64, n_samples, elements=st.integers(0, max_weight)))
+    container = draw(st.sampled_from(list(FEW_CONTAINERS)))
+    return X, y, weights, container
+
+
+@PROPERTY_SETTINGS
+@given(
+    problem=weighted_problems(),
+    var_type=st.sampled_from(VAR_TYPES),
+    var_estimator=st.sampled_from(VAR_ESTIMATORS),
+)
+def test_integer_weights_equal_repeated_rows(problem, var_type, var_estimator):
+    X, y, weights, container = problem
+    # Every class keeps some weight, so both models know the same classes.
+    assume(all(weights[y == c].sum() > 0 for c in np.unique(y)))
+    to_container = FEW_CONTAINERS[container]
+    params = {"var_type": var_type, "var_estimator": var_estimator}
+    weighted = GaussianNB(**params).fit(to_container(X), y, sample_weight=weights)
+    X_repeated, y_repeated = np.repeat(X, weights, axis=0), np.repeat(y, weights)
+    repeated = GaussianNB(**params).fit(to_container(X_repeated), y_repeated)
+
+    assert_array_equal(weighted.classes_, repeated.classes_)
+    assert_allclose(weighted.class_count_, repeated.class_count_, rtol=1e-12)
+    assert_allclose(weighted.class_prior_, repeated.class_prior_, rtol=1e-12)
+    assert_allclose(weighted.theta_, repeated.theta_, rtol=1e-10, atol=1e-10)
+    # The smoothing scale is the unweighted variance of the rows given, so it
+    # differs; what is added to it must not.
+    assert_allclose(
+        weighted.var_ - weighted.epsilon_,
+        repeated.var_ - repeated.epsilon_,
+        rtol=1e-9,
+        atol=1e-9,
+    )
+    scale = np.var(X, axis=0).max()
+    assert_allclose(weighted.epsilon_, 1e-9 * (scale if scale > 0 else 1.0), rtol=1e-12)
+
+
+@PROPERTY_SETTINGS
+@given(
+    problem=weighted_problems(max_weight=4),
+    cuts=st.lists(st.integers(0, 14), max_size=4),
+    var_type=st.sampled_from(VAR_TYPES),
+)
+def test_partial_fit_in_random_chunks_equals_fit(problem, cuts, var_type):
+    X, y, weights, container = problem
+    assume(weights.sum() > 0)
+    weights = weights * 0.75  # fractional, some zero
+    to_container = FEW_CONTAINERS[container]
+    classes = np.unique(y)
+    bounds = [0, *sorted(min(cut, len(y)) for cut in cuts), len(y)]
+    model = GaussianNB(var_type=var_type)
+    for start, stop in zip(bounds[:-1], bounds[1:], strict=True):
+        if start == stop:
+            continue  # scikit-learn's validation refuses an empty batch
+        model.partial_fit(
+            to_container(X[start:stop]),
+            y[start:stop],
+            classes=classes,
+            sample_weight=weights[start:stop],
+        )
+    expected = GaussianNB(var_type=var_type).fit(
+        to_container(X), y, sample_weight=weights
+    )
+    assert_same_model(model, expected, to_container(X))
+
+
+@PROPERTY_SETTINGS
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_classes=st.integers(1, 6),
+    log_scale=st.floats(-3, 6),
+    var_type=st.sampled_from(VAR_TYPES),
+    var_estimator=st.sampled_from(VAR_ESTIMATORS),
+    container=st.sampled_from(list(FEW_CONTAINERS)),
+)
+def test_probabilities_sum_to_one(
+    seed, n_classes, log_scale, var_type, var_estimator, container
+):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(scale=10.0**log_scale, size=(30, 4)) * (rng.random((30, 4)) < 0.8)
+    y = rng.integers(0, n_classes, size=30)
+    # Far-away test points make the joint log-likelihoods very negative.
+    X_test = rng.normal(scale=10.0 ** (log_scale + 2), size=(20, 4))
+    to_container = FEW_CONTAINERS[container]
+    model = GaussianNB(var_type=var_type, var_estimator=var_estimator)
+    model.fit(to_container(X), y)
+    for X_eval in (X, X_test):
+        proba = model.predict_proba(to_container(X_eval))
+        log_proba = model.predict_log_proba(to_container(X_eval))
+        assert np.all(np.isfinite(log_proba)) and np.all(log_proba <= 0)
+        assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
+        assert_allclose(np.exp(log_proba), proba, rtol=1e-10, atol=1e-15)
+        predicted = np.searchsorted(model.classes_, model.predict(to_container(X_eval)))
+        assert_array_equal(proba[np.arange(len(proba)), predicted], proba.max(axis=1))
+
+
+def assert_identical(actual, expected, path="vars(model)"):
+    """Recursive exact equality of attributes: arrays by dtype, shape and bits."""
+    assert type(actual) is type(expected), path
+    if isinstance(expected, dict):
+        assert actual.keys() == expected.keys(), path
+        for key in expected:
+            assert_identical(actual[key], expected[key], f"{path}[{key!r}]")
+    elif isinstance(expected, np.ndarray):
+        assert actual.dtype == expected.dtype and actual.shape == expected.shape, path
+        assert_array_equal(actual, expected, err_msg=path, strict=True)
+    elif isinstance(expected, (list, tuple)):
+        assert len(actual) == len(expected), path
+        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
+            assert_identical(a, e, f"{path}[{i}]")
+    else:
+        assert actual == expected or (actual != actual and expected != expected), path
+
+
+def bad_batch(kind, X, y, w):
+    """A copy of the batch (X, y, w) spoilt in the way ``kind`` says."""
+    X, y, w = X.copy(), y.copy(), w.copy()
+    if kind == "unknown label":
+        y[y == "b"] = "z"
+    elif kind == "wrong n_features":
+        X = X[:, :-1]
+    elif kind == "NaN in X":
+        X[3, 1] = np.nan
+    elif kind == "inf in X":
+        X[X > 1] = np.inf
+    elif kind == "negative weight":
+        w[3] = -1.0
+    elif kind == "NaN weight":
+        w[3] = np.nan
+    elif kind == "wrong number of weights":
+        w = w[:-1]
+    return X, y, w
+
+
+BAD_BATCHES = [
+    "unknown label",
+    "wrong n_features",
+    "NaN in X",
+    "inf in X",
+    "negative weight",
+    "NaN weight",
+    "wrong number of weights",
+    "other classes",
+]
+
+
+@pytest.mark.parametrize("predicted_before", [False, True], ids=["stale", "scored"])
+@pytest.mark.parametrize("bad", BAD_BATCHES)
+def test_failed_partial_fit_leaves_model_unchanged(bad, predicted_before):
+    labels = np.array(["a", "b", "c"])
+    X, y, w = make_data(labels, n_samples=60, seed=15)
+    model = GaussianNB(var_type="tied")
+    model.partial_fit(X[:30], y[:30], classes=labels, sample_weight=w[:30])
+    model.partial_fit(X[30:45], y[30:45], sample_weight=w[30:45])
+    if predicted_before:
+        model.predict_proba(X)
+    before = copy.deepcopy(vars(model))
+    X_bad, y_bad, w_bad = bad_batch(bad, X[45:], y[45:], w[45:])
+    classes = ["a", "b", "d"] if bad == "other classes" else None
+    with pytest.raises(ValueError):
+        model.partial_fit(X_bad, y_bad, classes=classes, sample_weight=w_bad)
+    assert_identical(vars(model), before)
+    # The model goes on as if the failed call had not happened.
+    model.partial_fit(X[45:], y[45:], sample_weight=w[45:])
+    expected = GaussianNB(var_type="tied").fit(X, y, sample_weight=w)
+    assert_same_model(model, expected, X)
+
+
+def test_failed_fit_leaves_fitted_model_unchanged():
+    X, y, w = make_data([0, 1], seed=16)
+    model = GaussianNB().fit(X, y, sample_weight=w)
+    model.predict(X)
+    before = copy.deepcopy(vars(model))
+    with pytest.raises(ValueError):
+        model.fit(X[:, :3], y, sample_weight=-w)
+    assert_identical(vars(model), before)
+
+
+OFFSET = 1e8
+
+
+@pytest.mark.parametrize("how", ["fit", "partial_fit"])
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("container", ["dense C", "dense F", "CSR int32", "CSC int32"])
+def test_huge_offset_gives_accurate_variances(container, weighted, how):
+    rng = np.random.default_rng(17)
+    n_samples = 3000
+    y = rng.integers(0, 3, size=n_samples)
+    X = OFFSET + rng.normal(scale=[1.0, 0.1, 5.0], size=(n_samples, 3))
+    # Exact: the values are within a factor 2 of the offset (Sterbenz).
+    centred = X - OFFSET
+    w = rng.uniform(0.1, 3.0, size=n_samples) if weighted else np.ones(n_samples)
+    expected = np.array(
+        [
+            np.average(
+                (
+                    centred[y == c]
+                    - np.average(centred[y == c], axis=0, weights=w[y == c])
+                )
+                ** 2,
+                axis=0,
+                weights=w[y == c],
+            )
+            for c in range(3)
+        ]
+    )
+    to_container = CONTAINERS[container]
+    model = GaussianNB(var_smoothing=0.0)
+    sample_weight = w if weighted else None
+    if how == "fit":
+        model.fit(to_container(X), y, sample_weight=sample_weight)
+    else:
+        for chunk in np.array_split(np.arange(n_samples), 7):
+            model.partial_fit(
+                to_container(X[chunk]),
+                y[chunk],
+                classes=[0, 1, 2],
+                sample_weight=None if sample_weight is None else w[chunk],
+            )
+    assert_allclose(model.var_, expected, rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# 4. A worked example: who eats at KFC and who at McDonald's
+# ---------------------------------------------------------------------------
+
+KFC = [(180, 75), (165, 61), (178, 63), (174, 69), (166, 60), (173, 68), (178, 71)]
+MCD = [(167, 62), (167, 59), (165, 60)]
+
+
+def test_worked_example_heights_and_weights():
+    X = np.array(KFC + MCD, dtype=np.float64)
+    y = np.array(["KFC"] * 7 + ["McD"] * 3)
+    model = GaussianNB(var_estimator="unbiased", var_smoothing=0.0).fit(X, y)
+
+    # By hand: KFC heights sum to 1214 and weights to 467; McD's to 499 and 181.
+    means = {
+        "KFC": (Fraction(1214, 7), Fraction(467, 7)),
+        "McD": (Fraction(499, 3), Fraction(181, 3)),
+    }
+    # Sums of squared deviations over n - 1; for McD heights the deviations
+    # are 2/3, 2/3, -4/3 and weights 5/3, -4/3, -1/3.
+    variances = {
+        "KFC": (Fraction(247, 7), Fraction(649, 21)),
+        "McD": (Fraction(24, 9) / 2, Fraction(42, 9) / 2),
+    }
+    for label, rows in (("KFC", KFC), ("McD", MCD)):
+        for j in range(2):
+            mean = Fraction(sum(row[j] for row in rows), len(rows))
+            ssd = sum((row[j] - mean) ** 2 for row in rows)
+            assert mean == means[label][j]
+            assert ssd / (len(rows) - 1) == variances[label][j]
+    assert_array_equal(model.classes_, ["KFC", "McD"])
+    assert model.epsilon_ == 0.0
+    assert_array_equal(model.class_count_, [7.0, 3.0])
+    assert_allclose(model.class_prior_, [0.7, 0.3], rtol=1e-15)
+    assert_allclose(
+        model.theta_, [[float(m) for m in means[c]] for c in ("KFC", "McD")], rtol=1e-14
+    )
+    assert_allclose(
+        model.var_,
+        [[float(v) for v in variances[c]] for c in ("KFC", "McD")],
+        rtol=1e-13,
+    )
+
+    x = (177, 72)
+    assert_array_equal(model.predict([x]), ["KFC"])
+
+    def log_joint(label, prior):
+        return math.log(prior) - 0.5 * sum(
+            math.log(2 * math.pi * variances[label][j])
+            + float((x[j] - means[label][j]) ** 2 / variances[label][j])
+            for j in range(2)
+        )
+
+    kfc, mcd = log_joint("KFC", 0.7), log_joint("McD", 0.3)
+    log_posterior_mcd = mcd - np.logaddexp(kfc, mcd)  # about -69.118
+    assert_allclose(model.predict_joint_log_proba([x])[0], [kfc, mcd], rtol=1e-12)
+
+    p = model.predict_proba([x])[0, 1]
+    assert 1e-32 < p < 1e-28
+    assert_allclose(p, math.exp(log_posterior_mcd), rtol=1e-9)
+    log_p = model.predict_log_proba([x])[0]
+    assert np.all(np.isfinite(log_p))
+    assert_allclose(log_p[1], np.log(p), rtol=1e-9)
+    assert_allclose(log_p[1], log_posterior_mcd, rtol=1e-9)
+
+
+# ---------------------------------------------------------------------------
+# 5. Bad and awkward input
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("container", list(FEW_CONTAINERS))
+def test_non_finite_X_is_refused(value, container):
+    X, y, _ = make_data([0, 1], seed=18)
+    X_bad = X.copy()
+    X_bad[5, 2] = value
+    to_container = FEW_CONTAINERS[container]
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        GaussianNB().fit(to_container(X_bad), y)
+    model = GaussianNB().fit(to_container(X), y)
+    for method in ["predict", *OUTPUTS]:
+        with pytest.raises(ValueError, match="NaN|infinity"):
+            getattr(model, method)(to_container(X_bad))
+
+
+@pytest.mark.parametrize("container", list(FEW_CONTAINERS))
+def test_wrong_number_of_features_at_predict(container):
+    X, y, _ = make_data([0, 1], seed=19)
+    model = GaussianNB().fit(FEW_CONTAINERS[container](X), y)
+    for X_bad in (X[:, :-1], np.hstack([X, X[:, :1]])):
+        for method in ["predict", *OUTPUTS]:
+            with pytest.raises(ValueError, match="features"):
+                getattr(model, method)(FEW_CONTAINERS[container](X_bad))
+
+
+@pytest.mark.parametrize("container", list(FEW_CONTAINERS))
+@pytest.mark.parametrize("var_estimator", VAR_ESTIMATORS)
+def test_class_with_a_single_sample(var_estimator, container):
+    X, y, _ = make_data(["big", "small"], n_samples=40, seed=20)
+    X = np.vstack([X, [1.5, 0.0, -2.0, 3.0, 0.0, 0.25]])
+    y = np.append(y, "lone")
+    to_container = FEW_CONTAINERS[container]
+    model = GaussianNB(var_estimator=var_estimator).fit(to_container(X), y)
+    lone = list(model.classes_).index("lone")
+    assert model.epsilon_ > 0
+    assert_array_equal(model.var_[lone], np.full(6, model.epsilon_))
+    assert_array_equal(model.theta_[lone], X[-1])
+    proba = model.predict_proba(to_container(X))
+    assert np.all(np.isfinite(proba))
+    assert model.predict(to_container(X[-1:]))[0] == "lone"
+
+
+@pytest.mark.parametrize("container", list(FEW_CONTAINERS))
+@pytest.mark.parametrize("var_type", VAR_TYPES)
+def test_zero_variance_feature_gives_finite_results_without_warnings(
+    var_type, container
+):
+    X, y, _ = make_data([0, 1, 2], seed=21)
+    X[:, 2] = 0.0  # constant everywhere
+    X[y == 1, 4] = 3.5  # constant within a class only
+    to_container = FEW_CONTAINERS[container]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = GaussianNB(var_type=var_type).fit(to_container(X), y)
+        outputs = [getattr(model, name)(to_container(X)) for name in OUTPUTS]
+        model.predict(to_container(X))
+    assert np.all(model.var_ > 0)
+    for output in outputs:
+        assert np.all(np.isfinite(output))
+    if var_type == "diag":
+        assert_array_equal(model.var_[:, 2], model.epsilon_)
+        assert model.var_[1, 4] == model.epsilon_
+
+
+@pytest.mark.parametrize("container", list(FEW_CONTAINERS))
+def test_every_feature_constant_sets_epsilon_to_var_smoothing(container):
+    X = np.tile([2.0, 0.0, -1.0], (6, 1))
+    y = np.array([0, 0, 0, 1, 1, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = GaussianNB(var_smoothing=1e-5).fit(FEW_CONTAINERS[container](X), y)
+        proba = model.predict_proba(FEW_CONTAINERS[container](X))
+    assert model.epsilon_ == 1e-5
+    assert_array_equal(model.var_, np.full((2, 3), 1e-5))
+    assert_allclose(proba, 0.5, rtol=1e-12)
+
+
+@pytest.mark.parametrize("container", list(FEW_CONTAINERS))
+def test_zero_var_smoothing_with_zero_variance_raises_when_finalised(container):
+    X, y, _ = make_data([0, 1], seed=22)
+    X[y == 0, 1] = 4.0
+    to_container = FEW_CONTAINERS[container]
+    with pytest.raises(ValueError, match="var_smoothing"):
+        GaussianNB(var_smoothing=0.0).fit(to_container(X), y)
+    model = GaussianNB(var_smoothing=0.0)
+    model.partial_fit(to_container(X[:50]), y[:50], classes=[0, 1])
+    model.partial_fit(to_container(X[50:]), y[50:])  # no error yet
+    for method in ["predict", *OUTPUTS]:
+        with pytest.raises(ValueError, match="var_smoothing"):
+            getattr(model, method)(to_container(X))
+    # Without the constant feature, var_smoothing=0 is fine.
+    X[y == 0, 1] += np.arange((y == 0).sum())
+    GaussianNB(var_smoothing=0.0).fit(to_container(X), y).predict(to_container(X))
+
+
+def test_float16_input_is_converted_to_float64():
+    X, y, _ = make_data(["a", "b"], seed=23)
+    X16 = X.astype(np.float16)
+    model = GaussianNB().fit(X16, y)
+    expected = GaussianNB().fit(X16.astype(np.float64), y)
+    for name in ATTRIBUTES:
+        assert np.asarray(getattr(model, name)).dtype == np.float64, name
+    assert_same_model(model, expected, X16.astype(np.float64), rtol=1e-15)
+    assert model.predict_proba(X16).dtype == np.float64
+    assert_array_equal(model.predict(X16), expected.predict(X16.astype(np.float64)))
+
+
+def test_object_array_of_strings_is_refused():
+    X = np.array(
+        [["tall", "heavy"], ["short", "light"], ["tall", "light"]], dtype=object
+    )
+    y = [0, 1, 1]
+    with pytest.raises(ValueError):
+        GaussianNB().fit(X, y)
+    model = GaussianNB().fit(np.array([[1.0, 2.0], [2.0, 1.0], [0.0, 1.0]]), y)
+    with pytest.raises(ValueError):
+        model.predict(X)
+
+
+@pytest.mark.parametrize(
+    "bad_weight", [-0.5, np.nan, np.inf], ids=["negative", "NaN", "inf"]
+)
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def test_bad_sample_weight_is_refused(method, bad_weight):
+    X, y, w = make_data([0, 1], seed=24)
+    w[7] = bad_weight
+    model = GaussianNB()
+    kwargs = {"classes": [0, 1]} if method == "partial_fit" else {}
+    with pytest.raises(ValueError, match="sample_weight"):
+        getattr(model, method)(X, y, sample_weight=w, **kwargs)
+    assert not hasattr(model, "classes_")
+
+
+PRIOR_ERRORS = {
+    "too few": ([0.5, 0.5], "Number of priors must match number of classes."),
+    "too many": ([0.25] * 4, "Number of priors must match number of classes."),
+    "sum below 1": ([0.3, 0.3, 0.3], "The sum of the priors should be 1."),
+    "sum above 1": ([0.5, 0.5, 0.5], "The sum of the priors should be 1."),
+    "negative": ([0.5, 0.6, -0.1], "Priors must be non-negative."),
+}
+
+
+@pytest.mark.parametrize("case", list(PRIOR_ERRORS))
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def test_bad_priors_raise_sklearns_messages(method, case):
+    priors, message = PRIOR_ERRORS[case]
+    X, y, _ = make_data(["a", "b", "c"], seed=25)
+    kwargs = {"classes": ["a", "b", "c"]} if method == "partial_fit" else {}
+    exact = f"^{re.escape(message)}$"
+    with pytest.raises(ValueError, match=exact):
+        getattr(sk_nb.GaussianNB(priors=priors), method)(X, y, **kwargs)
+    model = GaussianNB(priors=priors)
+    with pytest.raises(ValueError, match=exact):
+        getattr(model, method)(X, y, **kwargs)
+    assert not hasattr(model, "classes_")
+
+
+# ---------------------------------------------------------------------------
+# 6. scikit-learn's estimator checks
+# ---------------------------------------------------------------------------
+
+
+@parametrize_with_checks(
+    [
+        GaussianNB(),
+        GaussianNB(var_type="tied"),
+        GaussianNB(var_type="spherical", var_estimator="unbiased"),
+    ]
+)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+# ---------------------------------------------------------------------------
+# 7. Real data
+# ---------------------------------------------------------------------------
+
+SPAMBASE_ACCURACY = 0.8306  # from the data README, scikit-learn 1.9.1 defaults
+ADULT_NUMERIC = [0, 2, 4, 10, 11, 12]  # age, fnlwgt, education-num, capital-*, hours
+
+
+def data_file(relative_path):
+    path = DATA_DIR / relative_path
+    if not path.exists():
+        pytest.skip(f"shared data file {path} is not available")
+    return path
+
+
+def test_spambase_matches_sklearn_and_readme_accuracy():
+    data = np.loadtxt(data_file("spambase/spambase.data"), delimiter=",")
+    assert data.shape == (4601, 58)
+    X, y = data[:, :-1], data[:, -1].astype(int)
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=0.25, random_state=42, stratify=y
+    )
+    ours = GaussianNB().fit(X_train, y_train)
+    theirs = sk_nb.GaussianNB().fit(X_train, y_train)
+    predicted = ours.predict(X_test)
+    assert_array_equal(predicted, theirs.predict(X_test))
+    assert round(float(np.mean(predicted == y_test)), 4) == SPAMBASE_ACCURACY
+    assert round(ours.score(sp.csr_matrix(X_test), y_test), 4) == SPAMBASE_ACCURACY
+    assert_close(
+        ours.predict_log_proba(X_test), theirs.predict_log_proba(X_test), np.float64
+    )
+
+
+def read_adult(relative_path):
+    """The numeric columns and the labels (without a trailing '.') of an Adult file."""
+    rows, labels = [], []
+    with open(data_file(relative_path)) as lines:
+        for line in lines:
+            fields = [field.strip() for field in line.split(",")]
+            if len(fields) != 15:  # the comment line of adult.test, blank lines
+                continue
+            rows.append([float(fields[j]) for j in ADULT_NUMERIC])
+            labels.append(fields[-1].rstrip("."))
+    return np.array(rows), np.array(labels)
+
+
+def test_adult_numeric_columns_match_sklearn():
+    X_train, y_train = read_adult("adult/adult.data")
+    X_test, y_test = read_adult("adult/adult.test")
+    assert X_train.shape == (32561, 6) and X_test.shape == (16281, 6)
+    assert set(y_train) == set(y_test) == {"<=50K", ">50K"}
+    ours = GaussianNB().fit(X_train, y_train)
+    theirs = sk_nb.GaussianNB().fit(X_train, y_train)
+    assert_array_equal(ours.predict(X_test), theirs.predict(X_test))
+    assert_array_equal(ours.predict(sp.csc_matrix(X_test)), theirs.predict(X_test))
+    assert ours.score(X_test, y_test) == theirs.score(X_test, y_test)
+    assert_close(ours.predict_proba(X_test), theirs.predict_proba(X_test), np.float64)
