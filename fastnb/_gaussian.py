@@ -13,7 +13,7 @@ from numbers import Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fastnb._base import (
     BaseNB,
@@ -283,6 +283,7 @@ class GaussianNB(BaseNB):
         return self._linear_model()[1]
 
     def _linear_model(self):
+        check_is_fitted(self)
         if self._smoothing["var_type"] != "tied":
             raise AttributeError(
                 "coef_ and intercept_ exist only for var_type='tied', where the "
@@ -427,7 +428,11 @@ class GaussianNB(BaseNB):
         A non-finite value makes the moments of its class non-finite, and
         the unweighted moments include every sample.
         """
-        count, mean, ssd = batch_moments(X, y, sample_weight, n_classes, unit_weights)
+        # Non-finite input overflows on the way: the error below says so.
+        with np.errstate(over="ignore", invalid="ignore"):
+            count, mean, ssd = batch_moments(
+                X, y, sample_weight, n_classes, unit_weights
+            )
         if not (np.isfinite(mean[-1]).all() and np.isfinite(ssd[-1]).all()):
             raise ValueError(
                 "Input X contains NaN or infinity (or values so large that their "
