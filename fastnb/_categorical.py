@@ -105,7 +105,8 @@ class CategoricalNB(BaseDiscreteNB):
     ----------
     categories_ : list of ndarray
         For each feature, the category of each code: ``arange(n)`` for code
-        columns, the values in order of first appearance for encoded ones.
+        columns; for encoded ones the first batch's values sorted, then each
+        later batch's new values sorted (codes never change once given).
     category_count_ : list of ndarray of shape (n_classes, n_categories_[i])
         Weighted count of each category per class, one array per feature.
     class_count_ : ndarray of shape (n_classes,)
@@ -244,7 +245,10 @@ class CategoricalNB(BaseDiscreteNB):
         codes_columns = column_kinds(raw, X)
         codes, categories = self._encode(X, codes_columns, learn=True, fitted=not reset)
         n_categories = self._with_min_categories(
-            np.array([len(c) for c in categories], dtype=np.int64)
+            np.array(
+                [c if isinstance(c, int) else len(c) for c in categories],
+                dtype=np.int64,
+            )
         )
         categories = [
             np.arange(n) if is_code else c
@@ -287,8 +291,10 @@ class CategoricalNB(BaseDiscreteNB):
         """Codes for X, and each feature's categories (grown if ``learn``).
 
         Returns the codes (X itself when every column already holds codes of
-        a kernel dtype) and the list of categories per feature (for code
-        columns, any array of length n_categories).
+        a kernel dtype) and, per feature, its categories: the array of values
+        for an encoded column, the number of codes for a code column (codes
+        are their own categories; no array is made, a huge unseen code at
+        predict time costs nothing).
         """
         n_features = X.shape[1]
         known = self.categories_ if fitted else [np.arange(0)] * n_features
@@ -298,14 +304,14 @@ class CategoricalNB(BaseDiscreteNB):
                 checked_codes(codes[:, j], j)
             highest = codes.max(axis=0).astype(np.int64) if len(codes) else 0
             sizes = np.maximum(highest + 1, [len(k) for k in known])
-            return codes, [np.arange(n) for n in sizes]
+            return codes, [int(n) for n in sizes]
         codes = np.empty(X.shape, dtype=np.int64)
         categories = []
         for j in range(n_features):
             if codes_columns[j]:
                 column = checked_codes(X[:, j], j).astype(np.int64)
                 size = max(int(column.max()) + 1 if len(column) else 0, len(known[j]))
-                categories.append(np.arange(size))
+                categories.append(size)
                 codes[:, j] = column
             else:
                 column_codes, column_categories = self._encode_values(

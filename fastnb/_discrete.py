@@ -639,6 +639,12 @@ class PoissonNB(BaseDiscreteNB):
             "intercept": class_log_prior - rate.sum(axis=1),
         }
 
+    def _check_X(self, X):
+        X = super()._check_X(X)
+        # A negative count has no Poisson probability (and no log-factorial).
+        check_non_negative(X, "PoissonNB (input X)")
+        return X
+
     def _score(self, X, output, out, labels):
         super()._score(X, output, out, labels)
         # -sum_i log(x_i!) is the same for every class: it cancels in the
