@@ -1,0 +1,812 @@
+"""CategoricalNB against scikit-learn's, hand computation and real data."""
+
+import copy
+import tracemalloc
+import warnings
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn import naive_bayes as sk_nb
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import OrdinalEncoder
+from sklearn.utils.estimator_checks import (
+    check_classifiers_one_label_sample_weights,
+    check_sample_weight_equivalence_on_dense_data,
+    parametrize_with_checks,
+)
+
+import fastnb
+
+N_FEATURES = 5
+N_SAMPLES = 90
+LABELS = {
+    "2 int": np.array([3, 8]),
+    "5 str": np.array(["ant", "bee", "cat", "dog", "eel"]),
+}
+# Absolute tolerance by output, beside the relative one: a log posterior near
+# 0 is a difference of joint log-likelihoods, so its error is a few ulps of
+# those (|jll| up to ~100 here), not of itself.
+OUTPUTS = {
+    "predict_joint_log_proba": 0.0,
+    "predict_log_proba": 1e-13,
+    "predict_proba": 1e-300,
+}
+
+
+def make_codes(labels, n_samples=N_SAMPLES, seed=0):
+    """Codes (feature j has codes 0 .. j + 1), labels and positive weights.
+
+    Classes have unequal sizes (1 : 2 : ... : k) and each favours its own
+    code of every feature, so that no two classes score alike (an exact tie
+    could be broken either way).
+    """
+    rng = np.random.default_rng(seed)
+    share = np.arange(1, len(labels) + 1)
+    sizes = n_samples * share // share.sum()
+    sizes[-1] += n_samples - sizes.sum()
+    class_index = rng.permutation(np.repeat(np.arange(len(labels)), sizes))
+    X = np.empty((n_samples, N_FEATURES), dtype=np.int64)
+    for j in range(N_FEATURES):
+        n_codes = j + 2
+        favourite = (class_index + j) % n_codes
+        anything = rng.integers(0, n_codes, size=n_samples)
+        X[:, j] = np.where(rng.random(n_samples) < 0.4, favourite, anything)
+    sample_weight = rng.uniform(0.2, 3.0, size=n_samples)
+    return X, labels[class_index], sample_weight
+
+
+def assert_same_list(ours, theirs, rtol):
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs, strict=True):
+        assert a.shape == b.shape
+        assert_allclose(a, b, rtol=rtol, atol=0)
+
+
+def assert_same_model(ours, theirs, X, rtol):
+    """Attributes and every output of two fitted CategoricalNB agree."""
+    assert_array_equal(ours.classes_, theirs.classes_)
+    assert_array_equal(ours.n_categories_, theirs.n_categories_)
+    assert ours.n_features_in_ == theirs.n_features_in_
+    assert_allclose(ours.class_count_, theirs.class_count_, rtol=rtol, atol=0)
+    assert_allclose(ours.class_log_prior_, theirs.class_log_prior_, rtol=rtol, atol=0)
+    assert_same_list(ours.category_count_, theirs.category_count_, rtol)
+    assert_same_list(ours.feature_log_prob_, theirs.feature_log_prob_, rtol)
+    for method, atol in OUTPUTS.items():
+        got, expected = getattr(ours, method)(X), getattr(theirs, method)(X)
+        assert got.dtype == np.float64
+        assert_allclose(got, expected, rtol=rtol, atol=atol)
+    assert_array_equal(ours.predict(X), theirs.predict(X))
+
+
+# ---------------------------------------------------------------------------
+# Category codes against scikit-learn
+# ---------------------------------------------------------------------------
+
+
+def dense_c(X):
+    return np.ascontiguousarray(X)
+
+
+def dense_f(X):
+    X = np.asfortranarray(X)
+    assert not X.flags.c_contiguous
+    return X
+
+
+def dense_read_only(X):
+    X = X.copy()
+    X.setflags(write=False)
+    return X
+
+
+CONFIGS = {
+    "default": {},
+    "alpha 0.3": {"alpha": 0.3},
+    "alpha 2.5": {"alpha": 2.5},
+    "alpha 1e-3": {"alpha": 1e-3},
+    "alpha 1e-12 floored": {"alpha": 1e-12, "force_alpha": False},
+    "no fit_prior": {"fit_prior": False},
+    "class_prior": {"class_prior": "given"},
+    "min_categories int": {"min_categories": 8},
+    "min_categories array": {"min_categories": np.array([1, 7, 2, 9, 6])},
+}
+
+
+def resolve(params, n_classes):
+    params = dict(params)
+    if params.get("class_prior") == "given":
+        prior = np.arange(1.0, n_classes + 1.0)
+        params["class_prior"] = prior / prior.sum()
+    return params
+
+
+def check_against_sklearn(dtype, layout, weighted, labels, params, rtol):
+    X, y, sample_weight = make_codes(labels)
+    X = layout(X.astype(dtype))
+    assert X.dtype == dtype
+    sample_weight = sample_weight if weighted else None
+    params = resolve(params, len(labels))
+    before = X.copy()
+
+    floored = params.get("force_alpha") is False
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ours = fastnb.CategoricalNB(**params).fit(X, y, sample_weight=sample_weight)
+        theirs = sk_nb.CategoricalNB(**params).fit(X, y, sample_weight=sample_weight)
+    # Both warn when they raise a too small alpha to 1e-10, and only then.
+    messages = [str(w.message) for w in caught if w.category is UserWarning]
+    assert sum("alpha too small" in m for m in messages) == (2 if floored else 0)
+    assert_array_equal(X, before)
+    assert_same_model(ours, theirs, X, rtol)
+    # New rows, in the same container; codes up to min_categories are known.
+    X_new, _, _ = make_codes(labels, n_samples=40, seed=1)
+    if "min_categories" in params:
+        X_new[:3] = np.maximum(np.asarray(params["min_categories"]) - 1, 0)
+    assert_same_model(ours, theirs, layout(X_new.astype(dtype)), rtol)
+    assert ours.score(X, y) == theirs.score(X, y)
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("layout", [dense_c, dense_f, dense_read_only])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64])
+def test_containers_match_sklearn(dtype, layout, weighted, tol):
+    check_against_sklearn(
+        dtype, layout, weighted, LABELS["5 str"], {"alpha": 0.7}, tol(np.float64)
+    )
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("labels", LABELS)
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_parameters_match_sklearn(weighted, labels, config, tol):
+    check_against_sklearn(
+        np.int64, dense_c, weighted, LABELS[labels], CONFIGS[config], tol(np.float64)
+    )
+
+
+@pytest.mark.parametrize("config", ["min_categories array", "class_prior"])
+def test_parameters_match_sklearn_float32_fortran(config, tol):
+    check_against_sklearn(
+        np.float32, dense_f, True, LABELS["5 str"], CONFIGS[config], tol(np.float64)
+    )
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_large_input_matches_sklearn(weighted, tol):
+    # Large enough for the kernels to use several threads.
+    labels = LABELS["5 str"]
+    X, y, sample_weight = make_codes(labels, n_samples=40_000, seed=8)
+    sample_weight = sample_weight if weighted else None
+    ours = fastnb.CategoricalNB(alpha=0.4).fit(X, y, sample_weight=sample_weight)
+    theirs = sk_nb.CategoricalNB(alpha=0.4).fit(X, y, sample_weight=sample_weight)
+    assert_same_model(ours, theirs, X, tol(np.float64))
+
+
+def test_min_categories_checked():
+    X, y, _ = make_codes(LABELS["2 int"])
+    for bad in [np.array([2, 3]), np.array([2.0] * N_FEATURES)]:
+        with pytest.raises(ValueError):
+            sk_nb.CategoricalNB(min_categories=bad).fit(X, y)
+        with pytest.raises(ValueError, match="min_categories"):
+            fastnb.CategoricalNB(min_categories=bad).fit(X, y)
+
+
+# ---------------------------------------------------------------------------
+# partial_fit
+# ---------------------------------------------------------------------------
+
+
+def growing_batches(labels):
+    """Three batches of codes; the later ones bring higher codes (new categories)."""
+    X, y, w = make_codes(labels, n_samples=120, seed=3)
+    X[40:80, 0] += 2  # feature 0: codes 2 and 3 appear in batch 2 only
+    X[80:, 2] += 5  # feature 2: codes 5 .. 8 appear in batch 3 only
+    X[80:, 4] = 11  # feature 4: code 11 in batch 3, nothing in 6 .. 10
+    return [(X[a:b], y[a:b], w[a:b]) for a, b in [(0, 40), (40, 80), (80, 120)]]
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("labels", LABELS)
+def test_partial_fit_new_categories_equals_fit(labels, weighted, tol):
+    labels = LABELS[labels]
+    batches = growing_batches(labels)
+    X_all = np.concatenate([b[0] for b in batches])
+    y_all = np.concatenate([b[1] for b in batches])
+    w_all = np.concatenate([b[2] for b in batches]) if weighted else None
+
+    ours = fastnb.CategoricalNB()
+    for X, y, w in batches:
+        ours.partial_fit(X, y, classes=labels, sample_weight=w if weighted else None)
+    assert_array_equal(ours.n_categories_, X_all.max(axis=0) + 1)
+    assert_array_equal(ours.n_categories_, [4, 3, 9, 5, 12])
+
+    theirs = sk_nb.CategoricalNB().fit(X_all, y_all, sample_weight=w_all)
+    assert_same_model(ours, theirs, X_all, tol(np.float64))
+    refit = fastnb.CategoricalNB().fit(X_all, y_all, sample_weight=w_all)
+    assert_same_model(ours, refit, X_all, tol(np.float64))
+
+
+def test_partial_fit_strings_new_categories_equals_fit(tol):
+    rng = np.random.default_rng(5)
+    X = rng.choice(["red", "green", "blue"], size=(150, 3)).astype(object)
+    X[100:, 1] = rng.choice(["violet", "amber"], size=50)  # new in the last batch
+    y = rng.choice(["no", "yes"], size=150)
+    ours = fastnb.CategoricalNB()
+    for a, b in [(0, 50), (50, 100), (100, 150)]:
+        ours.partial_fit(X[a:b], y[a:b], classes=["no", "yes"])
+    encoder = OrdinalEncoder().fit(X)
+    theirs = sk_nb.CategoricalNB().fit(encoder.transform(X), y)
+    assert_array_equal(ours.n_categories_, [3, 5, 3])
+    for j in range(3):
+        assert sorted(ours.categories_[j].tolist()) == encoder.categories_[j].tolist()
+    assert_same_by_value(ours, theirs, encoder.categories_, tol(np.float64))
+    assert_allclose(
+        ours.predict_proba(X),
+        theirs.predict_proba(encoder.transform(X)),
+        rtol=tol(np.float64),
+    )
+
+
+def snapshot(model):
+    return copy.deepcopy(vars(model))
+
+
+def assert_same_state(got, expected, where="vars(model)"):
+    """Recursive equality: arrays with array_equal, containers entry by entry."""
+    if isinstance(expected, np.ndarray):
+        assert isinstance(got, np.ndarray), where
+        assert got.dtype == expected.dtype, where
+        assert np.array_equal(got, expected, equal_nan=expected.dtype.kind == "f"), (
+            where
+        )
+    elif isinstance(expected, dict):
+        assert isinstance(got, dict), where
+        assert got.keys() == expected.keys(), where
+        for key in expected:
+            assert_same_state(got[key], expected[key], f"{where}[{key!r}]")
+    elif isinstance(expected, list | tuple):
+        assert type(got) is type(expected) and len(got) == len(expected), where
+        for i, (a, b) in enumerate(zip(got, expected, strict=True)):
+            assert_same_state(a, b, f"{where}[{i}]")
+    else:
+        assert got == expected, where
+
+
+def bad_batches():
+    X, y, _ = make_codes(LABELS["5 str"], n_samples=30, seed=7)
+    X[:, 0] += 4  # new categories in the same batch as the fault
+    negative = X.copy()
+    negative[5, 3] = -1
+    fractional = X.astype(np.float64)
+    fractional[7, 1] = 1.5
+    unknown_label = y.copy()
+    unknown_label[2] = "zebra"
+    return {
+        "negative code": (negative, y, ValueError),
+        "non-integer code": (fractional, y, ValueError),
+        "wrong n_features": (X[:, :-1], y, ValueError),
+        "unknown label": (X, unknown_label, ValueError),
+    }
+
+
+@pytest.mark.parametrize("predicted", [False, True], ids=["stale", "predicted"])
+@pytest.mark.parametrize("fault", list(bad_batches()))
+def test_failed_partial_fit_leaves_model_unchanged(fault, predicted, tol):
+    labels = LABELS["5 str"]
+    X, y, _ = make_codes(labels, n_samples=60)
+    model = fastnb.CategoricalNB().partial_fit(X, y, classes=labels)
+    if predicted:
+        model.predict_proba(X)
+    before = snapshot(model)
+    X_bad, y_bad, error = bad_batches()[fault]
+    with pytest.raises(error):
+        model.partial_fit(X_bad, y_bad)
+    assert_same_state(vars(model), before)
+    # The model still learns correctly afterwards.
+    X_more, y_more, _ = make_codes(labels, n_samples=30, seed=9)
+    model.partial_fit(X_more, y_more)
+    theirs = sk_nb.CategoricalNB().fit(
+        np.concatenate([X, X_more]), np.concatenate([y, y_more])
+    )
+    assert_same_model(model, theirs, X, tol(np.float64))
+
+
+# ---------------------------------------------------------------------------
+# Categories not seen in training, and invalid codes
+# ---------------------------------------------------------------------------
+
+
+def hand_joint_log_proba(X_codes, y, sample_weight, x, alpha, n_categories):
+    """log P(c) + sum_i log P(x_i | c), counted; an unseen code counts zero."""
+    classes = np.unique(y)
+    w = np.ones(len(y)) if sample_weight is None else sample_weight
+    alpha = np.broadcast_to(alpha, (X_codes.shape[1],))
+    class_count = np.array([w[y == c].sum() for c in classes])
+    scores = np.log(class_count) - np.log(class_count.sum())
+    for i, code in enumerate(x):
+        counts = np.array(
+            [w[(y == c) & (X_codes[:, i] == code)].sum() for c in classes]
+        )
+        scores = scores + np.log(
+            (counts + alpha[i]) / (class_count + alpha[i] * n_categories[i])
+        )
+    return scores
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("alpha", [1.0, 0.25, "per feature"])
+def test_unseen_code_gets_smoothed_zero_count(alpha, weighted, tol):
+    X, y, w = make_codes(LABELS["5 str"])
+    w = w if weighted else None
+    alpha = np.linspace(0.2, 2.0, N_FEATURES) if alpha == "per feature" else alpha
+    model = fastnb.CategoricalNB(alpha=alpha).fit(X, y, sample_weight=w)
+    n_categories = X.max(axis=0) + 1
+    rows = np.array([[0, 1, 2, 3, 4], [9, 1, 2, 3, 4], [0, 1, 99, 3, 10**4]])
+    got = model.predict_joint_log_proba(rows)
+    assert np.isfinite(got).all()
+    for row, scores in zip(rows, got, strict=True):
+        expected = hand_joint_log_proba(X, y, w, row, alpha, n_categories)
+        assert_allclose(scores, expected, rtol=tol(np.float64))
+    assert_allclose(model.predict_proba(rows).sum(axis=1), 1.0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float64])
+def test_huge_unseen_code_is_cheap(dtype, tol):
+    # An unseen code scores like any other: it must not cost memory in
+    # proportion to its value (nor fail for a code past any table size).
+    X, y, _ = make_codes(LABELS["2 int"])
+    model = fastnb.CategoricalNB().fit(X, y)
+    n_categories = X.max(axis=0) + 1
+    for code in [10**7, 2**40]:
+        row = np.array([[0, 1, code, 3, 4]], dtype=dtype)
+        tracemalloc.start()
+        try:
+            got = model.predict_joint_log_proba(row)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        expected = hand_joint_log_proba(X, y, None, row[0], 1.0, n_categories)
+        assert_allclose(got[0], expected, rtol=tol(np.float64))
+        assert peak < 10**6, f"code {code}: predict allocated {peak} bytes"
+
+
+def test_unseen_code_with_min_categories(tol):
+    X, y, _ = make_codes(LABELS["2 int"])
+    minimum = np.array([1, 7, 2, 9, 6])
+    model = fastnb.CategoricalNB(alpha=0.5, min_categories=minimum).fit(X, y)
+    n_categories = np.maximum(X.max(axis=0) + 1, minimum)
+    # Code 8 of feature 3 is known (min_categories); 7 of feature 1 is not.
+    row = np.array([0, 7, 1, 8, 5])
+    expected = hand_joint_log_proba(X, y, None, row, 0.5, n_categories)
+    assert_allclose(model.predict_joint_log_proba([row])[0], expected, rtol=1e-10)
+
+
+def test_unknown_string_gets_smoothed_zero_count(tol):
+    rng = np.random.default_rng(11)
+    X = rng.choice(["a", "bb", "ccc", "dddd"], size=(70, 3))
+    y = rng.choice(["no", "yes"], size=70)
+    model = fastnb.CategoricalNB(alpha=0.7).fit(X, y)
+    codes = OrdinalEncoder().fit_transform(X).astype(np.int64)
+    x = np.array([["bb", "never seen", "a"]])
+    x_codes = np.array([1, 99, 0])  # 99: past every code, never seen
+    expected = hand_joint_log_proba(codes, y, None, x_codes, 0.7, [4, 4, 4])
+    got = model.predict_joint_log_proba(x)
+    assert np.isfinite(got).all()
+    assert_allclose(got[0], expected, rtol=tol(np.float64))
+    assert model.predict(x)[0] in ("no", "yes")
+
+
+@pytest.mark.parametrize(
+    ("value", "match"), [(-1, "[Nn]egative"), (-7.0, "[Nn]egative"), (1.5, "integer")]
+)
+@pytest.mark.parametrize("method", ["predict", "predict_proba", "fit"])
+def test_negative_or_fractional_codes_raise(method, value, match):
+    X, y, _ = make_codes(LABELS["2 int"])
+    bad = X.astype(np.float64)
+    bad[4, 2] = value
+    model = fastnb.CategoricalNB()
+    if method == "fit":
+        with pytest.raises(ValueError, match=match):
+            model.fit(bad, y)
+        return
+    model.fit(X, y)
+    with pytest.raises(ValueError, match=match):
+        getattr(model, method)(bad)
+
+
+# ---------------------------------------------------------------------------
+# Raw values: strings, booleans, pandas
+# ---------------------------------------------------------------------------
+
+
+def assert_same_by_value(ours, theirs, categories, rtol):
+    """feature_log_prob_ and category_count_ agree category by category.
+
+    ``categories[i]`` lists the values behind the codes of ``theirs``; the
+    order of ``ours.categories_`` may differ.
+    """
+    for i, values in enumerate(categories):
+        ours_values = list(ours.categories_[i])
+        assert sorted(ours_values) == sorted(values)
+        order = [ours_values.index(v) for v in values]
+        assert_allclose(
+            ours.feature_log_prob_[i][:, order], theirs.feature_log_prob_[i], rtol=rtol
+        )
+        assert_allclose(
+            ours.category_count_[i][:, order], theirs.category_count_[i], rtol=rtol
+        )
+
+
+@pytest.mark.parametrize("kind", ["str", "object", "bool"])
+def test_raw_columns_match_sklearn_on_encoded(kind, tol):
+    rng = np.random.default_rng(2)
+    n = 80
+    y = rng.choice(["spam", "ham", "eggs"], size=n)
+    if kind == "bool":
+        X = rng.random((n, 4)) < [0.2, 0.5, 0.7, 0.9]
+        X[:, 0] |= y == "spam"
+    else:
+        X = rng.choice(["zeta", "alpha", "Mu", "beta", "10"], size=(n, 4))
+        X[y == "ham", 1] = "alpha"
+        X = X.astype(object) if kind == "object" else X
+    encoder = OrdinalEncoder().fit(X)
+    ours = fastnb.CategoricalNB(alpha=0.5).fit(X, y)
+    theirs = sk_nb.CategoricalNB(alpha=0.5).fit(encoder.transform(X), y)
+    assert_same_by_value(ours, theirs, encoder.categories_, tol(np.float64))
+    assert_array_equal(ours.n_categories_, [len(c) for c in encoder.categories_])
+    assert_array_equal(ours.predict(X), theirs.predict(encoder.transform(X)))
+    assert_allclose(
+        ours.predict_proba(X),
+        theirs.predict_proba(encoder.transform(X)),
+        rtol=tol(np.float64),
+    )
+    assert not hasattr(ours, "feature_names_in_")
+
+
+def mixed_frame(rng, n):
+    colour = rng.choice(["red", "green", "blue", "grey"], size=n)
+    return pd.DataFrame(
+        {
+            "colour": pd.Series(colour, dtype=object),
+            "size": pd.Categorical(
+                rng.choice(["S", "M", "L"], size=n), categories=["S", "M", "L"]
+            ),
+            "level": rng.integers(0, 5, size=n),
+            "shade": rng.choice(["dark", "light"], size=n),  # pandas' string dtype
+            "flag": rng.random(n) < 0.3,
+        }
+    )
+
+
+RAW_COLUMNS = ["colour", "size", "shade", "flag"]
+
+
+def test_dataframe_mixed_columns_match_sklearn(tol):
+    rng = np.random.default_rng(4)
+    frame = mixed_frame(rng, 120)
+    y = np.where(frame["colour"].isin(["red", "grey"]), "warm", "cool")
+    y[rng.random(120) < 0.3] = "cool"
+    encoder = OrdinalEncoder().fit(frame[RAW_COLUMNS])
+
+    def encoded(df):
+        # In the frame's column order; the code column must not be re-encoded.
+        codes = encoder.transform(df[RAW_COLUMNS])
+        return np.column_stack([codes[:, :2], df["level"].to_numpy(), codes[:, 2:]])
+
+    ours = fastnb.CategoricalNB().fit(frame, y)
+    theirs = sk_nb.CategoricalNB().fit(encoded(frame), y)
+    assert_array_equal(ours.feature_names_in_, frame.columns)
+    categories = [*encoder.categories_[:2], np.arange(5), *encoder.categories_[2:]]
+    assert_same_by_value(ours, theirs, categories, tol(np.float64))
+    assert_array_equal(ours.categories_[2], np.arange(5))
+    test = mixed_frame(np.random.default_rng(5), 50)
+    assert_array_equal(ours.predict(test), theirs.predict(encoded(test)))
+    assert_allclose(
+        ours.predict_proba(test), theirs.predict_proba(encoded(test)), rtol=1e-10
+    )
+
+
+# ---------------------------------------------------------------------------
+# alpha per feature
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_alpha_per_feature_hand_formula(weighted, tol):
+    labels = LABELS["5 str"]
+    X, y, w = make_codes(labels)
+    w = w if weighted else np.ones(len(y))
+    alpha = np.array([0.1, 1.0, 3.0, 0.0, 0.5])
+    model = fastnb.CategoricalNB(alpha=alpha).fit(X, y, sample_weight=w)
+    n_categories = X.max(axis=0) + 1
+    class_count = np.array([w[y == c].sum() for c in labels])
+    for i in range(N_FEATURES):
+        counts = np.array(
+            [
+                [w[(y == c) & (X[:, i] == a)].sum() for a in range(n_categories[i])]
+                for c in labels
+            ]
+        )
+        expected = (counts + alpha[i]) / (
+            class_count[:, None] + alpha[i] * n_categories[i]
+        )
+        with np.errstate(divide="ignore"):
+            assert_allclose(
+                model.feature_log_prob_[i], np.log(expected), rtol=tol(np.float64)
+            )
+
+
+def test_alpha_per_feature_wrong_length_raises():
+    X, y, _ = make_codes(LABELS["2 int"])
+    with pytest.raises(ValueError):
+        fastnb.CategoricalNB(alpha=[1.0, 2.0]).fit(X, y)
+    with pytest.raises(ValueError):
+        fastnb.CategoricalNB(alpha=[1.0, -2.0, 1.0, 1.0, 1.0]).fit(X, y)
+
+
+# ---------------------------------------------------------------------------
+# Worked example: Play Tennis (Mitchell, Machine Learning, 1997, table 3.2)
+# ---------------------------------------------------------------------------
+
+PLAY_TENNIS = [
+    # day, outlook, temperature, humidity, wind, play tennis
+    ("D1", "Sunny", "Hot", "High", "Weak", "No"),
+    ("D2", "Sunny", "Hot", "High", "Strong", "No"),
+    ("D3", "Overcast", "Hot", "High", "Weak", "Yes"),
+    ("D4", "Rain", "Mild", "High", "Weak", "Yes"),
+    ("D5", "Rain", "Cool", "Normal", "Weak", "Yes"),
+    ("D6", "Rain", "Cool", "Normal", "Strong", "No"),
+    ("D7", "Overcast", "Cool", "Normal", "Strong", "Yes"),
+    ("D8", "Sunny", "Mild", "High", "Weak", "No"),
+    ("D9", "Sunny", "Cool", "Normal", "Weak", "Yes"),
+    ("D10", "Rain", "Mild", "Normal", "Weak", "Yes"),
+    ("D11", "Sunny", "Mild", "Normal", "Strong", "Yes"),
+    ("D12", "Overcast", "Mild", "High", "Strong", "Yes"),
+    ("D13", "Overcast", "Hot", "Normal", "Weak", "Yes"),
+    ("D14", "Rain", "Mild", "High", "Strong", "No"),
+]
+
+# P(value | class), counted by hand from the table: feature -> value -> (Yes, No).
+F = Fraction
+PLAY_TENNIS_TABLES = {
+    0: {
+        "Sunny": (F(2, 9), F(3, 5)),
+        "Overcast": (F(4, 9), F(0, 5)),
+        "Rain": (F(3, 9), F(2, 5)),
+    },
+    1: {
+        "Hot": (F(2, 9), F(2, 5)),
+        "Mild": (F(4, 9), F(2, 5)),
+        "Cool": (F(3, 9), F(1, 5)),
+    },
+    2: {"High": (F(3, 9), F(4, 5)), "Normal": (F(6, 9), F(1, 5))},
+    3: {"Weak": (F(6, 9), F(2, 5)), "Strong": (F(3, 9), F(3, 5))},
+}
+
+
+def play_tennis():
+    X = np.array([row[1:5] for row in PLAY_TENNIS])
+    y = np.array([row[5] for row in PLAY_TENNIS])
+    return X, y
+
+
+def test_play_tennis_tables():
+    X, y = play_tennis()
+    model = fastnb.CategoricalNB(alpha=0, force_alpha=True).fit(X, y)
+    assert_array_equal(model.classes_, ["No", "Yes"])
+    assert_array_equal(model.class_count_, [5, 9])
+    assert_allclose(np.exp(model.class_log_prior_), [5 / 14, 9 / 14], rtol=1e-12)
+    checked = 0
+    for i, table in PLAY_TENNIS_TABLES.items():
+        assert sorted(model.categories_[i].tolist()) == sorted(table)
+        for value, (p_yes, p_no) in table.items():
+            a = model.categories_[i].tolist().index(value)
+            probability = np.exp(model.feature_log_prob_[i][:, a])
+            assert_allclose(probability, [float(p_no), float(p_yes)], rtol=1e-12)
+            checked += 2
+    assert checked == 20
+    # The textbook's headline figures.
+    sunny = model.categories_[0].tolist().index("Sunny")
+    assert np.exp(model.feature_log_prob_[0][1, sunny]) == pytest.approx(2 / 9)
+    assert np.exp(model.feature_log_prob_[0][0, sunny]) == pytest.approx(3 / 5)
+
+
+def test_play_tennis_new_day():
+    X, y = play_tennis()
+    model = fastnb.CategoricalNB(alpha=0, force_alpha=True).fit(X, y)
+    new_day = np.array([["Sunny", "Cool", "High", "Strong"]])
+    joint = np.exp(model.predict_joint_log_proba(new_day)[0])
+    # Columns follow classes_: No, Yes. The textbook: .0206 and .0053.
+    assert_allclose(joint, [0.0206, 0.0053], rtol=1e-2)
+    p_yes = F(2, 9) * F(3, 9) * F(3, 9) * F(3, 9) * F(9, 14)
+    p_no = F(3, 5) * F(1, 5) * F(4, 5) * F(3, 5) * F(5, 14)
+    assert_allclose(joint, [float(p_no), float(p_yes)], rtol=1e-12)
+    assert_array_equal(model.predict(new_day), ["No"])
+    assert_allclose(
+        model.predict_proba(new_day)[0],
+        [float(p_no / (p_no + p_yes)), float(p_yes / (p_no + p_yes))],
+        rtol=1e-12,
+    )
+
+
+def test_play_tennis_codes_match_sklearn(tol):
+    # Laplace smoothing, through an encoder, against scikit-learn.
+    X, y = play_tennis()
+    codes = OrdinalEncoder().fit_transform(X)
+    theirs = sk_nb.CategoricalNB().fit(codes, y)
+    assert_same_model(fastnb.CategoricalNB().fit(codes, y), theirs, codes, 1e-10)
+    ours_raw = fastnb.CategoricalNB().fit(X, y)
+    assert_allclose(ours_raw.predict_proba(X), theirs.predict_proba(codes), rtol=1e-10)
+
+
+# ---------------------------------------------------------------------------
+# Real data (../shared/data)
+# ---------------------------------------------------------------------------
+
+ADULT_COLUMNS = [
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
+    "income",
+]
+ADULT_CATEGORICAL = [
+    "workclass",
+    "education",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "native-country",
+]
+
+
+def read_uci(path, label_column):
+    frame = pd.read_csv(path, header=None, dtype=str, keep_default_na=False)
+    y = frame.pop(label_column).to_numpy()
+    return frame.to_numpy(dtype=object), y
+
+
+def split(path, label_column):
+    X, y = read_uci(path, label_column)
+    return train_test_split(X, y, test_size=0.25, random_state=42, stratify=y)
+
+
+def adult(require_data):
+    def read(name, skiprows):
+        frame = pd.read_csv(
+            require_data(f"adult/{name}"),
+            header=None,
+            names=ADULT_COLUMNS,
+            skiprows=skiprows,
+            skipinitialspace=True,
+            dtype=str,
+            keep_default_na=False,
+        )
+        y = frame["income"].str.rstrip(".").to_numpy()
+        return frame[ADULT_CATEGORICAL].to_numpy(dtype=object), y
+
+    X_train, y_train = read("adult.data", 0)
+    X_test, y_test = read("adult.test", 1)  # the test file opens with a comment
+    assert len(X_train) == 32561 and len(X_test) == 16281
+    assert set(y_train) == set(y_test) == {"<=50K", ">50K"}
+    return X_train, X_test, y_train, y_test
+
+
+DATASETS = {
+    "mushroom": lambda require: split(require("mushroom/agaricus-lepiota.data"), 0),
+    "car": lambda require: split(require("car/car.data"), 6),
+    "nursery": lambda require: split(require("nursery/nursery.data"), 8),
+    "votes": lambda require: split(require("votes/house-votes-84.data"), 0),
+    "adult": adult,  # canonical split: adult.data / adult.test
+}
+
+
+@pytest.mark.parametrize("name", DATASETS)
+def test_real_data_matches_sklearn(name, require_data, tol):
+    X_train, X_test, y_train, y_test = DATASETS[name](require_data)
+    # The encoder is fitted on the training part only (as a pipeline would);
+    # test rows with a category never seen in training are dropped for the
+    # comparison with scikit-learn, which cannot score them.
+    encoder = OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1)
+    codes_train = encoder.fit_transform(X_train)
+    codes_test = encoder.transform(X_test)
+    known = (codes_test >= 0).all(axis=1)
+    assert known.mean() > 0.99
+
+    theirs = sk_nb.CategoricalNB().fit(codes_train, y_train)
+    ours = fastnb.CategoricalNB().fit(codes_train, y_train)
+    assert_same_model(ours, theirs, codes_test[known], tol(np.float64))
+    assert_array_equal(
+        ours.predict(codes_test[known]), theirs.predict(codes_test[known])
+    )
+
+    # On the raw strings, no encoder: the same model, also for categories
+    # never seen in training (which score as a code past the end).
+    raw = fastnb.CategoricalNB().fit(X_train, y_train)
+    assert_same_by_value(raw, theirs, encoder.categories_, tol(np.float64))
+    assert_array_equal(raw.predict(X_test[known]), theirs.predict(codes_test[known]))
+    assert_allclose(
+        raw.predict_proba(X_test[known]),
+        theirs.predict_proba(codes_test[known]),
+        rtol=tol(np.float64),
+        atol=1e-300,
+    )
+    # These test sets hold no unseen category: make some.
+    X_test = X_test.copy()
+    X_test[::7, 0] = "never seen"
+    X_test[::11, -1] = "never seen either"
+    codes_test = encoder.transform(X_test)
+    past_end = np.where(codes_test >= 0, codes_test, ours.n_categories_)
+    assert_array_equal(raw.predict(X_test), ours.predict(past_end))
+    assert_allclose(
+        raw.predict_joint_log_proba(X_test),
+        ours.predict_joint_log_proba(past_end),
+        rtol=tol(np.float64),
+    )
+
+
+def test_car_accuracy_from_readme(require_data):
+    # README: car, OrdinalEncoder fitted on the training part, CategoricalNB
+    # defaults, stratified 75/25 split with random_state=42: .8472.
+    X_train, X_test, y_train, y_test = split(require_data("car/car.data"), 6)
+    encoder = OrdinalEncoder().fit(X_train)
+    model = fastnb.CategoricalNB().fit(encoder.transform(X_train), y_train)
+    accuracy = model.score(encoder.transform(X_test), y_test)
+    assert round(accuracy, 4) == 0.8472
+    theirs = sk_nb.CategoricalNB().fit(encoder.transform(X_train), y_train)
+    assert round(theirs.score(encoder.transform(X_test), y_test), 4) == 0.8472
+    assert fastnb.CategoricalNB().fit(X_train, y_train).score(X_test, y_test) == (
+        accuracy
+    )
+
+
+# ---------------------------------------------------------------------------
+# scikit-learn's API checks
+# ---------------------------------------------------------------------------
+
+
+def expected_failed_checks(estimator):
+    reason = (
+        "feeds non-integer float features; CategoricalNB takes category codes "
+        "and rejects non-integer codes with a ValueError by design"
+    )
+    return {
+        "check_sample_weight_equivalence_on_dense_data": reason,
+        "check_classifiers_one_label_sample_weights": reason,
+    }
+
+
+def test_expected_failed_checks_fail_for_the_stated_reason():
+    estimator = fastnb.CategoricalNB()
+    with pytest.raises(ValueError, match="non-integer codes"):
+        check_sample_weight_equivalence_on_dense_data("CategoricalNB", estimator)
+    # This check turns the ValueError into an AssertionError of its own.
+    with pytest.raises(AssertionError) as raised:
+        check_classifiers_one_label_sample_weights("CategoricalNB", estimator)
+    assert "non-integer codes" in str(raised.value.__cause__)
+    assert set(expected_failed_checks(estimator)) == {
+        "check_sample_weight_equivalence_on_dense_data",
+        "check_classifiers_one_label_sample_weights",
+    }
+
+
+@parametrize_with_checks(
+    [fastnb.CategoricalNB()], expected_failed_checks=expected_failed_checks
+)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
