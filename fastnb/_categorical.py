@@ -20,6 +20,7 @@ from fastnb._base import (
     dense_block_width,
     effective_n_threads,
     fitted_table,
+    pad_classes,
     thread_scratch,
 )
 from fastnb._discrete import BaseDiscreteNB
@@ -63,6 +64,23 @@ def checked_codes(column, name):
             "must be whole numbers (or pass the raw values as strings)."
         )
     return column
+
+
+def check_code_matrix(codes):
+    """checked_codes for every column of a numeric matrix, in whole-array passes."""
+    if not codes.size:
+        return
+    bad = codes.min() < 0
+    if not bad and codes.dtype.kind == "f":
+        # In row blocks: no temporary the size of X.
+        for start in range(0, len(codes), 1 << 16):
+            block = codes[start : start + (1 << 16)]
+            if not np.array_equal(block, np.floor(block)):
+                bad = True
+                break
+    if bad:
+        for j in range(codes.shape[1]):
+            checked_codes(codes[:, j], j)  # raises, naming the first bad column
 
 
 class CategoricalNB(BaseDiscreteNB):
@@ -300,8 +318,9 @@ class CategoricalNB(BaseDiscreteNB):
         known = self.categories_ if fitted else [np.arange(0)] * n_features
         if codes_columns.all() and X.dtype.kind in "iuf":
             codes = X if X.dtype in CODE_DTYPES else X.astype(np.int64)
-            for j in range(n_features):
-                checked_codes(codes[:, j], j)
+            check_code_matrix(codes)
+            if not learn:
+                return codes, None
             highest = codes.max(axis=0).astype(np.int64) if len(codes) else 0
             sizes = np.maximum(highest + 1, [len(k) for k in known])
             return codes, [int(n) for n in sizes]
@@ -381,8 +400,8 @@ class CategoricalNB(BaseDiscreteNB):
         return {
             "feature_log_prob_": self._per_feature(table),
             "class_log_prior_": class_log_prior,
-            "table": table,
-            "intercept": class_log_prior,
+            "table": pad_classes(table),
+            "intercept": pad_classes(class_log_prior),
         }
 
     def _score(self, X, output, out, labels):

@@ -180,6 +180,25 @@ cdef extern from *:
         }                                                                     \
     }
 
+    #define FASTNB_CATEGORICAL_ROW(NAME, T)                                    \
+    static void NAME(const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,  \
+                     const npy_intp* offsets, const double* table,            \
+                     Py_ssize_t n_padded, double* scores)                     \
+    {                                                                         \
+        for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
+            FASTNB_ZERO8(acc);                                                \
+            for (Py_ssize_t j = 0; j < n_features; j++) {                     \
+                const Py_ssize_t unseen = offsets[j + 1] - offsets[j] - 1;    \
+                const double value = (double) x[j * x_stride];                \
+                const Py_ssize_t code = value > (double) unseen               \
+                    ? unseen : (Py_ssize_t) value;                            \
+                FASTNB_AXPY8(acc, 1.0, table + (offsets[j] + code) * n_padded + k0); \
+            }                                                                 \
+            for (int k = 0; k < FASTNB_BLOCK; k++)                            \
+                scores[k0 + k] += FASTNB_LANE(acc, k);                        \
+        }                                                                     \
+    }
+
     #ifdef FASTNB_DEBUG
     #define FASTNB_CHECK_ROW(j, n_rows) \
         if ((Py_ssize_t) (j) < 0 || (Py_ssize_t) (j) >= (n_rows)) return -1
@@ -193,6 +212,10 @@ cdef extern from *:
     FASTNB_SPARSE_ROW(fastnb_sparse_row_f32_i64, float, int64_t)
     FASTNB_GAUSSIAN_ROW(fastnb_gaussian_row_f64, double)
     FASTNB_GAUSSIAN_ROW(fastnb_gaussian_row_f32, float)
+    FASTNB_CATEGORICAL_ROW(fastnb_categorical_row_i32, int32_t)
+    FASTNB_CATEGORICAL_ROW(fastnb_categorical_row_i64, int64_t)
+    FASTNB_CATEGORICAL_ROW(fastnb_categorical_row_f32, float)
+    FASTNB_CATEGORICAL_ROW(fastnb_categorical_row_f64, double)
     """
     int fastnb_sparse_row_f64_i32(
         const double*, const int32_t*, Py_ssize_t, Py_ssize_t, Py_ssize_t,
@@ -211,6 +234,18 @@ cdef extern from *:
         Py_ssize_t, double*) nogil
     void fastnb_gaussian_row_f32(
         const float*, Py_ssize_t, Py_ssize_t, const double*, const double*,
+        Py_ssize_t, double*) nogil
+    void fastnb_categorical_row_i32(
+        const int32_t*, Py_ssize_t, Py_ssize_t, const intp_t*, const double*,
+        Py_ssize_t, double*) nogil
+    void fastnb_categorical_row_i64(
+        const int64_t*, Py_ssize_t, Py_ssize_t, const intp_t*, const double*,
+        Py_ssize_t, double*) nogil
+    void fastnb_categorical_row_f32(
+        const float*, Py_ssize_t, Py_ssize_t, const intp_t*, const double*,
+        Py_ssize_t, double*) nogil
+    void fastnb_categorical_row_f64(
+        const double*, Py_ssize_t, Py_ssize_t, const intp_t*, const double*,
         Py_ssize_t, double*) nogil
 
 
@@ -905,41 +940,6 @@ def count_categories(
                 out[offsets[j] + <Py_ssize_t> X[i, j], c] += w
 
 
-cdef inline void _add_categorical_block(
-    const code_t[:, :] X,
-    Py_ssize_t i,
-    const intp_t[::1] offsets,
-    const double[:, ::1] table,
-    Py_ssize_t k0,
-    Py_ssize_t width,
-    double* scores,
-) noexcept nogil:
-    """scores[k0:k0 + width] += sum_j table[row of X[i, j] in feature j, k]."""
-    cdef Py_ssize_t k, j, code, unseen
-    cdef double acc[CLASS_BLOCK]
-    cdef const double* row
-    for k in range(CLASS_BLOCK):
-        acc[k] = 0.0
-    for j in range(X.shape[1]):
-        code = <Py_ssize_t> X[i, j]
-        unseen = offsets[j + 1] - offsets[j] - 1
-        if code > unseen:
-            code = unseen
-        row = &table[offsets[j] + code, k0]
-        if width == CLASS_BLOCK:
-            for k in range(CLASS_BLOCK):
-                acc[k] += row[k]
-        else:
-            for k in range(width):
-                acc[k] += row[k]
-    if width == CLASS_BLOCK:
-        for k in range(CLASS_BLOCK):
-            scores[k0 + k] += acc[k]
-    else:
-        for k in range(width):
-            scores[k0 + k] += acc[k]
-
-
 def categorical_jll(
     const code_t[:, :] X,
     const intp_t[::1] offsets,
@@ -951,10 +951,17 @@ def categorical_jll(
     double[:, :] scratch,
     int n_threads,
 ):
-    """Score rows of non-negative category codes; scratch has a row per thread."""
+    """Score rows of non-negative category codes; class-padded table and intercept.
+
+    Codes past a feature's categories score as its unseen row; scratch has
+    a row a thread, with room for the padded classes.
+    """
     cdef Py_ssize_t n_samples = X.shape[0]
-    cdef Py_ssize_t n_classes = table.shape[1]
-    cdef Py_ssize_t i, k, t, b
+    cdef Py_ssize_t n_features = X.shape[1]
+    cdef Py_ssize_t n_padded = table.shape[1]
+    cdef Py_ssize_t stride = X.strides[1] // sizeof(code_t)
+    cdef Py_ssize_t i, k, t
+    cdef double* row
     for i in prange(
         n_samples,
         nogil=True,
@@ -963,16 +970,23 @@ def categorical_jll(
         num_threads=n_threads,
     ):
         t = threadid()
-        for k in range(n_classes):
-            scratch[t, k] = intercept[k]
-        for b in range((n_classes + CLASS_BLOCK - 1) // CLASS_BLOCK):
-            _add_categorical_block(
-                X,
-                i,
-                offsets,
-                table,
-                b * CLASS_BLOCK,
-                min(<Py_ssize_t> CLASS_BLOCK, n_classes - b * CLASS_BLOCK),
-                &scratch[t, 0],
+        row = &scratch[t, 0]
+        for k in range(n_padded):
+            row[k] = intercept[k]
+        if code_t is int32_t:
+            fastnb_categorical_row_i32(
+                &X[i, 0], stride, n_features, &offsets[0], &table[0, 0], n_padded, row
+            )
+        elif code_t is int64_t:
+            fastnb_categorical_row_i64(
+                &X[i, 0], stride, n_features, &offsets[0], &table[0, 0], n_padded, row
+            )
+        elif code_t is float:
+            fastnb_categorical_row_f32(
+                &X[i, 0], stride, n_features, &offsets[0], &table[0, 0], n_padded, row
+            )
+        else:
+            fastnb_categorical_row_f64(
+                &X[i, 0], stride, n_features, &offsets[0], &table[0, 0], n_padded, row
             )
         _finish_row(scratch, t, output, out, labels, i)
