@@ -173,7 +173,7 @@ def partial_fit_classes(estimator, classes):
             raise ValueError("classes must be passed on the first call to partial_fit.")
         return unique_labels(classes)
     if classes is not None and not np.array_equal(
-        estimator.classes_, unique_labels(classes)
+        estimator.classes_, np.unique(np.asarray(classes))
     ):
         raise ValueError(
             f"`classes={classes!r}` is not the same as on the first call to "
@@ -184,7 +184,9 @@ def partial_fit_classes(estimator, classes):
 
 def encode_labels(y, classes):
     """Index of each label of y in the sorted ``classes``; unknown labels raise."""
-    check_classification_targets(y)
+    y = np.asarray(y)
+    if y.dtype.kind not in "iu":  # integer labels are valid classes by type
+        check_classification_targets(y)
     y_encoded = np.searchsorted(classes, y)
     known = y_encoded < len(classes)
     known[known] = classes[y_encoded[known]] == y[known]
