@@ -1,0 +1,518 @@
+"""Time fastnb against its NumPy reference and scikit-learn.
+
+Three cases: the bag-of-words estimators on a synthetic text corpus,
+GaussianNB on dense Gaussian blobs, and CategoricalNB on category codes. The
+implementations of each estimator run interleaved in one process, the order
+rotating so that none always runs first; the figures are the ratios of their
+median times. A separate, untimed pass measures the peak memory each one
+allocates.
+
+Usage::
+
+    python bench/bench_naive_bayes.py [--case all|text|gaussian|categorical]
+        [--quick] [--repeats N] [--estimators multinomial,complement,bernoulli]
+"""
+
+import argparse
+import dataclasses
+import functools
+import itertools
+import os
+import platform
+import statistics
+import sys
+import time
+import tracemalloc
+
+import numpy as np
+import scipy
+import sklearn
+import sklearn.naive_bayes
+from corpus import make_bag_of_words, make_categorical, make_gaussian_blobs
+
+import fastnb
+import fastnb.reference
+
+try:
+    from threadpoolctl import threadpool_info
+except ImportError:
+    threadpool_info = None
+
+ESTIMATORS = {
+    "multinomial": "MultinomialNB",
+    "complement": "ComplementNB",
+    "bernoulli": "BernoulliNB",
+}
+IMPLEMENTATIONS = {
+    "fastnb": fastnb,
+    "reference": fastnb.reference,
+    "sklearn": sklearn.naive_bayes,
+}
+OPERATIONS = ("fit", "partial_fit", "predict", "predict_proba")
+CASES = ("text", "gaussian", "categorical")
+TEXT_FULL_SHAPE = (200_000, 2**18)
+TEXT_QUICK_SHAPE = (20_000, 2**16)
+GAUSSIAN_FULL_SHAPE = (1_000_000, 50)
+GAUSSIAN_QUICK_SHAPE = (100_000, 50)
+GAUSSIAN_CLASSES = 10
+CATEGORICAL_FULL_SHAPE = (1_000_000, 20)
+CATEGORICAL_QUICK_SHAPE = (100_000, 20)
+CATEGORICAL_CLASSES = 5
+N_CHUNKS = 10
+N_ROWS_AFTER_PARTIAL_FIT = 1000
+# Probabilities are compared relative to their size; below this both count as 0.
+TINY_PROBABILITY = 1e-300
+TEXT_PROBA_RTOL = 1e-10
+GAUSSIAN_PROBA_RTOL = 1e-9
+CATEGORICAL_PROBA_RTOL = 1e-10
+# Key of the time taken to read the dense X once, timed beside the operations.
+READ_X = ("numpy", "read X")
+MIB = 2**20
+GB = 1e9
+
+
+@dataclasses.dataclass
+class Dataset:
+    """The benchmark data, with the partial_fit chunks cut in advance."""
+
+    X: "np.ndarray | scipy.sparse.csr_matrix"
+    y: np.ndarray
+    classes: np.ndarray
+    chunks: list
+    X_head: "np.ndarray | scipy.sparse.csr_matrix"
+
+    @classmethod
+    def from_arrays(cls, X, y):
+        """Wrap X and y, cut into `N_CHUNKS` row chunks."""
+        bounds = np.linspace(0, X.shape[0], N_CHUNKS + 1).astype(int)
+        chunks = [(X[a:b], y[a:b]) for a, b in itertools.pairwise(bounds)]
+        return cls(X, y, np.unique(y), chunks, X[:N_ROWS_AFTER_PARTIAL_FIT])
+
+
+def run_fit(estimator_class, fitted, data):
+    """Fit a new model on the whole data set."""
+    estimator_class().fit(data.X, data.y)
+
+
+def run_partial_fit(estimator_class, fitted, data):
+    """Fit a new model chunk by chunk, then predict a few rows.
+
+    The prediction makes implementations that finalise lazily pay for it.
+    """
+    model = estimator_class()
+    for X_chunk, y_chunk in data.chunks:
+        model.partial_fit(X_chunk, y_chunk, classes=data.classes)
+    model.predict(data.X_head)
+
+
+def run_predict(estimator_class, fitted, data):
+    """Predict the classes of the whole data set."""
+    fitted.predict(data.X)
+
+
+def run_predict_proba(estimator_class, fitted, data):
+    """Predict the class probabilities of the whole data set."""
+    fitted.predict_proba(data.X)
+
+
+RUNNERS = {
+    "fit": run_fit,
+    "partial_fit": run_partial_fit,
+    "predict": run_predict,
+    "predict_proba": run_predict_proba,
+}
+
+
+def supports(estimator_class, operation):
+    """Whether the class has the method that `operation` times."""
+    return hasattr(estimator_class, operation)
+
+
+def rotated(items, shift):
+    """`items` rotated left by `shift` places."""
+    shift %= len(items)
+    return items[shift:] + items[:shift]
+
+
+def time_interleaved(groups, repeats):
+    """Median seconds per task over repeats, the tasks run interleaved.
+
+    `groups` is a list of non-empty lists of ``(key, function)`` pairs. Each
+    repeat runs the groups in order, and the tasks of a group in an order
+    rotated by one place per repeat and per group, so that none always runs
+    first.
+    """
+    times = {key: [] for group in groups for key, _ in group}
+    for repeat in range(repeats):
+        for position, group in enumerate(groups):
+            for key, function in rotated(group, repeat + position):
+                start = time.perf_counter()
+                function()
+                times[key].append(time.perf_counter() - start)
+    return {key: statistics.median(ts) for key, ts in times.items()}
+
+
+def operation_groups(classes, fitted, data):
+    """The ``(implementation, operation)`` tasks, one group per operation."""
+    groups = [
+        [
+            (
+                (name, operation),
+                functools.partial(
+                    RUNNERS[operation], classes[name], fitted[name], data
+                ),
+            )
+            for name in classes
+            if supports(classes[name], operation)
+        ]
+        for operation in OPERATIONS
+    ]
+    return [group for group in groups if group]
+
+
+def traced_peak(function, *args):
+    """Peak bytes allocated while `function` runs, as tracemalloc sees them."""
+    tracemalloc.start()
+    try:
+        function(*args)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def measure_memory(classes, fitted, data):
+    """Peak extra bytes of fit, predict and predict_proba per implementation."""
+    return {
+        (name, operation): traced_peak(
+            RUNNERS[operation], classes[name], fitted[name], data
+        )
+        for operation in ("fit", "predict", "predict_proba")
+        for name in classes
+    }
+
+
+def max_relative_difference(actual, expected):
+    """Largest elementwise relative difference, ignoring entries tiny in both."""
+    scale = np.maximum(np.abs(actual), np.abs(expected))
+    significant = scale > TINY_PROBABILITY
+    difference = np.abs(actual - expected)[significant] / scale[significant]
+    return difference.max(initial=0.0)
+
+
+def check_agreement(estimator_name, fitted, X, rtol):
+    """Exit unless fastnb and the reference predict as scikit-learn does on X.
+
+    The classes must be identical and predict_proba within `rtol` relative.
+    """
+    expected = fitted["sklearn"].predict(X)
+    expected_proba = fitted["sklearn"].predict_proba(X)
+    checked = [name for name in ("fastnb", "reference") if name in fitted]
+    worst = 0.0
+    for name in checked:
+        n_differ = np.count_nonzero(fitted[name].predict(X) != expected)
+        if n_differ:
+            sys.exit(
+                f"FAILED: {name}.{estimator_name}.predict differs from scikit-learn "
+                f"on {n_differ} of {X.shape[0]} rows"
+            )
+        difference = max_relative_difference(
+            fitted[name].predict_proba(X), expected_proba
+        )
+        if not difference <= rtol:
+            sys.exit(
+                f"FAILED: {name}.{estimator_name}.predict_proba differs from "
+                f"scikit-learn by {difference:.2e} relative (tolerance {rtol})"
+            )
+        worst = max(worst, difference)
+    missing = "" if "reference" in fitted else "; the reference has none"
+    print(
+        f"check: {' and '.join(checked)} {estimator_name} predict as scikit-learn "
+        f"does (identical classes, predict_proba within {worst:.1e} relative, "
+        f"tolerance {rtol}){missing}"
+    )
+
+
+def format_table(header, rows):
+    """Right-aligned columns under `header`, the first column left-aligned."""
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    lines = []
+    for row in [header, *rows]:
+        cells = [row[0].ljust(widths[0])]
+        cells += [
+            cell.rjust(width) for cell, width in zip(row[1:], widths[1:], strict=True)
+        ]
+        lines.append("  ".join(cells))
+    return "\n".join(lines)
+
+
+def timing_table(medians):
+    """Median seconds per implementation and the ratios to fastnb."""
+    header = ["operation", "fastnb s", "reference s", "sklearn s"]
+    header += ["sklearn/fastnb", "reference/fastnb"]
+    rows = []
+    for operation in OPERATIONS:
+        fast, reference, sk = (
+            medians.get((name, operation)) for name in IMPLEMENTATIONS
+        )
+        rows.append(
+            [operation, *(format_seconds(s) for s in (fast, reference, sk))]
+            + [format_ratio(s, fast) for s in (sk, reference)]
+        )
+    return format_table(header, rows)
+
+
+def format_seconds(seconds):
+    """Seconds to 4 decimals, or n/a when the operation was not run."""
+    return "n/a" if seconds is None else f"{seconds:.4f}"
+
+
+def format_ratio(seconds, fastnb_seconds):
+    """How many times faster fastnb is, or n/a when the other was not run."""
+    return "n/a" if seconds is None else f"{seconds / fastnb_seconds:.1f}x"
+
+
+def format_mib(n_bytes):
+    """Bytes as MiB to 1 decimal, or n/a when not measured."""
+    return "n/a" if n_bytes is None else f"{n_bytes / MIB:.1f}"
+
+
+def data_nbytes(X):
+    """Bytes held by X's arrays, dense or CSR."""
+    if scipy.sparse.issparse(X):
+        return X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    return X.nbytes
+
+
+def memory_table(peaks, data):
+    """Peak extra MiB per implementation, with the input and outputs for scale."""
+    header = ["peak extra MiB", *IMPLEMENTATIONS]
+    rows = [
+        [op, *(format_mib(peaks.get((name, op))) for name in IMPLEMENTATIONS)]
+        for op in ("fit", "predict", "predict_proba")
+    ]
+    n_samples, n_classes = data.y.size, data.classes.size
+    proba_bytes = n_samples * n_classes * np.dtype(np.float64).itemsize
+    return (
+        format_table(header, rows)
+        + f"\n(for scale: X is {format_mib(data_nbytes(data.X))} MiB; predict "
+        f"returns {format_mib(n_samples * data.y.itemsize)} MiB of "
+        f"{data.y.dtype} labels; predict_proba a {n_samples:,} x {n_classes} "
+        f"float64 array, {format_mib(proba_bytes)} MiB)"
+    )
+
+
+def read_table(medians, X):
+    """Fit times against the time to read X once, and fit throughputs."""
+    read = medians[READ_X]
+    header = ["fit vs reading X", "seconds", "x read X", "GB/s"]
+    rows = [
+        ["read X: X.sum()", format_seconds(read), "1.0x", f"{X.nbytes / read / GB:.2f}"]
+    ]
+    for name in IMPLEMENTATIONS:
+        seconds = medians.get((name, "fit"))
+        rows.append(
+            [
+                f"{name} fit",
+                format_seconds(seconds),
+                "n/a" if seconds is None else f"{seconds / read:.1f}x",
+                "n/a" if seconds is None else f"{X.nbytes / seconds / GB:.2f}",
+            ]
+        )
+    return (
+        format_table(header, rows)
+        + f"\n(X.sum() reads X's {X.nbytes / GB:.2f} GB once, NumPy on one "
+        "thread; GB/s is X.nbytes / seconds)"
+    )
+
+
+def openmp_threads():
+    """Return the number of OpenMP threads and where the figure comes from."""
+    if threadpool_info is not None:
+        counts = [
+            info["num_threads"]
+            for info in threadpool_info()
+            if info["user_api"] == "openmp"
+        ]
+        if counts:
+            return f"{max(counts)} (OpenMP, threadpoolctl)"
+    return f"{os.cpu_count()} (os.cpu_count)"
+
+
+def print_header(repeats):
+    """Print what was run, with which versions."""
+    print(
+        "fastnb vs its NumPy reference vs scikit-learn, interleaved in one process.\n"
+        "The ratios are the figures (how many times faster fastnb is); absolute "
+        "seconds depend on the machine and its load."
+    )
+    print(f"threads:  {openmp_threads()}")
+    print(
+        f"versions: fastnb {fastnb.__version__}, scikit-learn {sklearn.__version__}, "
+        f"numpy {np.__version__}, scipy {scipy.__version__}, "
+        f"Python {platform.python_version()}"
+    )
+    print(
+        f"timing:   median of {repeats} repeats; partial_fit is {N_CHUNKS} chunks "
+        f"then predict on {N_ROWS_AFTER_PARTIAL_FIT:,} rows"
+    )
+
+
+def bench_estimator(estimator_name, data, repeats, rtol, time_read=False):
+    """Check, measure and time one estimator's implementations, print tables.
+
+    An implementation without the estimator (the reference may lack one) is
+    left out and shows n/a. With `time_read`, the time to read the dense X
+    once is timed among the operations and the fit times compared with it.
+    """
+    classes = {
+        name: getattr(module, estimator_name)
+        for name, module in IMPLEMENTATIONS.items()
+        if hasattr(module, estimator_name)
+    }
+    fitted = {
+        name: estimator_class().fit(data.X, data.y)
+        for name, estimator_class in classes.items()
+    }
+    print()
+    check_agreement(estimator_name, fitted, data.X, rtol)
+    peaks = measure_memory(classes, fitted, data)
+    groups = operation_groups(classes, fitted, data)
+    if time_read:
+        groups.insert(0, [(READ_X, data.X.sum)])
+    medians = time_interleaved(groups, repeats)
+    print(f"{estimator_name}: median seconds, and how many times faster fastnb is")
+    print(timing_table(medians))
+    if time_read:
+        print()
+        print(read_table(medians, data.X))
+    print()
+    print(memory_table(peaks, data))
+
+
+def bench_text(args, repeats):
+    """The bag-of-words estimators on a synthetic text corpus."""
+    n_documents, n_features = TEXT_QUICK_SHAPE if args.quick else TEXT_FULL_SHAPE
+    start = time.perf_counter()
+    X, y = make_bag_of_words(n_documents=n_documents, n_features=n_features)
+    data = Dataset.from_arrays(X, y)
+    print()
+    print(
+        f"corpus:   {n_documents:,} documents x {n_features:,} features, CSR "
+        f"{X.dtype}, {X.indices.dtype} indices, nnz {X.nnz:,} "
+        f"({X.nnz / n_documents:.1f} per document), {data.classes.size} classes "
+        f"(made in {time.perf_counter() - start:.1f} s)"
+    )
+    for estimator_name in args.estimators or [ESTIMATORS["multinomial"]]:
+        bench_estimator(estimator_name, data, repeats, TEXT_PROBA_RTOL)
+
+
+def bench_gaussian(args, repeats):
+    """GaussianNB on dense Gaussian blobs."""
+    n_samples, n_features = GAUSSIAN_QUICK_SHAPE if args.quick else GAUSSIAN_FULL_SHAPE
+    start = time.perf_counter()
+    X, y = make_gaussian_blobs(
+        n_samples=n_samples, n_features=n_features, n_classes=GAUSSIAN_CLASSES
+    )
+    data = Dataset.from_arrays(X, y)
+    print()
+    print(
+        f"blobs:    {n_samples:,} samples x {n_features} features, dense "
+        f"{X.dtype} C-contiguous ({X.nbytes / MIB:.1f} MiB), "
+        f"{data.classes.size} classes "
+        f"(made in {time.perf_counter() - start:.1f} s)"
+    )
+    bench_estimator("GaussianNB", data, repeats, GAUSSIAN_PROBA_RTOL, time_read=True)
+
+
+def bench_categorical(args, repeats):
+    """CategoricalNB on dense category codes."""
+    n_samples, n_features = (
+        CATEGORICAL_QUICK_SHAPE if args.quick else CATEGORICAL_FULL_SHAPE
+    )
+    start = time.perf_counter()
+    X, y = make_categorical(
+        n_samples=n_samples, n_features=n_features, n_classes=CATEGORICAL_CLASSES
+    )
+    data = Dataset.from_arrays(X, y)
+    n_categories = X.max(axis=0) + 1
+    print()
+    print(
+        f"codes:    {n_samples:,} samples x {n_features} features, dense "
+        f"{X.dtype} C-contiguous ({X.nbytes / MIB:.1f} MiB), "
+        f"{n_categories.min()} to {n_categories.max()} categories per feature "
+        f"({n_categories.sum()} in all), {data.classes.size} classes "
+        f"(made in {time.perf_counter() - start:.1f} s)"
+    )
+    bench_estimator("CategoricalNB", data, repeats, CATEGORICAL_PROBA_RTOL)
+
+
+def parse_estimators(text):
+    """Estimator class names from a comma-separated list of short names."""
+    keys = [key.strip() for key in text.split(",") if key.strip()]
+    unknown = sorted(set(keys) - set(ESTIMATORS))
+    if unknown or not keys:
+        raise argparse.ArgumentTypeError(
+            f"choose from {','.join(ESTIMATORS)}, got {text!r}"
+        )
+    return [ESTIMATORS[key] for key in keys]
+
+
+def positive_int(text):
+    """Parse an integer of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def parse_args(argv=None):
+    """Command-line options."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--case",
+        choices=("all", *CASES),
+        default="all",
+        help="text: the bag-of-words estimators; gaussian: GaussianNB on dense "
+        "blobs; categorical: CategoricalNB on category codes; all (default): "
+        "the three",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"small data (for CI): corpus {TEXT_QUICK_SHAPE[0]:,} x "
+        f"{TEXT_QUICK_SHAPE[1]:,}, blobs {GAUSSIAN_QUICK_SHAPE[0]:,} x "
+        f"{GAUSSIAN_QUICK_SHAPE[1]}, codes {CATEGORICAL_QUICK_SHAPE[0]:,} x "
+        f"{CATEGORICAL_QUICK_SHAPE[1]}",
+    )
+    parser.add_argument(
+        "--repeats",
+        type=positive_int,
+        help="timed repeats per operation (default 3)",
+    )
+    parser.add_argument(
+        "--estimators",
+        type=parse_estimators,
+        help=f"text case: comma-separated, from {','.join(ESTIMATORS)} "
+        "(default: multinomial, the headline; the others take minutes more)",
+    )
+    args = parser.parse_args(argv)
+    if args.estimators and args.case not in ("all", "text"):
+        parser.error("--estimators chooses among the text case's estimators")
+    return args
+
+
+def main(argv=None):
+    """Run the benchmark."""
+    args = parse_args(argv)
+    repeats = args.repeats or 3
+    print_header(repeats)
+    if args.case in ("all", "text"):
+        bench_text(args, repeats)
+    if args.case in ("all", "gaussian"):
+        bench_gaussian(args, repeats)
+    if args.case in ("all", "categorical"):
+        bench_categorical(args, repeats)
+
+
+if __name__ == "__main__":
+    main()
