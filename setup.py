@@ -125,7 +125,19 @@ def kernels_extensions():
     return extensions
 
 
+# Each kind of build in its own folder: a debug or baseline-only build must
+# not pick up the release variants an earlier build left in build/lib.
+if DEBUG:
+    BUILD_KIND = "debug"
+elif _env_flag("FASTNB_NATIVE"):
+    BUILD_KIND = "native"
+elif _env_flag("FASTNB_NO_DISPATCH"):
+    BUILD_KIND = "baseline"
+else:
+    BUILD_KIND = "release"
+
 setup(
+    options={"build": {"build_base": os.path.join("build", BUILD_KIND)}},
     # force: the generated C depends on the directives (debug or not), which
     # Cython's timestamp check does not see.
     ext_modules=cythonize(

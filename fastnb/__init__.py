@@ -1,6 +1,7 @@
 """fastnb: fast Naive Bayes, drop-in compatible with scikit-learn."""
 
 from fastnb._categorical import CategoricalNB
+from fastnb._config import show_config
 from fastnb._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
 from fastnb._gaussian import GaussianNB
 from fastnb._mixed import MixedNB
@@ -18,4 +19,5 @@ __all__ = [
     "MultinomialNB",
     "PoissonNB",
     "__version__",
+    "show_config",
 ]

@@ -1,0 +1,68 @@
+"""fastnb.show_config: one line per fact, matching the running build."""
+
+import doctest
+import os
+import platform
+
+import numpy as np
+import scipy
+import sklearn
+
+import fastnb
+from fastnb import _config
+from fastnb._base import effective_n_threads
+from fastnb._simd import kernels as _kernels
+
+
+def shown(capsys):
+    """show_config's output as a dict of name to value, checking the layout."""
+    assert fastnb.show_config() is None
+    lines = capsys.readouterr().out.splitlines()
+    items = {}
+    for line in lines:
+        name, sep, value = line.partition(": ")
+        assert sep, f"not a 'name: value' line: {line!r}"
+        items[name] = value.strip()
+    assert len(items) == len(lines), "a name is printed twice"
+    return items
+
+
+def test_every_fact_is_printed(capsys):
+    items = shown(capsys)
+    assert list(items) == [
+        "fastnb",
+        "OpenMP",
+        "threads",
+        "debug build",
+        "SIMD target",
+        "Python",
+        "platform",
+        "NumPy",
+        "SciPy",
+        "scikit-learn",
+    ]
+
+
+def test_values_match_the_running_build(capsys):
+    items = shown(capsys)
+    version, location = items["fastnb"].split(" ", 1)
+    assert version == fastnb.__version__
+    assert location == f"({os.path.dirname(os.path.abspath(fastnb.__file__))})"
+    assert items["OpenMP"] == ("yes" if _kernels.openmp_enabled() else "no")
+    assert items["threads"] == str(effective_n_threads())
+    assert items["debug build"] == ("yes" if _kernels.debug_build() else "no")
+    assert items["SIMD target"] == _config._simd_target()
+    assert items["Python"].startswith(platform.python_version() + " ")
+    assert items["NumPy"] == np.__version__
+    assert items["SciPy"] == scipy.__version__
+    assert items["scikit-learn"] == sklearn.__version__
+
+
+def test_exported():
+    assert "show_config" in fastnb.__all__
+
+
+def test_docstring_examples():
+    failed, attempted = doctest.testmod(_config, optionflags=doctest.ELLIPSIS)
+    assert attempted > 0
+    assert failed == 0

