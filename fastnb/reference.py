@@ -25,13 +25,24 @@ BernoulliNB
     Multivariate Bernoulli event model, for binary features.
 GaussianNB
     Normal features, with the variance options of fastnb.GaussianNB.
+PoissonNB
+    Counts as Poisson rates per class.
+CategoricalNB
+    A probability table per attribute, on category codes.
 """
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import logsumexp
+from scipy.special import gammaln, logsumexp
 
-__all__ = ["BernoulliNB", "ComplementNB", "GaussianNB", "MultinomialNB"]
+__all__ = [
+    "BernoulliNB",
+    "CategoricalNB",
+    "ComplementNB",
+    "GaussianNB",
+    "MultinomialNB",
+    "PoissonNB",
+]
 
 # With force_alpha=False, smoothing below this value is raised to it.
 _ALPHA_MIN = 1e-10
@@ -581,3 +592,172 @@ class GaussianNB(_ReferenceNB):
             axis=1,
         )
         return log_prior + normaliser - 0.5 * squared
+
+
+class PoissonNB(_ReferenceDiscreteNB):
+    """Reference Poisson Naive Bayes classifier.
+
+    Each feature is a Poisson count with a rate per class, smoothed towards
+    the feature's overall rate ``r_i`` as if ``alpha`` samples at that rate
+    were added to every class: ``rate_ci = (S_ci + alpha r_i) / (N_c +
+    alpha)``, kept above the smallest positive float.
+
+    Parameters
+    ----------
+    alpha : float or ndarray of shape (n_features,), default=1.0
+        Weight, in samples, of the overall rate in each class's rate.
+    force_alpha : bool, default=True
+        If False, values of ``alpha`` below 1e-10 are raised to 1e-10.
+    fit_prior : bool, default=True
+        Whether to estimate class priors from the data; if False the prior
+        is uniform. Ignored when ``class_prior`` is given.
+    class_prior : array-like of shape (n_classes,), default=None
+        Fixed prior probabilities of the classes.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Sorted unique class labels.
+    class_count_ : ndarray of shape (n_classes,)
+        Total sample weight of each class.
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        Weighted sum of each feature over the samples of each class.
+    rate_ : ndarray of shape (n_classes, n_features)
+        Smoothed Poisson rate of each feature per class.
+    class_log_prior_ : ndarray of shape (n_classes,)
+        Log prior probability of each class.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastnb.reference import PoissonNB
+    >>> X = np.array([[5, 0], [4, 1], [0, 3], [1, 4]])
+    >>> model = PoissonNB().fit(X, np.array(["a", "a", "b", "b"]))
+    >>> print(model.predict(np.array([[6, 1]]))[0])
+    a
+    """
+
+    def __init__(
+        self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None
+    ):
+        super().__init__(
+            alpha=alpha,
+            force_alpha=force_alpha,
+            fit_prior=fit_prior,
+            class_prior=class_prior,
+        )
+
+    def _update_feature_log_prob(self, alpha):
+        overall = self.feature_count_.sum(axis=0) / self.class_count_.sum()
+        rate = (self.feature_count_ + alpha * overall) / (
+            self.class_count_[:, np.newaxis] + alpha
+        )
+        self.rate_ = np.maximum(rate, np.finfo(np.float64).tiny)
+
+    def _joint_log_likelihood(self, X):
+        # sum_i [x_i log rate_ci - rate_ci - log(x_i!)] + log P(c)
+        log_factorials = gammaln(_dense(X) + 1).sum(axis=1)
+        jll = _dense(X @ np.log(self.rate_).T) - self.rate_.sum(axis=1)
+        return jll - log_factorials[:, np.newaxis] + self.class_log_prior_
+
+
+class CategoricalNB(_ReferenceDiscreteNB):
+    """Reference categorical Naive Bayes classifier, on category codes.
+
+    Each feature holds codes ``0 .. n_i - 1``; its probability table per
+    class is ``(N_ica + alpha_i) / sum_a (N_ica + alpha_i)``. A code never
+    seen in training (``>= n_i``) gets ``alpha_i / sum_a (N_ica + alpha_i)``.
+
+    Parameters
+    ----------
+    alpha : float or ndarray of shape (n_features,), default=1.0
+        Additive smoothing, one value for all features or one per feature.
+    force_alpha : bool, default=True
+        If False, values of ``alpha`` below 1e-10 are raised to 1e-10.
+    fit_prior : bool, default=True
+        Whether to estimate class priors from the data; if False the prior
+        is uniform. Ignored when ``class_prior`` is given.
+    class_prior : array-like of shape (n_classes,), default=None
+        Fixed prior probabilities of the classes.
+    min_categories : int or ndarray of shape (n_features,), default=None
+        Least number of categories of each feature.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Sorted unique class labels.
+    class_count_ : ndarray of shape (n_classes,)
+        Total sample weight of each class.
+    category_count_ : list of ndarray of shape (n_classes, n_categories_[i])
+        Weighted count of each category per class, one array per feature.
+    feature_log_prob_ : list of ndarray of shape (n_classes, n_categories_[i])
+        Smoothed log probabilities, one array per feature.
+    n_categories_ : ndarray of shape (n_features,)
+        Number of categories of each feature.
+    class_log_prior_ : ndarray of shape (n_classes,)
+        Log prior probability of each class.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastnb.reference import CategoricalNB
+    >>> X = np.array([[0, 1], [0, 2], [1, 0], [1, 1]])
+    >>> model = CategoricalNB().fit(X, np.array(["x", "x", "y", "y"]))
+    >>> print(model.predict(np.array([[0, 2]]))[0])
+    x
+    """
+
+    def __init__(
+        self,
+        *,
+        alpha=1.0,
+        force_alpha=True,
+        fit_prior=True,
+        class_prior=None,
+        min_categories=None,
+    ):
+        super().__init__(
+            alpha=alpha,
+            force_alpha=force_alpha,
+            fit_prior=fit_prior,
+            class_prior=class_prior,
+        )
+        self.min_categories = min_categories
+
+    def _prepare_X(self, X):
+        return np.asarray(_dense(X), dtype=np.int64)
+
+    def _count(self, X, y, sample_weight):
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        n_classes, n_features = len(self.classes_), X.shape[1]
+        weights = np.ones(len(X)) if sample_weight is None else sample_weight
+        self.class_count_ = np.bincount(y_index, weights=weights, minlength=n_classes)
+        n_categories = X.max(axis=0) + 1
+        if self.min_categories is not None:
+            n_categories = np.maximum(n_categories, self.min_categories)
+        self.n_categories_ = n_categories.astype(np.int64)
+        self.category_count_ = []
+        for j in range(n_features):
+            counts = np.zeros((n_classes, self.n_categories_[j]))
+            np.add.at(counts, (y_index, X[:, j]), weights)
+            self.category_count_.append(counts)
+
+    def _update_feature_log_prob(self, alpha):
+        alphas = np.broadcast_to(alpha, (len(self.category_count_),))
+        self.feature_log_prob_ = []
+        self._unseen_log_prob = []
+        for counts, feature_alpha in zip(self.category_count_, alphas, strict=True):
+            smoothed = counts + feature_alpha
+            log_total = np.log(smoothed.sum(axis=1, keepdims=True))
+            self.feature_log_prob_.append(np.log(smoothed) - log_total)
+            with np.errstate(divide="ignore"):
+                self._unseen_log_prob.append(np.log(feature_alpha) - log_total[:, 0])
+
+    def _joint_log_likelihood(self, X):
+        jll = np.zeros((len(X), len(self.classes_)))
+        for j, table in enumerate(self.feature_log_prob_):
+            codes = X[:, j]
+            seen = codes < table.shape[1]
+            jll[seen] += table[:, codes[seen]].T
+            jll[~seen] += self._unseen_log_prob[j]
+        return jll + self.class_log_prior_

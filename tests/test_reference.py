@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
+from scipy.stats import poisson
 from sklearn import naive_bayes as sk_nb
 
 from fastnb import reference
@@ -190,3 +191,49 @@ def test_docstring_examples():
     failed, attempted = doctest.testmod(reference, optionflags=doctest.ELLIPSIS)
     assert attempted > 0
     assert failed == 0
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize(
+    "params", [{}, {"alpha": 0.3}, {"fit_prior": False}, {"min_categories": 9}]
+)
+def test_categorical_matches_sklearn(params, weighted):
+    rng = np.random.default_rng(7)
+    X = np.column_stack([rng.integers(0, k, 120) for k in (2, 4, 7)])
+    y = rng.integers(0, 3, 120)
+    weights = rng.uniform(0.2, 2.0, 120) if weighted else None
+    ours = reference.CategoricalNB(**params).fit(X, y, sample_weight=weights)
+    theirs = sk_nb.CategoricalNB(**params).fit(X, y, sample_weight=weights)
+    for a, b in zip(ours.feature_log_prob_, theirs.feature_log_prob_, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    np.testing.assert_array_equal(ours.n_categories_, theirs.n_categories_)
+    np.testing.assert_allclose(
+        ours.predict_proba(X), theirs.predict_proba(X), rtol=1e-10
+    )
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+
+
+def test_categorical_unseen_code_gets_the_zero_count_probability():
+    X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]])
+    model = reference.CategoricalNB(alpha=0.5).fit(X, np.array([0, 0, 1, 1]))
+    jll = model.predict_joint_log_proba(np.array([[5, 0]]))
+    # Class 0: feature 0 unseen, 0.5 / (2 + 0.5 * 2); feature 1 = 0 once of 2.
+    expected = np.log(0.5) + np.log(0.5 / 3) + np.log(1.5 / 3)
+    assert jll[0, 0] == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1.0])
+def test_poisson_matches_scipy(alpha):
+    rng = np.random.default_rng(8)
+    X = rng.poisson([1.0, 3.0, 0.5], size=(90, 3)).astype(np.float64)
+    y = rng.integers(0, 3, 90)
+    model = reference.PoissonNB(alpha=alpha).fit(X, y)
+    overall = X.mean(axis=0)
+    for k in range(3):
+        in_class = y == k
+        rate = (X[in_class].sum(axis=0) + alpha * overall) / (in_class.sum() + alpha)
+        np.testing.assert_allclose(model.rate_[k], rate, rtol=1e-12)
+        expected = np.log(in_class.mean()) + poisson.logpmf(X, rate).sum(axis=1)
+        np.testing.assert_allclose(
+            model.predict_joint_log_proba(X)[:, k], expected, rtol=1e-12
+        )
