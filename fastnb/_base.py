@@ -243,13 +243,94 @@ def fitted_table(name, doc):
 
 
 class BaseNB(ClassifierMixin, BaseEstimator):
-    """Prediction methods shared by every fastnb estimator.
+    """Fitting and prediction shared by every fastnb estimator.
 
-    Subclasses provide ``_check_X(X)``, ``_finalize()`` (the log tables from
-    the sufficient statistics, as a dict) and ``_score(X, output, out,
-    labels)``, which fills ``out`` or ``labels`` as the kernels'
-    ``output`` constant asks.
+    Fitting, for subclasses that keep additive statistics, goes through:
+
+    - ``_check_batch(X, y, sample_weight, reset, partial)``: everything a
+      batch needs checked, returning ``(batch, y, sample_weight, smoothing)``
+      with ``smoothing`` the parameters the tables depend on;
+    - ``_class_smoothing(n_classes)``: the checked class prior parameters;
+    - ``_init_statistics(n_classes, batch)``: empty statistics;
+    - ``_add_batch(batch, y, sample_weight)``: add a batch; it may raise
+      only before it changes an array in place (see unchanged_on_error).
+
+    Prediction needs ``_check_X(X)``, ``_finalize()`` (the log tables from
+    the statistics, as a dict) and ``_score(X, output, out, labels)``, which
+    fills ``out`` or ``labels`` as the kernels' ``output`` constant asks.
     """
+
+    @unchanged_on_error
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model to X, y.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors.
+        y : array-like of shape (n_samples,)
+            Target labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of each sample (1 when None).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        self._validate_params()
+        batch, y, sample_weight, smoothing = self._check_batch(
+            X, y, sample_weight, reset=True, partial=False
+        )
+        classes, y = encode_fit_labels(y)
+        smoothing.update(self._class_smoothing(len(classes)))
+        self.classes_ = classes
+        self._smoothing = smoothing
+        self._init_statistics(len(classes), batch)
+        self._add_batch(batch, y, sample_weight)
+        self._tables = None
+        self._final_tables()
+        return self
+
+    @unchanged_on_error
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a batch of samples to the model.
+
+        Only the sufficient statistics are updated; the tables are rebuilt
+        once, before the next prediction.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors.
+        y : array-like of shape (n_samples,)
+            Target labels, each one of ``classes``.
+        classes : array-like of shape (n_classes,), default=None
+            Every class that can appear in y. Required on the first call, and
+            must be the same if passed again.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of each sample (1 when None).
+
+        Returns
+        -------
+        self : object
+            The updated estimator.
+        """
+        self._validate_params()
+        first_call = not hasattr(self, "classes_")
+        classes = partial_fit_classes(self, classes)
+        batch, y, sample_weight, smoothing = self._check_batch(
+            X, y, sample_weight, reset=first_call, partial=True
+        )
+        smoothing.update(self._class_smoothing(len(classes)))
+        y = encode_labels(y, classes)
+        if first_call:
+            self.classes_ = classes
+            self._init_statistics(len(classes), batch)
+        self._smoothing = smoothing
+        self._tables = None
+        self._add_batch(batch, y, sample_weight)
+        return self
 
     def _final_tables(self):
         """The log tables, rebuilt once after ``partial_fit`` changed the statistics."""

@@ -21,15 +21,11 @@ from fastnb._base import (
     data_size,
     dense_block_width,
     effective_n_threads,
-    encode_fit_labels,
-    encode_labels,
     fitted_table,
     log_class_prior,
-    partial_fit_classes,
     rows_by_class,
     sparse_arrays,
     thread_scratch,
-    unchanged_on_error,
 )
 from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing
@@ -142,77 +138,8 @@ class BaseDiscreteNB(BaseNB):
             X, y, sample_weight, self.feature_count_, self._counts_binarize()
         )
 
-    @unchanged_on_error
-    def fit(self, X, y, sample_weight=None):
-        """Fit the model to X, y.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training vectors.
-        y : array-like of shape (n_samples,)
-            Target labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weight of each sample (1 when None).
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-        """
-        self._validate_params()
-        X, y, sample_weight, smoothing = self._check_batch(
-            X, y, sample_weight, reset=True, partial=False
-        )
-        classes, y = encode_fit_labels(y)
-        smoothing["class_prior"] = check_class_prior(self.class_prior, len(classes))
-        self.classes_ = classes
-        self._init_statistics(len(classes), X)
-        self._smoothing = smoothing
-        self._add_batch(X, y, sample_weight)
-        self._tables = None
-        self._final_tables()
-        return self
-
-    @unchanged_on_error
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Add a batch of samples to the model.
-
-        Only the sufficient statistics are updated; the log-probability
-        tables are rebuilt once, before the next prediction.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training vectors.
-        y : array-like of shape (n_samples,)
-            Target labels, each one of ``classes``.
-        classes : array-like of shape (n_classes,), default=None
-            Every class that can appear in y. Required on the first call, and
-            must be the same if passed again.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weight of each sample (1 when None).
-
-        Returns
-        -------
-        self : object
-            The updated estimator.
-        """
-        self._validate_params()
-        first_call = not hasattr(self, "classes_")
-        classes = partial_fit_classes(self, classes)
-        X, y, sample_weight, smoothing = self._check_batch(
-            X, y, sample_weight, reset=first_call, partial=True
-        )
-        smoothing["class_prior"] = check_class_prior(self.class_prior, len(classes))
-        y = encode_labels(y, classes)
-        if first_call:
-            self.classes_ = classes
-            self._init_statistics(len(classes), X)
-        self._smoothing = smoothing
-        self._tables = None
-        self._add_batch(X, y, sample_weight)
-        return self
+    def _class_smoothing(self, n_classes):
+        return {"class_prior": check_class_prior(self.class_prior, n_classes)}
 
     def _finalize(self):
         params = self._smoothing

@@ -20,15 +20,11 @@ from fastnb._base import (
     check_sample_weight,
     data_size,
     effective_n_threads,
-    encode_fit_labels,
-    encode_labels,
     fitted_table,
     pad_classes,
-    partial_fit_classes,
     rows_by_class,
     sparse_arrays,
     thread_scratch,
-    unchanged_on_error,
 )
 from fastnb._simd import kernels as _kernels
 
@@ -329,97 +325,35 @@ class GaussianNB(BaseNB):
         sample_weight = check_sample_weight(
             sample_weight, X.shape[0], allow_all_zero=partial
         )
-        return X, y, sample_weight, unit_weights
-
-    def _smoothing_params(self, n_classes):
-        return {
-            "priors": self._check_priors(n_classes),
+        smoothing = {
             "var_smoothing": self.var_smoothing,
             "var_estimator": self.var_estimator,
             "var_type": self.var_type,
         }
+        return (X, unit_weights), y, sample_weight, smoothing
 
-    @unchanged_on_error
-    def fit(self, X, y, sample_weight=None):
-        """Fit the model to X, y.
+    def _class_smoothing(self, n_classes):
+        return {"priors": self._check_priors(n_classes)}
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training vectors.
-        y : array-like of shape (n_samples,)
-            Target labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weight of each sample (1 when None).
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-        """
-        self._validate_params()
-        X, y, sample_weight, unit_weights = self._check_batch(
-            X, y, sample_weight, reset=True, partial=False
-        )
-        classes, y = encode_fit_labels(y)
-        smoothing = self._smoothing_params(len(classes))
-        self.classes_ = classes
+    def _init_statistics(self, n_classes, batch):
+        X, _ = batch
         self._dtype = X.dtype
-        self._smoothing = smoothing
-        self._count, self._mean, self._ssd = self._batch_moments(
-            X, y, sample_weight, len(classes), unit_weights
-        )
-        self._tables = None
-        self._final_tables()
-        return self
+        self._count = np.zeros(n_classes + 1)
+        self._mean = np.zeros((n_classes + 1, X.shape[1]))
+        self._ssd = np.zeros((n_classes + 1, X.shape[1]))
 
-    @unchanged_on_error
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Add a batch of samples to the model.
-
-        Only the moments are updated; variances and scoring tables are
-        rebuilt once, before the next prediction.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training vectors.
-        y : array-like of shape (n_samples,)
-            Target labels, each one of ``classes``.
-        classes : array-like of shape (n_classes,), default=None
-            Every class that can appear in y. Required on the first call, and
-            must be the same if passed again.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weight of each sample (1 when None).
-
-        Returns
-        -------
-        self : object
-            The updated estimator.
-        """
-        self._validate_params()
-        first_call = not hasattr(self, "classes_")
-        classes = partial_fit_classes(self, classes)
-        X, y, sample_weight, unit_weights = self._check_batch(
-            X, y, sample_weight, reset=first_call, partial=True
-        )
-        smoothing = self._smoothing_params(len(classes))
-        y = encode_labels(y, classes)
+    def _add_batch(self, batch, y, sample_weight):
+        # Rebinds the statistics only after the batch's moments are known
+        # (they raise on non-finite X). Merged into empty statistics, a
+        # batch's moments come out unchanged.
+        X, unit_weights = batch
         count, mean, ssd = self._batch_moments(
-            X, y, sample_weight, len(classes), unit_weights
+            X, y, sample_weight, len(self.classes_), unit_weights
         )
-        if first_call:
-            self.classes_ = classes
-            self._dtype = X.dtype
-        else:
-            count, mean, ssd = merge_moments(
-                self._count[:, None], self._mean, self._ssd, count[:, None], mean, ssd
-            )
-            count = count[:, 0]
-        self._count, self._mean, self._ssd = count, mean, ssd
-        self._smoothing = smoothing
-        self._tables = None
-        return self
+        count, mean, ssd = merge_moments(
+            self._count[:, None], self._mean, self._ssd, count[:, None], mean, ssd
+        )
+        self._count, self._mean, self._ssd = count[:, 0], mean, ssd
 
     @staticmethod
     def _batch_moments(X, y, sample_weight, n_classes, unit_weights):
