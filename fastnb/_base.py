@@ -16,6 +16,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from fastnb._simd import kernels as _kernels
 
+FLOAT_DTYPES = (np.float64, np.float32)
+
 # Values a kernel must touch to be worth each extra thread: waking a thread
 # costs more than small inputs save, and on a busy machine far more.
 WORK_PER_THREAD = 1 << 16
@@ -76,12 +78,12 @@ def dense_block_width(n_features, n_threads):
 
 
 def pad_classes(table):
-    """table (rows, n_classes) with zero columns up to a multiple of 8 classes.
+    """table (rows, n_classes) with zero columns up to whole class blocks.
 
-    For kernels that score classes in full register blocks of eight.
+    For kernels that score classes in full register blocks (CLASS_BLOCK).
     """
     n_classes = table.shape[-1]
-    padding = -n_classes % 8
+    padding = -n_classes % _kernels.CLASS_BLOCK
     widths = [(0, 0)] * (table.ndim - 1) + [(0, padding)]
     return np.ascontiguousarray(np.pad(table, widths))
 
@@ -89,11 +91,12 @@ def pad_classes(table):
 def thread_scratch(n_threads, n_classes):
     """Per-thread score rows for the scoring kernels, (n_threads, n_classes).
 
-    Each row has room past n_classes for the classes padded to a multiple
-    of 8 (see pad_classes), and rows are a cache line apart so that threads
-    never write to the same line.
+    Each row has room past n_classes for the classes padded to whole blocks
+    (see pad_classes), and rows are at least a cache line (8 doubles) apart
+    so that threads never write to the same line.
     """
-    row_length = -(-n_classes // 8) * 8 + 8
+    block = _kernels.CLASS_BLOCK
+    row_length = -(-n_classes // block) * block + 8
     return np.empty((n_threads, row_length), dtype=np.float64)[:, :n_classes]
 
 

@@ -217,6 +217,7 @@ cdef extern from *:
     FASTNB_CATEGORICAL_ROW(fastnb_categorical_row_f32, float)
     FASTNB_CATEGORICAL_ROW(fastnb_categorical_row_f64, double)
     """
+    enum: FASTNB_BLOCK
     int fastnb_sparse_row_f64_i32(
         const double*, const int32_t*, Py_ssize_t, Py_ssize_t, Py_ssize_t,
         const double*, Py_ssize_t, Py_ssize_t, double, int, double*) nogil
@@ -419,9 +420,11 @@ cdef inline void _finish_row(
             out[i, k] = exp((scores[t, k] - top) - log_total)
 
 
+# Classes scored together (their accumulators stay in registers); tables
+# padded to whole blocks must use this (fastnb._base.pad_classes).
+CLASS_BLOCK = FASTNB_BLOCK
+
 cdef enum:
-    # Classes scored together: their accumulators stay in registers.
-    CLASS_BLOCK = 8
     # Rows handed to a thread at a time when scoring: dynamic scheduling keeps
     # both cores busy on a shared machine where one of them may be slowed.
     ROW_CHUNK = 64
@@ -482,23 +485,23 @@ cdef inline void _add_dense_block(
 ) noexcept nogil:
     """scores[k0:k0 + width] += sum_j X[i, j] * table[j, k0:k0 + width]."""
     cdef Py_ssize_t k, j
-    cdef double acc[CLASS_BLOCK]
+    cdef double acc[FASTNB_BLOCK]
     cdef double v
     cdef const double* row
-    for k in range(CLASS_BLOCK):
+    for k in range(FASTNB_BLOCK):
         acc[k] = 0.0
     for j in range(X.shape[1]):
         v = _value(X[i, j], threshold, binarize)
         if v != 0.0:
             row = &table[j, k0]
-            if width == CLASS_BLOCK:
-                for k in range(CLASS_BLOCK):
+            if width == FASTNB_BLOCK:
+                for k in range(FASTNB_BLOCK):
                     acc[k] += v * row[k]
             else:
                 for k in range(width):
                     acc[k] += v * row[k]
-    if width == CLASS_BLOCK:
-        for k in range(CLASS_BLOCK):
+    if width == FASTNB_BLOCK:
+        for k in range(FASTNB_BLOCK):
             scores[k0 + k] += acc[k]
     else:
         for k in range(width):
@@ -516,10 +519,10 @@ cdef inline void _add_dense_row(
     """scores[k] += sum_j X[i, j] * table[j, k]."""
     cdef Py_ssize_t n_classes = table.shape[1]
     cdef Py_ssize_t b
-    for b in range((n_classes + CLASS_BLOCK - 1) // CLASS_BLOCK):
+    for b in range((n_classes + FASTNB_BLOCK - 1) // FASTNB_BLOCK):
         _add_dense_block(
-            X, i, table, b * CLASS_BLOCK,
-            min(<Py_ssize_t> CLASS_BLOCK, n_classes - b * CLASS_BLOCK),
+            X, i, table, b * FASTNB_BLOCK,
+            min(<Py_ssize_t> FASTNB_BLOCK, n_classes - b * FASTNB_BLOCK),
             threshold, binarize, scores,
         )
 
@@ -782,7 +785,7 @@ def moments_csc(
 # ---------------------------------------------------------------------------
 # Gaussian scoring: intercept[k] - 0.5 sum_j (x_j - theta[j, k])^2 * inv_var[j, k]
 # with feature-major theta and inverse variances whose classes are padded
-# to a multiple of CLASS_BLOCK (padding has inverse variance 0 and scores 0,
+# to a multiple of FASTNB_BLOCK (padding has inverse variance 0 and scores 0,
 # so every block runs in registers; scratch rows have room for it).  For
 # sparse rows the intercept already holds the all-zeros row's score, and
 # each stored value corrects it by
@@ -801,20 +804,20 @@ cdef inline void _add_gaussian_csr_block(
 ) noexcept nogil:
     """scores[k0:k0 + 8] -= 0.5 sum of x (x - 2 theta[j, k]) inv_var[j, k]."""
     cdef Py_ssize_t k, p, j
-    cdef double acc[CLASS_BLOCK]
+    cdef double acc[FASTNB_BLOCK]
     cdef double x
     cdef const double* mu
     cdef const double* iv
-    for k in range(CLASS_BLOCK):
+    for k in range(FASTNB_BLOCK):
         acc[k] = 0.0
     for p in range(start, stop):
         x = X_data[p]
         j = X_indices[p]
         mu = &theta[j, k0]
         iv = &inv_var[j, k0]
-        for k in range(CLASS_BLOCK):
+        for k in range(FASTNB_BLOCK):
             acc[k] += x * (x - 2.0 * mu[k]) * iv[k]
-    for k in range(CLASS_BLOCK):
+    for k in range(FASTNB_BLOCK):
         scores[k0 + k] -= 0.5 * acc[k]
 
 
@@ -887,7 +890,7 @@ def gaussian_jll_csr(
         row = &scratch[t, 0]
         for k in range(n_padded):
             row[k] = zeros_intercept[k]
-        for b in range(n_padded // CLASS_BLOCK):
+        for b in range(n_padded // FASTNB_BLOCK):
             _add_gaussian_csr_block(
                 X_data,
                 X_indices,
@@ -895,7 +898,7 @@ def gaussian_jll_csr(
                 X_indptr[i + 1],
                 theta,
                 inv_var,
-                b * CLASS_BLOCK,
+                b * FASTNB_BLOCK,
                 row,
             )
         _finish_row(scratch, t, output, out, labels, i)
