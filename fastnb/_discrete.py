@@ -15,6 +15,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_non_negative, validate_data
 
 from fastnb._base import (
+    FLOAT_DTYPES,
     BaseNB,
     check_class_prior,
     check_sample_weight,
@@ -29,8 +30,6 @@ from fastnb._base import (
 )
 from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing
-
-FLOAT_DTYPES = (np.float64, np.float32)
 
 
 def accumulate_counts(X, y, sample_weight, out, binarize):

@@ -16,7 +16,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fastnb._base import (
+    FLOAT_DTYPES,
     BaseNB,
+    check_class_prior,
     check_sample_weight,
     data_size,
     effective_n_threads,
@@ -27,8 +29,6 @@ from fastnb._base import (
     thread_scratch,
 )
 from fastnb._simd import kernels as _kernels
-
-FLOAT_DTYPES = (np.float64, np.float32)
 
 
 def merge_moments(count, mean, ssd, batch_count, batch_mean, batch_ssd):
@@ -298,11 +298,9 @@ class GaussianNB(BaseNB):
         )
 
     def _check_priors(self, n_classes):
-        if self.priors is None:
+        priors = check_class_prior(self.priors, n_classes)
+        if priors is None:
             return None
-        priors = np.asarray(self.priors, dtype=np.float64).reshape(-1)
-        if len(priors) != n_classes:
-            raise ValueError("Number of priors must match number of classes.")
         if not np.isclose(priors.sum(), 1.0):
             raise ValueError("The sum of the priors should be 1.")
         if (priors < 0).any():
