@@ -6,6 +6,7 @@ from fastnb._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
 from fastnb._gaussian import GaussianNB
 from fastnb._mixed import MixedNB
 from fastnb._smoothing import MEstimate
+from fastnb._state import ModelState, combine_states, from_state, get_state
 
 __version__ = "0.1.0.dev0"
 
@@ -16,8 +17,12 @@ __all__ = [
     "GaussianNB",
     "MEstimate",
     "MixedNB",
+    "ModelState",
     "MultinomialNB",
     "PoissonNB",
     "__version__",
+    "combine_states",
+    "from_state",
+    "get_state",
     "show_config",
 ]

@@ -7,6 +7,7 @@ and the four prediction methods, which all come from one scoring call.
 
 import functools
 import os
+from abc import ABCMeta, abstractmethod
 from numbers import Real
 
 import numpy as np
@@ -123,14 +124,14 @@ def unchanged_on_error(method):
 
 
 def check_sample_weight(sample_weight, n_samples, allow_all_zero):
-    """Return sample weights as a float64 array of shape (n_samples,).
+    """Return sample weights as a float64 array of shape (n_samples,), or None.
 
-    ``None`` means unit weights. Weights must be finite and non-negative;
+    ``None`` (unit weights) stays None. Weights must be finite and non-negative;
     all zero is refused unless ``allow_all_zero`` (a partial_fit batch may
     carry no weight, a fit must).
     """
     if sample_weight is None:
-        return np.ones(n_samples, dtype=np.float64)
+        return None
     if isinstance(sample_weight, Real):
         sample_weight = np.full(n_samples, sample_weight, dtype=np.float64)
     try:
@@ -202,13 +203,26 @@ def encode_labels(y, classes):
     return y_encoded.astype(np.intp, copy=False)
 
 
-def check_class_prior(class_prior, n_classes):
-    """Return ``class_prior`` as a float64 array of n_classes probabilities, or None."""
+def check_class_prior(class_prior, n_classes, name="class_prior"):
+    """Return a given class prior as float64 probabilities of n_classes, or None.
+
+    The prior must have one finite, non-negative value per class, summing to
+    one (scikit-learn's messages for GaussianNB's ``priors``).
+    """
     if class_prior is None:
         return None
-    prior = np.asarray(class_prior, dtype=np.float64).reshape(-1)
+    try:
+        prior = np.asarray(class_prior, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be an array of numbers.") from exc
     if len(prior) != n_classes:
         raise ValueError("Number of priors must match number of classes.")
+    if not np.isfinite(prior).all():
+        raise ValueError(f"{name} contains NaN or infinity.")
+    if (prior < 0).any():
+        raise ValueError("Priors must be non-negative.")
+    if not np.isclose(prior.sum(), 1.0):
+        raise ValueError("The sum of the priors should be 1.")
     return prior
 
 
@@ -219,7 +233,9 @@ def log_class_prior(class_count, class_prior, fit_prior):
     """
     n_classes = len(class_count)
     if class_prior is not None:
-        return np.log(class_prior)
+        # A class given prior 0 is impossible: log 0 = -inf, silently.
+        with np.errstate(divide="ignore"):
+            return np.log(class_prior)
     if fit_prior and class_count.sum() > 0:
         # A class not seen yet has count 0: its log prior is -inf, silently.
         with np.errstate(divide="ignore"):
@@ -227,41 +243,128 @@ def log_class_prior(class_count, class_prior, fit_prior):
     return np.full(n_classes, -np.log(n_classes))
 
 
+def weights_or_ones(sample_weight, n_samples):
+    """The checked sample weights, or unit weights when none were given (None)."""
+    if sample_weight is None:
+        return np.ones(n_samples, dtype=np.float64)
+    return sample_weight
+
+
 def fitted_table(name, doc):
-    """A read-only attribute served from the lazily rebuilt tables."""
+    """A read-only fitted attribute served from the lazily rebuilt tables."""
 
     def get(self):
-        if not hasattr(self, "_tables"):
-            raise AttributeError(
-                f"{type(self).__name__!r} object has no attribute {name!r} (not fitted)"
-            )
-        tables = self._final_tables()
-        if name not in tables:
+        attributes = self._fitted_attributes(name)
+        if name not in attributes:
             raise AttributeError(
                 f"{type(self).__name__!r} object has no attribute {name!r}"
             )
-        return tables[name]
+        return attributes[name]
 
     return property(get, doc=doc)
 
 
-class BaseNB(ClassifierMixin, BaseEstimator):
+def fitted_statistic(key, doc):
+    """A read-only fitted attribute that is one of the sufficient statistics."""
+
+    def get(self):
+        statistics = self._fitted_statistics(key + "_")
+        if key not in statistics:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {key + '_'!r}"
+            )
+        return statistics[key]
+
+    return property(get, doc=doc)
+
+
+class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     """Fitting and prediction shared by every fastnb estimator.
 
-    Fitting, for subclasses that keep additive statistics, goes through:
+    A fitted model is its constructor parameters, ``classes_``,
+    ``n_features_in_`` (and ``feature_names_in_``) and a dict of named
+    sufficient statistics, ``_statistics`` (see :mod:`fastnb._state`); its
+    tables are a cache, rebuilt from the statistics once after they change.
+    ``fit``, ``partial_fit``, ``fastnb.get_state`` and ``fastnb.from_state``
+    all go through the hooks below, which each family implements; none of
+    them changes the estimator, so a fit that raises leaves it as it was.
 
-    - ``_check_batch(X, y, sample_weight, reset, partial)``: everything a
-      batch needs checked, returning ``(batch, y, sample_weight, smoothing)``
-      with ``smoothing`` the parameters the tables depend on;
-    - ``_class_smoothing(n_classes)``: the checked class prior parameters;
-    - ``_init_statistics(n_classes, batch)``: empty statistics;
-    - ``_add_batch(batch, y, sample_weight)``: add a batch; it may raise
-      only before it changes an array in place (see unchanged_on_error).
-
-    Prediction needs ``_check_X(X)``, ``_finalize()`` (the log tables from
-    the statistics, as a dict) and ``_score(X, output, out, labels)``, which
-    fills ``out`` or ``labels`` as the kernels' ``output`` constant asks.
+    Fitting: ``_check_batch`` -> ``_batch_statistics`` -> (``partial_fit``:
+    ``_combine_statistics`` with the model's) -> ``_table_params`` ->
+    (lazily) ``_tables``. Predicting: ``_check_X`` -> ``_score``.
     """
+
+    # Statistic name -> the axis that runs over classes, for statistics that
+    # have one (aligning two models' classes in fastnb._state.combine_states).
+    _class_axes: dict = {"class_count": 0}
+
+    # -- the state protocol: what each family implements ----------------------
+
+    @abstractmethod
+    def _check_batch(self, X, y, reset):
+        """Check a batch of training data; return ``(batch, y)``.
+
+        ``batch`` is whatever ``_batch_statistics`` reads (the checked X, or a
+        dict); ``reset`` is True on the first fit or partial_fit, when the
+        feature count and names are learnt. Everything about the data that can
+        be wrong must raise here or in ``_batch_statistics``.
+        """
+
+    @abstractmethod
+    def _empty_statistics(self, n_classes, batch):
+        """Statistics of no data over the features of a checked ``batch``.
+
+        The identity of ``_combine_statistics``.
+        """
+
+    @abstractmethod
+    def _batch_statistics(self, batch, y, sample_weight, n_classes):
+        """Sufficient statistics of a checked batch, in new arrays.
+
+        ``y`` holds class indices 0..n_classes-1; ``sample_weight`` is a
+        checked float64 array, or None for unit weights.
+        """
+
+    @abstractmethod
+    def _combine_statistics(self, first, second):
+        """The statistics of the union of the two batches behind ``first`` and
+        ``second`` (over the same classes), in new arrays; neither is changed."""
+
+    @abstractmethod
+    def _check_statistics(self, statistics, n_classes, n_features):
+        """Raise ValueError unless ``statistics`` is a consistent set for a
+        model of n_classes and n_features (keys, dtypes, shapes, values)."""
+
+    @abstractmethod
+    def _table_params(self, statistics, n_classes):
+        """The constructor parameters the tables depend on, checked against
+        the statistics (for example alpha against the number of features)."""
+
+    @abstractmethod
+    def _tables(self, statistics, params):
+        """``(attributes, scoring)``: the public fitted attributes computed
+        from the statistics (``feature_log_prob_``, ``var_``, ...) and the
+        arrays ``_score`` reads, which include ``log_prior``, the log class
+        prior the family adds to its joint log-likelihood."""
+
+    @abstractmethod
+    def _check_X(self, X):
+        """Check X for prediction; return what ``_score`` reads."""
+
+    @abstractmethod
+    def _score(self, X, scoring, output, out, labels):
+        """Score checked X with the ``scoring`` tables.
+
+        Fills ``out`` (n_samples, n_classes) with joint log-likelihoods, log
+        probabilities or probabilities, or ``labels`` with the best class
+        index, as the kernels' ``output`` constant asks.
+        """
+
+    def _class_axes_of(self, statistics):
+        """Statistic name -> its class axis, for the statistics that have one."""
+        return self._class_axes
+
+    # -- fitting ---------------------------------------------------------------
 
     @unchanged_on_error
     def fit(self, X, y, sample_weight=None):
@@ -282,16 +385,11 @@ class BaseNB(ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         self._validate_params()
-        batch, y, sample_weight, smoothing = self._check_batch(
-            X, y, sample_weight, reset=True, partial=False
-        )
+        batch, y = self._check_batch(X, y, reset=True)
+        sample_weight = check_sample_weight(sample_weight, len(y), allow_all_zero=False)
         classes, y = encode_fit_labels(y)
-        smoothing.update(self._class_smoothing(len(classes)))
-        self.classes_ = classes
-        self._smoothing = smoothing
-        self._init_statistics(len(classes), batch)
-        self._add_batch(batch, y, sample_weight)
-        self._tables = None
+        statistics = self._batch_statistics(batch, y, sample_weight, len(classes))
+        self._set_state(classes, statistics)
         self._final_tables()
         return self
 
@@ -322,24 +420,49 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         self._validate_params()
         first_call = not hasattr(self, "classes_")
         classes = partial_fit_classes(self, classes)
-        batch, y, sample_weight, smoothing = self._check_batch(
-            X, y, sample_weight, reset=first_call, partial=True
-        )
-        smoothing.update(self._class_smoothing(len(classes)))
+        batch, y = self._check_batch(X, y, reset=first_call)
+        sample_weight = check_sample_weight(sample_weight, len(y), allow_all_zero=True)
         y = encode_labels(y, classes)
-        if first_call:
-            self.classes_ = classes
-            self._init_statistics(len(classes), batch)
-        self._smoothing = smoothing
-        self._tables = None
-        self._add_batch(batch, y, sample_weight)
+        statistics = self._batch_statistics(batch, y, sample_weight, len(classes))
+        if not first_call:
+            statistics = self._combine_statistics(self._statistics, statistics)
+        self._set_state(classes, statistics)
         return self
 
+    def _set_state(self, classes, statistics):
+        """Make ``statistics`` over ``classes`` the model's state.
+
+        The parameters are checked against them first (which may raise); the
+        tables are rebuilt when next needed.
+        """
+        params = self._table_params(statistics, len(classes))
+        self.classes_ = classes
+        self._statistics = statistics
+        self._params = params
+        self._cache = {}
+
+    # -- tables ------------------------------------------------------------------
+
     def _final_tables(self):
-        """The log tables, rebuilt once after ``partial_fit`` changed the statistics."""
-        if self._tables is None:
-            self._tables = self._finalize()
-        return self._tables
+        """``(attributes, scoring)``, rebuilt once after the statistics changed."""
+        if "tables" not in self._cache:
+            self._cache["tables"] = self._tables(self._statistics, self._params)
+        return self._cache["tables"]
+
+    def _fitted_statistics(self, name):
+        """The statistics, for attribute ``name``; AttributeError if not fitted."""
+        if "_statistics" not in vars(self):
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r} (not fitted)"
+            )
+        return self._statistics
+
+    def _fitted_attributes(self, name):
+        """The public fitted attributes, for attribute ``name``; as above."""
+        self._fitted_statistics(name)
+        return self._final_tables()[0]
+
+    # -- prediction --------------------------------------------------------------
 
     def _predict_output(self, X, output):
         check_is_fitted(self)
@@ -351,7 +474,7 @@ class BaseNB(ClassifierMixin, BaseEstimator):
         else:
             out = np.empty((n_samples, n_classes), dtype=np.float64)
             labels = np.empty(0, dtype=np.intp)
-        self._score(X, output, out, labels)
+        self._score(X, self._final_tables()[1], output, out, labels)
         if output == _kernels.Output.ARGMAX:
             return labels
         return out.astype(self._output_dtype(X), copy=False)

@@ -16,16 +16,20 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import validate_data
 
 from fastnb._base import (
-    check_sample_weight,
+    check_class_prior,
     dense_block_width,
     effective_n_threads,
+    fitted_statistic,
     fitted_table,
+    log_class_prior,
     pad_classes,
     thread_scratch,
+    weights_or_ones,
 )
 from fastnb._discrete import BaseDiscreteNB
 from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing
+from fastnb._state import check_statistic
 
 CODE_DTYPES = (np.int32, np.int64, np.float32, np.float64)
 
@@ -201,67 +205,37 @@ class CategoricalNB(BaseDiscreteNB):
 
     # -- statistics: a flat feature-major count table ------------------------
 
+    _class_axes: dict = {"class_count": 0, "category_count": 1}
+
+    class_count_ = fitted_statistic(
+        "class_count", "ndarray of shape (n_classes,): weighted samples per class."
+    )
+
+    categories_ = fitted_statistic(
+        "categories", "list of ndarray: the category of each code, per feature."
+    )
+
+    @property
+    def n_categories_(self):
+        """ndarray of shape (n_features,): number of categories of each feature."""
+        return category_sizes(self._fitted_statistics("n_categories_")["categories"])
+
     @property
     def category_count_(self):
         """list of ndarray (n_classes, n_categories_[i]): weighted counts."""
-        return self._per_feature(self._counts)
-
-    def _per_feature(self, table):
-        """Split a flat table into one (n_classes, n_categories_[i]) view a feature."""
-        starts = self._offsets[:-1]
-        return [
-            table[a : a + n].T for a, n in zip(starts, self.n_categories_, strict=True)
-        ]
-
-    def _init_statistics(self, n_classes, batch):
-        self.class_count_ = np.zeros(n_classes, dtype=np.float64)
-        n_features = len(batch["n_categories"])
-        self.n_categories_ = np.zeros(n_features, dtype=np.int64)
-        self.categories_ = [np.arange(0) for _ in range(n_features)]
-        self._offsets = np.arange(n_features + 1, dtype=np.intp)
-        self._counts = np.zeros((n_features, n_classes), dtype=np.float64)
-
-    def _add_batch(self, batch, y, sample_weight):
-        self._grow(batch["n_categories"], batch["categories"])
-        self.class_count_ += np.bincount(
-            y, weights=sample_weight, minlength=len(self.classes_)
-        )
-        codes = batch["codes"]
-        n_threads = effective_n_threads(codes.size)
-        _kernels.count_categories(
-            codes,
-            y,
-            sample_weight,
-            self._offsets,
-            self._counts,
-            dense_block_width(codes.shape[1], n_threads),
-            n_threads,
+        statistics = self._fitted_statistics("category_count_")
+        return per_feature(
+            statistics["category_count"],
+            category_sizes(statistics["categories"]),
+            block_extra=0,
         )
 
-    def _grow(self, n_categories, categories):
-        """Make room for new categories, keeping every count where its code says."""
-        self.categories_ = categories
-        if np.array_equal(n_categories, self.n_categories_):
-            return
-        # Each feature's block holds n_categories + 1 rows (the last: unseen).
-        offsets = np.zeros(len(n_categories) + 1, dtype=np.intp)
-        np.cumsum(n_categories + 1, out=offsets[1:])
-        old_rows = np.arange(self._counts.shape[0])
-        old_feature = np.repeat(np.arange(len(n_categories)), self.n_categories_ + 1)
-        position = old_rows - self._offsets[old_feature]
-        counts = np.zeros((offsets[-1], len(self.classes_)), dtype=np.float64)
-        seen = position < self.n_categories_[old_feature]  # unseen rows hold 0
-        counts[offsets[old_feature[seen]] + position[seen]] = self._counts[seen]
-        self._counts, self._offsets = counts, offsets
-        self.n_categories_ = n_categories
-
-    # -- input ----------------------------------------------------------------
-
-    def _check_batch(self, X, y, sample_weight, reset, partial):
+    def _check_batch(self, X, y, reset):
         raw = X
         X, y = validate_data(self, X, y, dtype=None, accept_sparse=False, reset=reset)
         codes_columns = column_kinds(raw, X)
-        codes, categories = self._encode(X, codes_columns, learn=True, fitted=not reset)
+        known = None if reset else self._statistics["categories"]
+        codes, categories = self._encode(X, codes_columns, known, learn=True)
         n_categories = self._with_min_categories(
             np.array(
                 [c if isinstance(c, int) else len(c) for c in categories],
@@ -269,25 +243,88 @@ class CategoricalNB(BaseDiscreteNB):
             )
         )
         categories = [
-            np.arange(n) if is_code else c
+            np.arange(n, dtype=np.int64) if is_code else c
             for n, c, is_code in zip(
                 n_categories, categories, codes_columns, strict=True
             )
         ]
-        sample_weight = check_sample_weight(
-            sample_weight, len(y), allow_all_zero=partial
+        return {"codes": codes, "categories": categories}, y
+
+    def _empty_statistics(self, n_classes, batch):
+        n_features = batch["codes"].shape[1]
+        return {
+            "class_count": np.zeros(n_classes, dtype=np.float64),
+            "category_count": np.zeros((0, n_classes), dtype=np.float64),
+            "categories": [np.arange(0, dtype=np.int64) for _ in range(n_features)],
+        }
+
+    def _batch_statistics(self, batch, y, sample_weight, n_classes):
+        codes, categories = batch["codes"], batch["categories"]
+        offsets = table_offsets(category_sizes(categories), block_extra=0)
+        counts = np.zeros((offsets[-1], n_classes), dtype=np.float64)
+        n_threads = effective_n_threads(codes.size)
+        _kernels.count_categories(
+            codes,
+            y,
+            weights_or_ones(sample_weight, len(y)),
+            offsets,
+            counts,
+            dense_block_width(codes.shape[1], n_threads),
+            n_threads,
         )
-        smoothing = {
+        return {
+            "class_count": np.bincount(y, weights=sample_weight, minlength=n_classes),
+            "category_count": counts,
+            "categories": categories,
+        }
+
+    def _combine_statistics(self, first, second):
+        categories, first_rows, second_rows = united_categories(
+            first["categories"], second["categories"]
+        )
+        counts = np.zeros(
+            (sum(len(c) for c in categories), first["category_count"].shape[1])
+        )
+        counts[first_rows] += first["category_count"]
+        counts[second_rows] += second["category_count"]
+        return {
+            "class_count": first["class_count"] + second["class_count"],
+            "category_count": counts,
+            "categories": categories,
+        }
+
+    def _check_statistics(self, statistics, n_classes, n_features):
+        check_statistic(statistics, "class_count", (n_classes,))
+        categories = statistics.get("categories")
+        if (
+            not isinstance(categories, list)
+            or len(categories) != n_features
+            or not all(
+                isinstance(c, np.ndarray) and c.ndim == 1 and c.dtype.kind in "iuO"
+                for c in categories
+            )
+        ):
+            raise ValueError(
+                f"Statistic 'categories' must be a list of {n_features} 1-D arrays "
+                "of integer codes or of values (object)."
+            )
+        n_rows = int(category_sizes(categories).sum())
+        check_statistic(statistics, "category_count", (n_rows, n_classes))
+
+    def _table_params(self, statistics, n_classes):
+        n_categories = category_sizes(statistics["categories"])
+        return {
             "alpha": check_smoothing(
                 self.alpha,
-                X.shape[1],
+                len(n_categories),
                 self.force_alpha,
                 prior_shape=[(n,) for n in n_categories],
             ),
             "fit_prior": self.fit_prior,
+            "class_prior": check_class_prior(self.class_prior, n_classes),
         }
-        batch = {"codes": codes, "n_categories": n_categories, "categories": categories}
-        return batch, y, sample_weight, smoothing
+
+    # -- input ----------------------------------------------------------------
 
     def _with_min_categories(self, n_categories):
         if self.min_categories is None:
@@ -305,9 +342,10 @@ class CategoricalNB(BaseDiscreteNB):
             )
         return np.maximum(n_categories, minimum).astype(np.int64)
 
-    def _encode(self, X, codes_columns, learn, fitted):
+    def _encode(self, X, codes_columns, known, learn):
         """Codes for X, and each feature's categories (grown if ``learn``).
 
+        ``known`` is the model's categories, or None before the first fit.
         Returns the codes (X itself when every column already holds codes of
         a kernel dtype) and, per feature, its categories: the array of values
         for an encoded column, the number of codes for a code column (codes
@@ -315,7 +353,8 @@ class CategoricalNB(BaseDiscreteNB):
         predict time costs nothing).
         """
         n_features = X.shape[1]
-        known = self.categories_ if fitted else [np.arange(0)] * n_features
+        if known is None:
+            known = [np.arange(0)] * n_features
         if codes_columns.all() and X.dtype.kind in "iuf":
             codes = X if X.dtype in CODE_DTYPES else X.astype(np.int64)
             check_code_matrix(codes)
@@ -366,21 +405,27 @@ class CategoricalNB(BaseDiscreteNB):
     def _check_X(self, X):
         raw = X
         X = validate_data(self, X, dtype=None, accept_sparse=False, reset=False)
-        codes, _ = self._encode(X, column_kinds(raw, X), learn=False, fitted=True)
+        codes, _ = self._encode(
+            X, column_kinds(raw, X), self._statistics["categories"], learn=False
+        )
         return codes
 
     # -- tables and scoring ---------------------------------------------------
 
-    def _log_tables(self, params, class_log_prior):
+    def _tables(self, statistics, params):
+        """Log tables with a row per category and one per feature for unseen ones."""
         alpha = params["alpha"]
-        n_features = len(self.n_categories_)
-        block = self.n_categories_ + 1
-        feature = np.repeat(np.arange(n_features), block)
-        position = np.arange(len(feature)) - self._offsets[feature]
-        seen = position < self.n_categories_[feature]
+        n_categories = category_sizes(statistics["categories"])
+        n_features = len(n_categories)
+        offsets = table_offsets(n_categories, block_extra=1)
+        feature = np.repeat(np.arange(n_features), n_categories + 1)
+        position = np.arange(len(feature)) - offsets[feature]
+        seen = position < n_categories[feature]
+        counts = np.zeros((len(feature), len(statistics["class_count"])))
+        counts[seen] = statistics["category_count"]
         if isinstance(alpha, MEstimate):
             m = np.broadcast_to(alpha.m, (n_features,))[feature]
-            uniform = 1.0 / self.n_categories_[feature]
+            uniform = 1.0 / n_categories[feature]
             if alpha.prior is None:
                 share = uniform
             else:
@@ -390,31 +435,92 @@ class CategoricalNB(BaseDiscreteNB):
             pseudo = m * share
         else:
             pseudo = np.broadcast_to(alpha, (n_features,))[feature]
-        smoothed = self._counts + pseudo[:, np.newaxis]
+        smoothed = counts + pseudo[:, np.newaxis]
         # Sum over each feature's seen categories, in order (as scikit-learn).
-        totals = np.add.reduceat(
-            np.where(seen[:, None], smoothed, 0.0), self._offsets[:-1]
-        )
+        totals = np.add.reduceat(np.where(seen[:, None], smoothed, 0.0), offsets[:-1])
         with np.errstate(divide="ignore"):
             table = np.log(smoothed) - np.log(totals)[feature]
-        return {
-            "feature_log_prob_": self._per_feature(table),
-            "class_log_prior_": class_log_prior,
-            "table": pad_classes(table),
-            "intercept": pad_classes(class_log_prior),
+        prior = log_class_prior(
+            statistics["class_count"], params["class_prior"], params["fit_prior"]
+        )
+        attributes = {
+            "feature_log_prob_": per_feature(table, n_categories, block_extra=1),
+            "class_log_prior_": prior,
         }
+        scoring = {
+            "offsets": offsets,
+            "table": pad_classes(table),
+            "intercept": pad_classes(prior),
+            "log_prior": prior,
+        }
+        return attributes, scoring
 
-    def _score(self, X, output, out, labels):
-        tables = self._final_tables()
-        n_threads = effective_n_threads(X.size * len(self.classes_))
+    def _score(self, X, scoring, output, out, labels):
+        n_classes = len(scoring["log_prior"])
+        n_threads = effective_n_threads(X.size * n_classes)
         _kernels.categorical_jll(
             X,
-            self._offsets,
-            tables["table"],
-            tables["intercept"],
+            scoring["offsets"],
+            scoring["table"],
+            scoring["intercept"],
             output,
             out,
             labels,
-            thread_scratch(n_threads, len(self.classes_)),
+            thread_scratch(n_threads, n_classes),
             n_threads,
         )
+
+
+def category_sizes(categories):
+    """The number of categories of each feature, as an int64 array."""
+    return np.array([len(c) for c in categories], dtype=np.int64)
+
+
+def table_offsets(n_categories, block_extra):
+    """First row of each feature's block in a flat table, and the end.
+
+    A block holds a row per category plus ``block_extra`` (the log tables
+    keep one more row per feature, for categories never seen).
+    """
+    offsets = np.zeros(len(n_categories) + 1, dtype=np.intp)
+    np.cumsum(np.asarray(n_categories) + block_extra, out=offsets[1:])
+    return offsets
+
+
+def per_feature(table, n_categories, block_extra):
+    """Views of a flat table, one (n_classes, n_categories[i]) array a feature."""
+    starts = table_offsets(n_categories, block_extra)[:-1]
+    return [table[a : a + n].T for a, n in zip(starts, n_categories, strict=True)]
+
+
+def united_categories(first, second):
+    """Each feature's categories of both, and where each one's rows go.
+
+    Per feature the union keeps ``first``'s categories in order, then
+    ``second``'s new ones in ``second``'s order (where one list starts with
+    the other, the longer). Returns the united categories and, for each
+    input, the row of the united flat table that each of its rows becomes.
+    """
+    united, first_rows, second_rows = [], [], []
+    start = 0
+    for a, b in zip(first, second, strict=True):
+        if len(a) <= len(b) and np.array_equal(b[: len(a)], a):
+            union, a_at, b_at = b, np.arange(len(a)), np.arange(len(b))
+        elif len(b) < len(a) and np.array_equal(a[: len(b)], b):
+            union, a_at, b_at = a, np.arange(len(a)), np.arange(len(b))
+        else:
+            position = {value: i for i, value in enumerate(a.tolist())}
+            new = [v for v in b.tolist() if v not in position]
+            position.update((v, len(a) + i) for i, v in enumerate(new))
+            union = np.concatenate([a.astype(object), np.array(new, dtype=object)])
+            a_at = np.arange(len(a))
+            b_at = np.array([position[v] for v in b.tolist()], dtype=np.intp)
+        united.append(union)
+        first_rows.append(start + a_at)
+        second_rows.append(start + b_at)
+        start += len(union)
+    return (
+        united,
+        np.concatenate(first_rows).astype(np.intp),
+        np.concatenate(second_rows).astype(np.intp),
+    )

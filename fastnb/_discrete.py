@@ -18,18 +18,20 @@ from fastnb._base import (
     FLOAT_DTYPES,
     BaseNB,
     check_class_prior,
-    check_sample_weight,
     data_size,
     dense_block_width,
     effective_n_threads,
+    fitted_statistic,
     fitted_table,
     log_class_prior,
     rows_by_class,
     sparse_arrays,
     thread_scratch,
+    weights_or_ones,
 )
 from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing
+from fastnb._state import check_statistic
 
 
 def accumulate_counts(X, y, sample_weight, out, binarize):
@@ -56,9 +58,11 @@ def accumulate_counts(X, y, sample_weight, out, binarize):
 class BaseDiscreteNB(BaseNB):
     """Fitting and scoring shared by the count-based families.
 
-    Subclasses set ``_counts_binarize()`` (a threshold or None) and
-    ``_log_tables(alpha, class_log_prior)`` returning the public tables plus
-    the scoring ``table`` (n_features, n_classes) and ``intercept``.
+    The statistics are ``class_count`` (n_classes,) and ``feature_count``
+    (n_classes, n_features). Subclasses set ``_counts_binarize()`` (a
+    threshold or None) and ``_log_tables(statistics, params, class_log_prior)``
+    returning the public attributes plus the scoring ``table`` (n_features,
+    n_classes) and ``intercept``.
     """
 
     _parameter_constraints: dict = {
@@ -68,7 +72,15 @@ class BaseDiscreteNB(BaseNB):
         "force_alpha": ["boolean"],
     }
     _requires_non_negative = True
+    _class_axes: dict = {"class_count": 0, "feature_count": 0}
 
+    class_count_ = fitted_statistic(
+        "class_count", "ndarray of shape (n_classes,): weighted samples per class."
+    )
+    feature_count_ = fitted_statistic(
+        "feature_count",
+        "ndarray of shape (n_classes, n_features): weighted sum of each feature.",
+    )
     feature_log_prob_ = fitted_table(
         "feature_log_prob_",
         "ndarray of shape (n_classes, n_features): smoothed log P(x_i | y).",
@@ -95,77 +107,88 @@ class BaseDiscreteNB(BaseNB):
     def _counts_binarize(self):
         return None
 
-    def _check_X(self, X):
-        return validate_data(
-            self, X, accept_sparse="csr", dtype=FLOAT_DTYPES, reset=False
-        )
+    # -- the state protocol ------------------------------------------------------
 
-    def _check_batch(self, X, y, sample_weight, reset, partial):
-        """Everything a batch needs checked before the model may change."""
+    def _check_batch(self, X, y, reset):
         X, y = validate_data(
             self, X, y, accept_sparse=("csr", "csc"), dtype=FLOAT_DTYPES, reset=reset
         )
         if self._requires_non_negative:
             check_non_negative(X, f"{type(self).__name__} (input X)")
-        sample_weight = check_sample_weight(
-            sample_weight, X.shape[0], allow_all_zero=partial
-        )
-        smoothing = {
-            "alpha": check_smoothing(
-                self.alpha, X.shape[1], self.force_alpha, prior_shape=(X.shape[1],)
-            ),
-            "fit_prior": self.fit_prior,
+        return X, y
+
+    def _empty_statistics(self, n_classes, X):
+        n_features = X.shape[1]
+        return {
+            "class_count": np.zeros(n_classes, dtype=np.float64),
+            "feature_count": np.zeros((n_classes, n_features), dtype=np.float64),
         }
-        smoothing.update(self._extra_smoothing())
-        return X, y, sample_weight, smoothing
 
-    def _extra_smoothing(self):
-        """Further parameters the tables depend on, frozen at fit time."""
-        return {}
-
-    def _init_statistics(self, n_classes, X):
-        """Empty statistics for a model of n_classes over the features of X."""
-        self.class_count_ = np.zeros(n_classes, dtype=np.float64)
-        self.feature_count_ = np.zeros((n_classes, X.shape[1]), dtype=np.float64)
-
-    def _add_batch(self, X, y, sample_weight):
-        """Add a checked batch to the statistics (cannot fail)."""
-        self.class_count_ += np.bincount(
-            y, weights=sample_weight, minlength=len(self.classes_)
+    def _batch_statistics(self, X, y, sample_weight, n_classes):
+        statistics = self._empty_statistics(n_classes, X)
+        statistics["class_count"] += np.bincount(
+            y, weights=sample_weight, minlength=n_classes
         )
         accumulate_counts(
-            X, y, sample_weight, self.feature_count_, self._counts_binarize()
+            X,
+            y,
+            weights_or_ones(sample_weight, X.shape[0]),
+            statistics["feature_count"],
+            self._counts_binarize(),
         )
+        return statistics
 
-    def _class_smoothing(self, n_classes):
-        return {"class_prior": check_class_prior(self.class_prior, n_classes)}
+    def _combine_statistics(self, first, second):
+        return {
+            key: first[key] + second[key] for key in ("class_count", "feature_count")
+        }
 
-    def _finalize(self):
-        params = self._smoothing
+    def _check_statistics(self, statistics, n_classes, n_features):
+        check_statistic(statistics, "class_count", (n_classes,))
+        check_statistic(statistics, "feature_count", (n_classes, n_features))
+
+    def _table_params(self, statistics, n_classes):
+        n_features = statistics["feature_count"].shape[1]
+        return {
+            "alpha": check_smoothing(
+                self.alpha, n_features, self.force_alpha, prior_shape=(n_features,)
+            ),
+            "fit_prior": self.fit_prior,
+            "class_prior": check_class_prior(self.class_prior, n_classes),
+        }
+
+    def _tables(self, statistics, params):
         prior = log_class_prior(
-            self.class_count_, params["class_prior"], params["fit_prior"]
+            statistics["class_count"], params["class_prior"], params["fit_prior"]
         )
-        return self._log_tables(params, prior)
+        attributes, scoring = self._log_tables(statistics, params, prior)
+        scoring["log_prior"] = prior
+        return attributes, scoring
 
-    def _score(self, X, output, out, labels):
-        tables = self._final_tables()
+    def _check_X(self, X):
+        return validate_data(
+            self, X, accept_sparse="csr", dtype=FLOAT_DTYPES, reset=False
+        )
+
+    def _score(self, X, scoring, output, out, labels):
         binarize = self._counts_binarize()
-        n_threads = effective_n_threads(data_size(X) * len(self.classes_))
-        scoring = (
-            tables["table"],
-            tables["intercept"],
+        n_classes = len(scoring["log_prior"])
+        n_threads = effective_n_threads(data_size(X) * n_classes)
+        arguments = (
+            scoring["table"],
+            scoring["intercept"],
             0.0 if binarize is None else float(binarize),
             binarize is not None,
             output,
             out,
             labels,
-            thread_scratch(n_threads, len(self.classes_)),
+            thread_scratch(n_threads, n_classes),
             n_threads,
         )
         if sp.issparse(X):
-            _kernels.joint_log_likelihood_csr(*sparse_arrays(X), *scoring)
+            _kernels.joint_log_likelihood_csr(*sparse_arrays(X), *arguments)
         else:
-            _kernels.joint_log_likelihood_dense(X, *scoring)
+            _kernels.joint_log_likelihood_dense(X, *arguments)
 
 
 def feature_major(table):
@@ -227,25 +250,25 @@ class MultinomialNB(BaseDiscreteNB):
         "alpha": [*BaseDiscreteNB._parameter_constraints["alpha"], MEstimate],
     }
 
-    def _log_tables(self, params, class_log_prior):
+    def _log_tables(self, statistics, params, class_log_prior):
+        feature_count = statistics["feature_count"]
         alpha = params["alpha"]
         if isinstance(alpha, MEstimate):
             # m virtual words spread over the vocabulary by the prior.
-            n_features = self.feature_count_.shape[1]
+            n_features = feature_count.shape[1]
             prior = 1.0 / n_features if alpha.prior is None else alpha.prior
             pseudo = alpha.m * prior
         else:
             pseudo = alpha
-        smoothed = self.feature_count_ + pseudo
+        smoothed = feature_count + pseudo
         table = feature_major(
             np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True))
         )
-        return {
+        attributes = {
             "feature_log_prob_": table.T,
             "class_log_prior_": class_log_prior,
-            "table": table,
-            "intercept": class_log_prior,
         }
+        return attributes, {"table": table, "intercept": class_log_prior}
 
 
 class ComplementNB(BaseDiscreteNB):
@@ -325,12 +348,13 @@ class ComplementNB(BaseDiscreteNB):
         )
         self.norm = norm
 
-    def _extra_smoothing(self):
-        return {"norm": self.norm}
+    def _table_params(self, statistics, n_classes):
+        return {**super()._table_params(statistics, n_classes), "norm": self.norm}
 
-    def _log_tables(self, params, class_log_prior):
-        feature_all = self.feature_count_.sum(axis=0)
-        complement = feature_all + params["alpha"] - self.feature_count_
+    def _log_tables(self, statistics, params, class_log_prior):
+        feature_count = statistics["feature_count"]
+        feature_all = feature_count.sum(axis=0)
+        complement = feature_all + params["alpha"] - feature_count
         logged = np.log(complement / complement.sum(axis=1, keepdims=True))
         if params["norm"]:
             weights = logged / logged.sum(axis=1, keepdims=True)
@@ -338,17 +362,16 @@ class ComplementNB(BaseDiscreteNB):
             weights = -logged
         table = feature_major(weights)
         # The prior only matters when there is nothing to compare against.
-        if len(self.classes_) == 1:
+        if len(class_log_prior) == 1:
             intercept = class_log_prior
         else:
             intercept = np.zeros_like(class_log_prior)
-        return {
+        attributes = {
             "feature_log_prob_": table.T,
             "class_log_prior_": class_log_prior,
             "feature_all_": feature_all,
-            "table": table,
-            "intercept": intercept,
         }
+        return attributes, {"table": table, "intercept": intercept}
 
 
 class BernoulliNB(BaseDiscreteNB):
@@ -428,7 +451,7 @@ class BernoulliNB(BaseDiscreteNB):
     def _counts_binarize(self):
         return self.binarize
 
-    def _log_tables(self, params, class_log_prior):
+    def _log_tables(self, statistics, params, class_log_prior):
         alpha = params["alpha"]
         if isinstance(alpha, MEstimate):
             # (N_ci + m p_i) / (N_c + m): m virtual samples, p_i of them on.
@@ -437,8 +460,8 @@ class BernoulliNB(BaseDiscreteNB):
         else:
             pseudo_on, pseudo_total = alpha, alpha * 2
         # (N_c + 2 alpha_i): a column for scalar alpha, a full table per feature.
-        feature_log_prob = np.log(self.feature_count_ + pseudo_on) - np.log(
-            self.class_count_.reshape(-1, 1) + pseudo_total
+        feature_log_prob = np.log(statistics["feature_count"] + pseudo_on) - np.log(
+            statistics["class_count"].reshape(-1, 1) + pseudo_total
         )
         # log(1 - p): the score of an absent feature, folded into the intercept.
         # Without smoothing a feature can have p = 1 and log(1 - p) = -inf,
@@ -448,24 +471,29 @@ class BernoulliNB(BaseDiscreteNB):
             log_absent = np.log(1 - np.exp(feature_log_prob))
         certain = np.isneginf(log_absent)
         log_absent[certain] = 0.0
-        return {
+        attributes = {
             "feature_log_prob_": feature_log_prob,
             "class_log_prior_": class_log_prior,
+        }
+        scoring = {
             "table": feature_major(feature_log_prob - log_absent),
             "intercept": class_log_prior + log_absent.sum(axis=1),
             "certain": sp.csr_array(certain.astype(np.float64))
             if certain.any()
             else None,
         }
+        return attributes, scoring
 
-    def _score(self, X, output, out, labels):
-        certain = self._final_tables()["certain"]
+    def _score(self, X, scoring, output, out, labels):
+        certain = scoring["certain"]
         if certain is None:
-            super()._score(X, output, out, labels)
+            super()._score(X, scoring, output, out, labels)
             return
         # A class gets -inf where the row lacks one of its certain features.
-        jll = np.empty((X.shape[0], len(self.classes_)))
-        super()._score(X, _kernels.Output.JOINT_LOG_LIKELIHOOD, jll, labels[:0])
+        jll = np.empty((X.shape[0], len(scoring["log_prior"])))
+        super()._score(
+            X, scoring, _kernels.Output.JOINT_LOG_LIKELIHOOD, jll, labels[:0]
+        )
         present = certain @ self._binarized(X).T
         if sp.issparse(present):
             present = present.toarray()
@@ -548,22 +576,26 @@ class PoissonNB(BaseDiscreteNB):
         "rate_", "ndarray of shape (n_classes, n_features): Poisson rates."
     )
 
-    def _log_tables(self, params, class_log_prior):
+    def _log_tables(self, statistics, params, class_log_prior):
         alpha = params["alpha"]
-        total = self.class_count_.sum()
-        overall = self.feature_count_.sum(axis=0) / total if total > 0 else 0.0
-        weight = self.class_count_.reshape(-1, 1) + alpha
+        class_count, feature_count = (
+            statistics["class_count"],
+            statistics["feature_count"],
+        )
+        total = class_count.sum()
+        overall = feature_count.sum(axis=0) / total if total > 0 else 0.0
+        weight = class_count.reshape(-1, 1) + alpha
         with np.errstate(divide="ignore", invalid="ignore"):
             rate = np.where(
-                weight > 0, (self.feature_count_ + alpha * overall) / weight, overall
+                weight > 0, (feature_count + alpha * overall) / weight, overall
             )
         rate = np.maximum(rate, np.finfo(np.float64).tiny)
-        return {
-            "rate_": rate,
-            "class_log_prior_": class_log_prior,
+        attributes = {"rate_": rate, "class_log_prior_": class_log_prior}
+        scoring = {
             "table": feature_major(np.log(rate)),
             "intercept": class_log_prior - rate.sum(axis=1),
         }
+        return attributes, scoring
 
     def _check_X(self, X):
         X = super()._check_X(X)
@@ -571,8 +603,8 @@ class PoissonNB(BaseDiscreteNB):
         check_non_negative(X, "PoissonNB (input X)")
         return X
 
-    def _score(self, X, output, out, labels):
-        super()._score(X, output, out, labels)
+    def _score(self, X, scoring, output, out, labels):
+        super()._score(X, scoring, output, out, labels)
         # -sum_i log(x_i!) is the same for every class: it cancels in the
         # posterior and matters only for the joint log-likelihood itself.
         if output == _kernels.Output.JOINT_LOG_LIKELIHOOD:

@@ -19,7 +19,6 @@ from fastnb._base import (
     FLOAT_DTYPES,
     BaseNB,
     check_class_prior,
-    check_sample_weight,
     data_size,
     effective_n_threads,
     fitted_table,
@@ -27,8 +26,10 @@ from fastnb._base import (
     rows_by_class,
     sparse_arrays,
     thread_scratch,
+    weights_or_ones,
 )
 from fastnb._simd import kernels as _kernels
+from fastnb._state import check_statistic
 
 
 def merge_moments(count, mean, ssd, batch_count, batch_mean, batch_ssd):
@@ -116,29 +117,6 @@ def pooled_moments(count, mean, ssd):
     overall = count @ mean / total
     spread = ssd.sum(axis=0) + count @ (mean - overall) ** 2
     return np.array([total]), overall[np.newaxis], spread[np.newaxis]
-
-
-def batch_moments(X, y, sample_weight, n_classes, unit_weights):
-    """Per-class weighted moments of a batch, plus its unweighted moments.
-
-    Returns (count, mean, ssd) with n_classes + 1 rows: the last row holds
-    the unweighted moments of all samples (the variance-smoothing scale).
-    With unit weights they follow from the classes' moments; otherwise they
-    take a second pass over X.
-    """
-    count, mean, ssd = class_moments(X, y, sample_weight, n_classes)
-    if unit_weights:
-        everyone = pooled_moments(count, mean, ssd)
-    else:
-        n_samples = X.shape[0]
-        everyone = class_moments(
-            X, np.zeros(n_samples, dtype=np.intp), np.ones(n_samples), 1
-        )
-    return (
-        np.concatenate([count, everyone[0]]),
-        np.vstack([mean, everyone[1]]),
-        np.vstack([ssd, everyone[2]]),
-    )
 
 
 class GaussianNB(BaseNB):
@@ -234,6 +212,8 @@ class GaussianNB(BaseNB):
         "var_type": [StrOptions({"diag", "tied", "spherical"})],
     }
 
+    _class_axes: dict = {"class_count": 0, "mean": 0, "ssd": 0}
+
     var_ = fitted_table("var_", "ndarray (n_classes, n_features): variances.")
     epsilon_ = fitted_table("epsilon_", "float: amount added to every variance.")
     class_prior_ = fitted_table("class_prior_", "ndarray (n_classes,): P(c).")
@@ -251,22 +231,28 @@ class GaussianNB(BaseNB):
         tags.input_tags.sparse = True
         return tags
 
-    # The statistics _count, _mean and _ssd have a row per class and one more,
-    # the last, for all samples unweighted.
+    # The statistics: per class the weighted count, mean and sum of squared
+    # deviations (ssd) of each feature; the unweighted count, mean and ssd of
+    # all samples (the variance-smoothing scale); the dtype of the data.
 
     @property
     def theta_(self):
         """ndarray of shape (n_classes, n_features): mean of each feature per class."""
-        return self._mean[:-1].astype(self._dtype)
+        return self._fitted_statistic("mean")
 
     @property
     def class_count_(self):
         """ndarray of shape (n_classes,): weighted number of samples per class."""
-        return self._count[:-1].astype(self._dtype)
+        return self._fitted_statistic("class_count")
+
+    def _fitted_statistic(self, key):
+        """A statistic in the dtype of the data fitted, as scikit-learn's attributes."""
+        self._fitted_attributes(key)  # AttributeError if not fitted
+        return self._statistics[key].astype(self._statistics["dtype"])
 
     def _output_dtype(self, X):
         # As scikit-learn: float32 only when both the model and X are float32.
-        return np.result_type(self._dtype, X.dtype)
+        return np.result_type(self._statistics["dtype"], X.dtype)
 
     @property
     def coef_(self):
@@ -280,37 +266,25 @@ class GaussianNB(BaseNB):
 
     def _linear_model(self):
         check_is_fitted(self)
-        if self._smoothing["var_type"] != "tied":
+        if self._params["var_type"] != "tied":
             raise AttributeError(
                 "coef_ and intercept_ exist only for var_type='tied', where the "
                 f"decision function is linear; this model has "
-                f"var_type={self._smoothing['var_type']!r}."
+                f"var_type={self._params['var_type']!r}."
             )
-        tables = self._final_tables()
-        theta = self._mean[:-1]
-        coef = theta / tables["variance"]
-        intercept = tables["log_prior"] - 0.5 * (theta * coef).sum(axis=1)
-        return coef.astype(self._dtype), intercept.astype(self._dtype)
+        scoring = self._final_tables()[1]
+        theta = self._statistics["mean"]
+        coef = theta / scoring["variance"]
+        intercept = scoring["log_prior"] - 0.5 * (theta * coef).sum(axis=1)
+        dtype = self._statistics["dtype"]
+        return coef.astype(dtype), intercept.astype(dtype)
 
-    def _check_X(self, X):
-        return validate_data(
-            self, X, accept_sparse="csr", dtype=FLOAT_DTYPES, reset=False
-        )
+    # -- the state protocol ------------------------------------------------------
 
-    def _check_priors(self, n_classes):
-        priors = check_class_prior(self.priors, n_classes)
-        if priors is None:
-            return None
-        if not np.isclose(priors.sum(), 1.0):
-            raise ValueError("The sum of the priors should be 1.")
-        if (priors < 0).any():
-            raise ValueError("Priors must be non-negative.")
-        return priors
-
-    def _check_batch(self, X, y, sample_weight, reset, partial):
-        # NaN and infinity are caught in the moments (see _batch_moments),
+    def _check_batch(self, X, y, reset):
+        # NaN and infinity are caught in the moments (see _batch_statistics),
         # saving a pass over X.
-        X, y = validate_data(
+        return validate_data(
             self,
             X,
             y,
@@ -319,63 +293,107 @@ class GaussianNB(BaseNB):
             ensure_all_finite=False,
             reset=reset,
         )
-        unit_weights = sample_weight is None
-        sample_weight = check_sample_weight(
-            sample_weight, X.shape[0], allow_all_zero=partial
-        )
-        smoothing = {
-            "var_smoothing": self.var_smoothing,
-            "var_estimator": self.var_estimator,
-            "var_type": self.var_type,
+
+    def _empty_statistics(self, n_classes, X):
+        n_features = X.shape[1]
+        return {
+            "class_count": np.zeros(n_classes),
+            "mean": np.zeros((n_classes, n_features)),
+            "ssd": np.zeros((n_classes, n_features)),
+            "sample_count": np.zeros(()),
+            "sample_mean": np.zeros(n_features),
+            "sample_ssd": np.zeros(n_features),
+            "dtype": X.dtype,
         }
-        return (X, unit_weights), y, sample_weight, smoothing
 
-    def _class_smoothing(self, n_classes):
-        return {"priors": self._check_priors(n_classes)}
+    def _batch_statistics(self, X, y, sample_weight, n_classes):
+        """The batch's moments, refusing X with NaN or infinity.
 
-    def _init_statistics(self, n_classes, batch):
-        X, _ = batch
-        self._dtype = X.dtype
-        self._count = np.zeros(n_classes + 1)
-        self._mean = np.zeros((n_classes + 1, X.shape[1]))
-        self._ssd = np.zeros((n_classes + 1, X.shape[1]))
-
-    def _add_batch(self, batch, y, sample_weight):
-        # Rebinds the statistics only after the batch's moments are known
-        # (they raise on non-finite X). Merged into empty statistics, a
-        # batch's moments come out unchanged.
-        X, unit_weights = batch
-        count, mean, ssd = self._batch_moments(
-            X, y, sample_weight, len(self.classes_), unit_weights
-        )
-        count, mean, ssd = merge_moments(
-            self._count[:, None], self._mean, self._ssd, count[:, None], mean, ssd
-        )
-        self._count, self._mean, self._ssd = count[:, 0], mean, ssd
-
-    @staticmethod
-    def _batch_moments(X, y, sample_weight, n_classes, unit_weights):
-        """batch_moments, refusing X with NaN or infinity.
-
-        A non-finite value makes the moments of its class non-finite, and
-        the unweighted moments include every sample.
+        A non-finite value makes the moments of its class non-finite, and the
+        unweighted moments include every sample. With unit weights those
+        follow from the classes' moments; otherwise they take a second pass.
         """
+        n_samples = X.shape[0]
         # Non-finite input overflows on the way: the error below says so.
         with np.errstate(over="ignore", invalid="ignore"):
-            count, mean, ssd = batch_moments(
-                X, y, sample_weight, n_classes, unit_weights
+            count, mean, ssd = class_moments(
+                X, y, weights_or_ones(sample_weight, n_samples), n_classes
             )
-        if not (np.isfinite(mean[-1]).all() and np.isfinite(ssd[-1]).all()):
+            if sample_weight is None:
+                everyone = pooled_moments(count, mean, ssd)
+            else:
+                everyone = class_moments(
+                    X, np.zeros(n_samples, dtype=np.intp), np.ones(n_samples), 1
+                )
+        sample_count, sample_mean, sample_ssd = (part[0] for part in everyone)
+        if not (np.isfinite(sample_mean).all() and np.isfinite(sample_ssd).all()):
             raise ValueError(
                 "Input X contains NaN or infinity (or values so large that their "
                 "squares overflow float64)."
             )
-        return count, mean, ssd
+        return {
+            "class_count": count,
+            "mean": mean,
+            "ssd": ssd,
+            "sample_count": np.asarray(sample_count, dtype=np.float64),
+            "sample_mean": sample_mean,
+            "sample_ssd": sample_ssd,
+            "dtype": X.dtype,
+        }
 
-    def _finalize(self):
-        params = self._smoothing
-        n_classes = len(self.classes_)
-        count, ssd, theta = self._count[:-1], self._ssd[:-1], self._mean[:-1]
+    def _combine_statistics(self, first, second):
+        count, mean, ssd = merge_moments(
+            first["class_count"][:, None],
+            first["mean"],
+            first["ssd"],
+            second["class_count"][:, None],
+            second["mean"],
+            second["ssd"],
+        )
+        sample_count, sample_mean, sample_ssd = merge_moments(
+            first["sample_count"],
+            first["sample_mean"],
+            first["sample_ssd"],
+            second["sample_count"],
+            second["sample_mean"],
+            second["sample_ssd"],
+        )
+        return {
+            "class_count": count[:, 0],
+            "mean": mean,
+            "ssd": ssd,
+            "sample_count": sample_count,
+            "sample_mean": sample_mean,
+            "sample_ssd": sample_ssd,
+            # The model keeps the dtype of the data it was first fitted on.
+            "dtype": first["dtype"],
+        }
+
+    def _check_statistics(self, statistics, n_classes, n_features):
+        check_statistic(statistics, "class_count", (n_classes,))
+        check_statistic(statistics, "mean", (n_classes, n_features), non_negative=False)
+        check_statistic(statistics, "ssd", (n_classes, n_features))
+        check_statistic(statistics, "sample_count", ())
+        check_statistic(statistics, "sample_mean", (n_features,), non_negative=False)
+        check_statistic(statistics, "sample_ssd", (n_features,))
+        if statistics.get("dtype") not in FLOAT_DTYPES:
+            raise ValueError(
+                "Statistic 'dtype' must be float32 or float64; got "
+                f"{statistics.get('dtype')!r}."
+            )
+
+    def _table_params(self, statistics, n_classes):
+        return {
+            "priors": check_class_prior(self.priors, n_classes, name="priors"),
+            "var_smoothing": self.var_smoothing,
+            "var_estimator": self.var_estimator,
+            "var_type": self.var_type,
+        }
+
+    def _tables(self, statistics, params):
+        n_classes = len(statistics["class_count"])
+        count, ssd = statistics["class_count"], statistics["ssd"]
+        theta = statistics["mean"]
         n_features = ssd.shape[1]
         unbiased = params["var_estimator"] == "unbiased"
         if params["var_type"] == "diag":
@@ -391,7 +409,7 @@ class GaussianNB(BaseNB):
         variance = np.broadcast_to(variance, ssd.shape)
         # Smoothing scale: the largest (unweighted, maximum-likelihood)
         # variance of any feature over all samples seen.
-        scale = (self._ssd[-1] / max(self._count[-1], 1)).max()
+        scale = (statistics["sample_ssd"] / max(statistics["sample_count"], 1)).max()
         epsilon = params["var_smoothing"] * (scale if scale > 0 else 1.0)
         variance = variance + epsilon
         if (variance <= 0).any():
@@ -408,10 +426,13 @@ class GaussianNB(BaseNB):
             log_prior = np.log(prior)
         inv_var = 1.0 / variance
         intercept = log_prior - 0.5 * np.log(2.0 * np.pi * variance).sum(axis=1)
-        return {
-            "var_": variance.astype(self._dtype),
-            "epsilon_": self._dtype.type(epsilon),
-            "class_prior_": prior.astype(self._dtype),
+        dtype = statistics["dtype"]
+        attributes = {
+            "var_": variance.astype(dtype),
+            "epsilon_": dtype.type(epsilon),
+            "class_prior_": prior.astype(dtype),
+        }
+        scoring = {
             "variance": variance,
             "log_prior": log_prior,
             "theta": pad_classes(theta.T),
@@ -421,23 +442,33 @@ class GaussianNB(BaseNB):
                 intercept - 0.5 * (theta**2 * inv_var).sum(axis=1)
             ),
         }
+        return attributes, scoring
 
-    def _score(self, X, output, out, labels):
-        tables = self._final_tables()
-        n_threads = effective_n_threads(data_size(X) * len(self.classes_))
-        scoring = (
+    def _check_X(self, X):
+        return validate_data(
+            self, X, accept_sparse="csr", dtype=FLOAT_DTYPES, reset=False
+        )
+
+    def _score(self, X, scoring, output, out, labels):
+        n_classes = len(scoring["log_prior"])
+        n_threads = effective_n_threads(data_size(X) * n_classes)
+        arguments = (
             output,
             out,
             labels,
-            thread_scratch(n_threads, len(self.classes_)),
+            thread_scratch(n_threads, n_classes),
             n_threads,
         )
-        theta, inv_var = tables["theta"], tables["inv_var"]
+        theta, inv_var = scoring["theta"], scoring["inv_var"]
         if sp.issparse(X):
             _kernels.gaussian_jll_csr(
-                *sparse_arrays(X), theta, inv_var, tables["zeros_intercept"], *scoring
+                *sparse_arrays(X),
+                theta,
+                inv_var,
+                scoring["zeros_intercept"],
+                *arguments,
             )
         else:
             _kernels.gaussian_jll_dense(
-                X, theta, inv_var, tables["intercept"], *scoring
+                X, theta, inv_var, scoring["intercept"], *arguments
             )

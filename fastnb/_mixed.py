@@ -8,8 +8,8 @@ own, and each sub-estimator's prior is taken out of its joint log-likelihood.
 """
 
 import contextlib
-import copy
 from numbers import Integral
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.utils.validation import (
@@ -21,19 +21,16 @@ from sklearn.utils.validation import (
 from fastnb._base import (
     BaseNB,
     check_class_prior,
-    check_sample_weight,
     effective_n_threads,
-    encode_fit_labels,
-    encode_labels,
+    fitted_statistic,
     fitted_table,
     log_class_prior,
-    partial_fit_classes,
-    unchanged_on_error,
 )
 from fastnb._categorical import CategoricalNB
 from fastnb._discrete import BernoulliNB, MultinomialNB, PoissonNB
 from fastnb._gaussian import GaussianNB
 from fastnb._simd import kernels as _kernels
+from fastnb._state import check_statistic
 
 FAMILIES = {
     "gaussian": GaussianNB,
@@ -204,28 +201,6 @@ def _column_label(position, feature_names):
     return f"{position} ({feature_names[position]!r})"
 
 
-@contextlib.contextmanager
-def rollback_on_error(estimators, fresh):
-    """Restore the estimators' states if the block raises (unless ``fresh``).
-
-    The estimators are updated in turn: all but the last are saved deep, as
-    a later one may fail after they changed. The last one's own partial_fit
-    is all-or-nothing, so only its attributes are saved (for its parameters).
-    """
-    if fresh:
-        yield
-        return
-    saved = [copy.deepcopy(vars(estimator)) for estimator in estimators[:-1]]
-    saved.append(dict(vars(estimators[-1])))
-    try:
-        yield
-    except BaseException:
-        for estimator, state in zip(estimators, saved, strict=True):
-            vars(estimator).clear()
-            vars(estimator).update(state)
-        raise
-
-
 class MixedNB(BaseNB):
     """Naive Bayes over columns of different kinds: one model, one prior.
 
@@ -312,9 +287,9 @@ poisson_params : dict, default=None
     ``families_`` is resolved on the first call to ``fit`` or
     ``partial_fit`` and kept by later ``partial_fit`` calls; the families'
     parameters are read on every call, as the estimators themselves do.
-    A ``partial_fit`` that raises leaves the model, sub-estimators included,
-    as it was: the sub-estimators' states are saved before they are updated
-    (deep copies of their statistics) and restored on error.
+    MixedNB's statistics are its class counts and each family's statistics
+    (see :func:`fastnb.get_state`), computed and combined by the family
+    estimators' own steps; ``estimators_`` are rebuilt from them.
 
     Examples
     --------
@@ -375,6 +350,22 @@ poisson_params : dict, default=None
         tags.classifier_tags.poor_score = bool(kinds - {"gaussian"})
         return tags
 
+    class_count_ = fitted_statistic(
+        "class_count", "ndarray of shape (n_classes,): weighted samples per class."
+    )
+    estimators_ = fitted_table(
+        "estimators_", "dict: family name -> the fitted estimator of its columns."
+    )
+
+    @property
+    def families_(self):
+        """dict: family name -> ndarray of the positions of its columns."""
+        statistics = self._fitted_statistics("families_")
+        return {
+            family: statistics[f"{family}/columns"]
+            for family in families_of(statistics)
+        }
+
     # -- input ----------------------------------------------------------------
 
     def _check_X_y(self, X, y, reset):
@@ -392,11 +383,6 @@ poisson_params : dict, default=None
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
         return X, y
-
-    def _check_X(self, X):
-        if not is_dataframe(X):
-            return validate_data(self, X, dtype=None, accept_sparse=False, reset=False)
-        return self._check_frame(X, reset=False)
 
     def _check_frame(self, X, reset):
         """Checks of a DataFrame, whose columns are left as they are."""
@@ -417,20 +403,12 @@ poisson_params : dict, default=None
             )
         return X
 
-    def _resolve_families(self, X):
-        return resolve_families(
-            self.families,
-            X,
-            self.n_features_in_,
-            getattr(self, "feature_names_in_", None),
-        )
-
     @staticmethod
     def _columns(X, positions):
         """The columns of X at ``positions``, labelled 0..k-1 if a DataFrame.
 
-        A DataFrame's columns keep their dtypes (``iloc``); the sub-estimators
-        see no column names, which MixedNB itself checks.
+        A DataFrame's columns keep their dtypes (``iloc``); the families'
+        estimators see no column names, which MixedNB itself checks.
         """
         every = len(positions) == X.shape[1] and np.array_equal(
             positions, np.arange(X.shape[1])
@@ -441,7 +419,12 @@ poisson_params : dict, default=None
         return X if every else X[:, positions]
 
     def _family_params(self, family, n_classes):
-        """Constructor parameters of a family's estimator: the user's, uniform prior."""
+        """Constructor parameters of a family's estimator: the user's, uniform prior.
+
+        With ``n_classes`` None (checking and counting a first batch, which
+        the prior does not enter) the prior parameters are left at their
+        defaults.
+        """
         params = getattr(self, f"{family}_params")
         params = {} if params is None else dict(params)
         refused = [name for name in PRIOR_PARAMS[family] if name in params]
@@ -450,6 +433,8 @@ poisson_params : dict, default=None
                 f"{family}_params sets {refused}: the class prior belongs to "
                 "MixedNB (use its fit_prior and class_prior)."
             )
+        if n_classes is None:
+            return params
         if family == "gaussian":
             params["priors"] = np.full(n_classes, 1.0 / n_classes)
         else:
@@ -457,144 +442,27 @@ poisson_params : dict, default=None
             params["class_prior"] = None
         return params
 
-    @staticmethod
-    def _new_estimator(family, params):
+    def _new_estimator(self, family, n_classes):
+        """An unfitted estimator of the family, with the family's parameters."""
+        params = self._family_params(family, n_classes)
         try:
-            return FAMILIES[family](**params)
+            estimator = FAMILIES[family](**params)
         except TypeError as exc:
             raise ValueError(
                 f"{family}_params is not a valid set of parameters for "
                 f"{FAMILIES[family].__name__}: {exc}"
             ) from exc
+        estimator._validate_params()
+        return estimator
 
-    # -- fitting --------------------------------------------------------------
-
-    @unchanged_on_error
-    def fit(self, X, y, sample_weight=None):
-        """Fit every family's estimator and the class prior to X, y.
-
-        Parameters
-        ----------
-        X : {array-like, DataFrame} of shape (n_samples, n_features)
-            Training vectors.
-        y : array-like of shape (n_samples,)
-            Target labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weight of each sample (1 when None).
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-        """
-        self._validate_params()
-        X, y = self._check_X_y(X, y, reset=True)
-        families = self._resolve_families(X)
-        weights = check_sample_weight(sample_weight, X.shape[0], allow_all_zero=False)
-        # None when none were given: GaussianNB then skips a pass over X.
-        sub_weights = None if sample_weight is None else weights
-        classes, y_encoded = encode_fit_labels(y)
-        prior = {
-            "class_prior": check_class_prior(self.class_prior, len(classes)),
-            "fit_prior": self.fit_prior,
-        }
-        estimators = {
-            family: self._new_estimator(
-                family, self._family_params(family, len(classes))
-            )
-            for family in families
-        }
-        for family, estimator in estimators.items():
-            with self._in_family(family, families[family]):
-                estimator.fit(self._columns(X, families[family]), y, sub_weights)
-        self.classes_ = classes
-        self.families_ = families
-        self.estimators_ = estimators
-        self.class_count_ = np.bincount(
-            y_encoded, weights=weights, minlength=len(classes)
-        )
-        self._prior = prior
-        self._tables = None
-        self._final_tables()
-        return self
-
-    @unchanged_on_error
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Add a batch of samples to every family's estimator and the prior.
-
-        All-or-nothing: if the call raises (in MixedNB's checks or in any
-        family's), the model and its sub-estimators are left as they were.
-
-        Parameters
-        ----------
-        X : {array-like, DataFrame} of shape (n_samples, n_features)
-            Training vectors.
-        y : array-like of shape (n_samples,)
-            Target labels, each one of ``classes``.
-        classes : array-like of shape (n_classes,), default=None
-            Every class that can appear in y. Required on the first call, and
-            must be the same if passed again.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weight of each sample (1 when None).
-
-        Returns
-        -------
-        self : object
-            The updated estimator.
-        """
-        self._validate_params()
-        first_call = not hasattr(self, "classes_")
-        classes = partial_fit_classes(self, classes)
-        X, y = self._check_X_y(X, y, reset=first_call)
-        families = self._resolve_families(X) if first_call else self.families_
-        weights = check_sample_weight(sample_weight, X.shape[0], allow_all_zero=True)
-        # None when none were given: GaussianNB then skips a pass over X.
-        sub_weights = None if sample_weight is None else weights
-        y_encoded = encode_labels(y, classes)
-        prior = {
-            "class_prior": check_class_prior(self.class_prior, len(classes)),
-            "fit_prior": self.fit_prior,
-        }
-        if first_call:
-            estimators = {
-                family: self._new_estimator(
-                    family, self._family_params(family, len(classes))
-                )
-                for family in families
-            }
-        else:
-            estimators = self.estimators_
-        with rollback_on_error(list(estimators.values()), fresh=first_call):
-            for family, estimator in estimators.items():
-                estimator.set_params(**self._family_params(family, len(classes)))
-                with self._in_family(family, families[family]):
-                    estimator.partial_fit(
-                        self._columns(X, families[family]),
-                        y,
-                        classes=classes,
-                        sample_weight=sub_weights,
-                    )
-        if first_call:
-            self.classes_ = classes
-            self.families_ = families
-            self.class_count_ = np.zeros(len(classes), dtype=np.float64)
-        self.estimators_ = estimators
-        self.class_count_ = self.class_count_ + np.bincount(
-            y_encoded, weights=weights, minlength=len(classes)
-        )
-        self._prior = prior
-        self._tables = None
-        return self
-
-    # -- tables and scoring ---------------------------------------------------
-
-    def _finalize(self):
-        prior = self._prior
-        return {
-            "class_log_prior_": log_class_prior(
-                self.class_count_, prior["class_prior"], prior["fit_prior"]
-            )
-        }
+    def _family_estimator(self, family, classes, statistics):
+        """The family's estimator fitted to its part of ``statistics``."""
+        estimator = self._new_estimator(family, len(classes))
+        columns = statistics[f"{family}/columns"]
+        estimator.n_features_in_ = len(columns)
+        with self._in_family(family, columns):
+            estimator._set_state(classes, family_statistics(statistics, family))
+        return estimator
 
     @contextlib.contextmanager
     def _in_family(self, family, positions):
@@ -615,34 +483,199 @@ poisson_params : dict, default=None
                 )
             raise
 
-    @staticmethod
-    def _added_log_prior(estimator):
-        """The log prior an estimator adds to its joint log-likelihood."""
-        if isinstance(estimator, GaussianNB):
-            # As GaussianNB computes it: the log of its priors in float64
-            # (class_prior_ is rounded to the dtype it was fitted on).
-            return np.log(np.asarray(estimator.priors, dtype=np.float64))
-        return estimator.class_log_prior_
+    # -- the state protocol: each family's hooks on its columns ---------------
 
-    def _score(self, X, output, out, labels):
-        n_samples, n_classes = X.shape[0], len(self.classes_)
+    def _check_batch(self, X, y, reset):
+        X, y = self._check_X_y(X, y, reset)
+        if reset:
+            families = resolve_families(
+                self.families,
+                X,
+                self.n_features_in_,
+                getattr(self, "feature_names_in_", None),
+            )
+            estimators = {f: self._new_estimator(f, None) for f in families}
+        else:
+            families = self.families_
+            estimators = {
+                family: self._family_estimator(family, self.classes_, self._statistics)
+                for family in families
+            }
+        batches = {}
+        for family, columns in families.items():
+            with self._in_family(family, columns):
+                batches[family], _ = estimators[family]._check_batch(
+                    self._columns(X, columns), y, reset
+                )
+        return {"families": families, "estimators": estimators, "batches": batches}, y
+
+    def _empty_statistics(self, n_classes, batch):
+        statistics = {"class_count": np.zeros(n_classes)}
+        for family, estimator in batch["estimators"].items():
+            statistics[f"{family}/columns"] = batch["families"][family]
+            part = estimator._empty_statistics(n_classes, batch["batches"][family])
+            statistics.update(with_prefix(family, part))
+        return statistics
+
+    def _batch_statistics(self, batch, y, sample_weight, n_classes):
+        statistics = {
+            "class_count": np.bincount(y, weights=sample_weight, minlength=n_classes)
+        }
+        for family, estimator in batch["estimators"].items():
+            columns = batch["families"][family]
+            statistics[f"{family}/columns"] = columns
+            with self._in_family(family, columns):
+                part = estimator._batch_statistics(
+                    batch["batches"][family], y, sample_weight, n_classes
+                )
+            statistics.update(with_prefix(family, part))
+        return statistics
+
+    def _combine_statistics(self, first, second):
+        families = families_of(first)
+        if families != families_of(second) or not all(
+            np.array_equal(first[f"{f}/columns"], second[f"{f}/columns"])
+            for f in families
+        ):
+            raise ValueError(
+                "Cannot combine MixedNB statistics over different families of columns."
+            )
+        statistics = {"class_count": first["class_count"] + second["class_count"]}
+        for family in families:
+            statistics[f"{family}/columns"] = first[f"{family}/columns"]
+            part = FAMILIES[family]()._combine_statistics(
+                family_statistics(first, family), family_statistics(second, family)
+            )
+            statistics.update(with_prefix(family, part))
+        return statistics
+
+    def _check_statistics(self, statistics, n_classes, n_features):
+        check_statistic(statistics, "class_count", (n_classes,))
+        unknown = {
+            key.split("/")[0] for key in statistics if key != "class_count"
+        } - set(FAMILIES)
+        if unknown:
+            raise ValueError(
+                f"The statistics name unknown families {sorted(unknown)}; the "
+                f"families are {list(FAMILIES)}."
+            )
+        owner = np.zeros(n_features, dtype=np.intp)
+        for family in families_of(statistics):
+            columns = statistics[f"{family}/columns"]
+            if (
+                not isinstance(columns, np.ndarray)
+                or columns.ndim != 1
+                or columns.dtype.kind not in "iu"
+                or len(columns) == 0
+                or columns.min() < 0
+                or columns.max() >= n_features
+            ):
+                raise ValueError(
+                    f"Statistic '{family}/columns' must be a non-empty 1-D integer "
+                    f"array of column positions below {n_features}."
+                )
+            np.add.at(owner, columns, 1)
+            FAMILIES[family]()._check_statistics(
+                family_statistics(statistics, family), n_classes, len(columns)
+            )
+        if not (owner == 1).all():
+            raise ValueError(
+                "The families' columns must hold every column of X exactly once."
+            )
+
+    def _class_axes_of(self, statistics):
+        axes = dict(self._class_axes)
+        for family in families_of(statistics):
+            axes.update(with_prefix(family, FAMILIES[family]._class_axes))
+        return axes
+
+    def _table_params(self, statistics, n_classes):
+        for family in families_of(statistics):
+            estimator = self._new_estimator(family, n_classes)
+            with self._in_family(family, statistics[f"{family}/columns"]):
+                estimator._table_params(
+                    family_statistics(statistics, family), n_classes
+                )
+        return {
+            "fit_prior": self.fit_prior,
+            "class_prior": check_class_prior(self.class_prior, n_classes),
+        }
+
+    def _tables(self, statistics, params):
+        prior = log_class_prior(
+            statistics["class_count"], params["class_prior"], params["fit_prior"]
+        )
+        estimators = {}
+        for family in families_of(statistics):
+            estimator = self._family_estimator(family, self.classes_, statistics)
+            with self._in_family(family, statistics[f"{family}/columns"]):
+                estimator._final_tables()
+            estimators[family] = estimator
+        attributes = {"class_log_prior_": prior, "estimators_": estimators}
+        return attributes, {"log_prior": prior, "estimators": estimators}
+
+    def _check_X(self, X):
+        if is_dataframe(X):
+            X = self._check_frame(X, reset=False)
+        else:
+            X = validate_data(self, X, dtype=None, accept_sparse=False, reset=False)
+        estimators = self._final_tables()[1]["estimators"]
+        columns = {}
+        for family, estimator in estimators.items():
+            positions = self._statistics[f"{family}/columns"]
+            with self._in_family(family, positions):
+                columns[family] = estimator._check_X(self._columns(X, positions))
+        return FamilyColumns(columns, X.shape)
+
+    def _score(self, X, scoring, output, out, labels):
+        n_samples, n_classes = X.shape[0], len(scoring["log_prior"])
         if output == _kernels.Output.JOINT_LOG_LIKELIHOOD:
             jll = out
         else:
             jll = np.empty((n_samples, n_classes), dtype=np.float64)
-        jll[:] = self._final_tables()["class_log_prior_"]
+        jll[:] = scoring["log_prior"]
         part = np.empty_like(jll)
         no_labels = np.empty(0, dtype=np.intp)
-        for family, estimator in self.estimators_.items():
-            # The sub-estimator's own scoring, straight into a float64 buffer.
-            with self._in_family(family, self.families_[family]):
-                columns = estimator._check_X(self._columns(X, self.families_[family]))
+        for family, estimator in scoring["estimators"].items():
+            # Each family's joint log-likelihood, less the (uniform) prior it adds.
+            family_scoring = estimator._final_tables()[1]
             estimator._score(
-                columns, _kernels.Output.JOINT_LOG_LIKELIHOOD, part, no_labels
+                X.columns[family],
+                family_scoring,
+                _kernels.Output.JOINT_LOG_LIKELIHOOD,
+                part,
+                no_labels,
             )
-            part -= self._added_log_prior(estimator)
+            part -= family_scoring["log_prior"]
             jll += part
         if output != _kernels.Output.JOINT_LOG_LIKELIHOOD:
             _kernels.normalize_log_proba(
                 jll, output, out, labels, effective_n_threads(jll.size)
             )
+
+
+class FamilyColumns(NamedTuple):
+    """X checked for prediction: each family's checked columns, and X's shape."""
+
+    columns: dict
+    shape: tuple
+
+
+def families_of(statistics):
+    """The families a MixedNB's statistics hold, in their order."""
+    return [key[: -len("/columns")] for key in statistics if key.endswith("/columns")]
+
+
+def with_prefix(family, mapping):
+    """``mapping`` with each key as "family/key"."""
+    return {f"{family}/{key}": value for key, value in mapping.items()}
+
+
+def family_statistics(statistics, family):
+    """A family's own statistics out of a MixedNB's, without the prefix."""
+    prefix = f"{family}/"
+    return {
+        key[len(prefix) :]: value
+        for key, value in statistics.items()
+        if key.startswith(prefix) and key != f"{family}/columns"
+    }

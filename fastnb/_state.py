@@ -1,0 +1,319 @@
+"""The state protocol: a fitted model as named sufficient statistics.
+
+Every fastnb estimator is, once fitted, its constructor parameters, its
+classes, its number (and names) of features, and a dict of sufficient
+statistics: arrays such as the weighted class counts and per-class feature
+sums, from which every table it predicts with is derived. ``get_state``
+reads them out as a :class:`ModelState`, ``from_state`` builds a fitted
+estimator from one after checking it, and ``combine_states`` adds two
+states up into the state of a model fitted on both models' data.
+"""
+
+import copy
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+# The estimators a state may name: nothing else is ever constructed from one.
+ESTIMATOR_NAMES = (
+    "BernoulliNB",
+    "CategoricalNB",
+    "ComplementNB",
+    "GaussianNB",
+    "MixedNB",
+    "MultinomialNB",
+    "PoissonNB",
+)
+
+
+@dataclass(frozen=True)
+class ModelState:
+    """A fitted fastnb model as data: parameters and sufficient statistics.
+
+    Attributes
+    ----------
+    estimator : str
+        The estimator's class name, for example ``"MultinomialNB"``.
+    params : dict
+        Its constructor parameters (``get_params(deep=False)``).
+    classes : ndarray of shape (n_classes,)
+        The class labels, sorted (``classes_``).
+    n_features_in : int
+        The number of features (``n_features_in_``).
+    feature_names_in : ndarray of shape (n_features_in,) or None
+        The feature names (``feature_names_in_``), when it was fitted on them.
+    statistics : dict
+        The sufficient statistics by name: float64 arrays whose first axis
+        (or, for CategoricalNB's ``category_count``, second axis) runs over
+        the classes, plus, for GaussianNB, the ``dtype`` of the data and, for
+        CategoricalNB, the ``categories`` of each feature (a list of arrays).
+        MixedNB's are its ``class_count`` and each family's statistics with
+        the family's name and a slash before the key (``"gaussian/mean"``),
+        with the family's column positions as ``"gaussian/columns"``.
+    """
+
+    estimator: str
+    params: dict
+    classes: np.ndarray
+    n_features_in: int
+    feature_names_in: np.ndarray | None
+    statistics: dict = field(repr=False)
+
+
+def get_state(model):
+    """Return the state of a fitted fastnb estimator as a :class:`ModelState`.
+
+    The state holds copies: changing it does not change the model.
+
+    Parameters
+    ----------
+    model : fastnb estimator
+        A fitted estimator.
+
+    Returns
+    -------
+    state : ModelState
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastnb import MultinomialNB, get_state
+    >>> model = MultinomialNB().fit(np.array([[2, 1], [0, 3]]), ["a", "b"])
+    >>> state = get_state(model)
+    >>> sorted(state.statistics)
+    ['class_count', 'feature_count']
+    >>> state.statistics["feature_count"]
+    array([[2., 1.],
+           [0., 3.]])
+    """
+    name = type(model).__name__
+    if name not in ESTIMATOR_NAMES or not hasattr(model, "_statistics"):
+        raise TypeError(
+            f"get_state takes a fastnb estimator ({', '.join(ESTIMATOR_NAMES)}); "
+            f"got {name}."
+        )
+    check_is_fitted(model)
+    names = getattr(model, "feature_names_in_", None)
+    return ModelState(
+        estimator=name,
+        params=copy.deepcopy(model.get_params(deep=False)),
+        classes=model.classes_.copy(),
+        n_features_in=int(model.n_features_in_),
+        feature_names_in=None if names is None else names.copy(),
+        statistics=copy.deepcopy(model._statistics),
+    )
+
+
+def from_state(state):
+    """Build a fitted fastnb estimator from a :class:`ModelState`.
+
+    Everything is checked before the estimator is built: the class name
+    against the fastnb estimators, the parameters as the constructor and
+    ``fit`` check them, the classes (unique and sorted), the feature count
+    and names, and the statistics' names, dtypes, shapes and values (finite,
+    non-negative where they are counts, consistent with each other). The
+    estimator predicts as the model the state was read from, and can go on
+    with ``partial_fit``.
+
+    Parameters
+    ----------
+    state : ModelState
+
+    Returns
+    -------
+    model : fastnb estimator
+        Fitted, holding copies of the state's arrays.
+
+    Raises
+    ------
+    ValueError
+        If the state is not one a fastnb estimator could have.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastnb import MultinomialNB, from_state, get_state
+    >>> X, y = np.array([[2, 1], [0, 3]]), ["a", "b"]
+    >>> copy = from_state(get_state(MultinomialNB().fit(X, y)))
+    >>> copy.predict([[3, 0]])
+    array(['a'], dtype='<U1')
+    """
+    if not isinstance(state, ModelState):
+        raise TypeError(f"from_state takes a ModelState; got {type(state).__name__}.")
+    model = new_estimator(state.estimator, state.params)
+    classes = check_classes(state.classes)
+    n_features = state.n_features_in
+    if isinstance(n_features, bool) or not isinstance(n_features, int | np.integer):
+        raise ValueError(f"n_features_in must be an integer; got {n_features!r}.")
+    if n_features < 1:
+        raise ValueError(f"n_features_in must be at least 1; got {n_features}.")
+    names = state.feature_names_in
+    if names is not None:
+        names = np.asarray(names, dtype=object)
+        if names.shape != (n_features,) or not all(isinstance(n, str) for n in names):
+            raise ValueError(
+                f"feature_names_in must be None or {n_features} strings; got {names!r}."
+            )
+    if not isinstance(state.statistics, dict):
+        raise ValueError("statistics must be a dict of arrays.")
+    statistics = copy.deepcopy(state.statistics)
+    model._check_statistics(statistics, len(classes), n_features)
+    model.n_features_in_ = int(n_features)
+    if names is not None:
+        model.feature_names_in_ = names
+    model._validate_params()
+    model._set_state(classes, statistics)
+    return model
+
+
+def combine_states(first, second):
+    """The state of one model fitted on the data of both states' models.
+
+    Both must be of the same estimator with the same parameters, features
+    and feature names. Their classes are united (sorted, as one ``fit``
+    orders them), a class one of them has not seen counting as seen with
+    zero weight; counts and category tables are added, moments merged by
+    the pairwise formula, categories united.
+
+    Parameters
+    ----------
+    first, second : ModelState
+
+    Returns
+    -------
+    state : ModelState
+    """
+    for state in (first, second):
+        if not isinstance(state, ModelState):
+            raise TypeError(
+                f"combine_states takes two ModelStates; got {type(state).__name__}."
+            )
+    if first.estimator != second.estimator:
+        raise ValueError(
+            f"Cannot combine a {first.estimator} with a {second.estimator}."
+        )
+    if not same_value(first.params, second.params):
+        raise ValueError(
+            f"Cannot combine {first.estimator} models with different parameters: "
+            f"{first.params} and {second.params}."
+        )
+    if first.n_features_in != second.n_features_in:
+        raise ValueError(
+            f"Cannot combine models of {first.n_features_in} and "
+            f"{second.n_features_in} features."
+        )
+    if not same_value(first.feature_names_in, second.feature_names_in):
+        raise ValueError("Cannot combine models fitted on different feature names.")
+    model = new_estimator(first.estimator, first.params)
+    first_classes, second_classes = (
+        check_classes(first.classes),
+        check_classes(second.classes),
+    )
+    for state, classes in ((first, first_classes), (second, second_classes)):
+        model._check_statistics(state.statistics, len(classes), state.n_features_in)
+    classes = np.union1d(first_classes, second_classes)
+    statistics = model._combine_statistics(
+        expand_classes(model, first.statistics, first_classes, classes),
+        expand_classes(model, second.statistics, second_classes, classes),
+    )
+    return ModelState(
+        estimator=first.estimator,
+        params=copy.deepcopy(first.params),
+        classes=classes,
+        n_features_in=first.n_features_in,
+        feature_names_in=first.feature_names_in,
+        statistics=statistics,
+    )
+
+
+def new_estimator(name, params):
+    """An unfitted estimator of the named class with the given parameters."""
+    import fastnb  # the estimators import this module
+
+    if name not in ESTIMATOR_NAMES:
+        raise ValueError(
+            f"Unknown estimator {name!r}; a state names one of {list(ESTIMATOR_NAMES)}."
+        )
+    if not isinstance(params, dict):
+        raise ValueError(f"params must be a dict; got {type(params).__name__}.")
+    try:
+        return getattr(fastnb, name)(**params)
+    except TypeError as exc:
+        raise ValueError(f"params are not {name}'s parameters: {exc}") from exc
+
+
+def check_classes(classes):
+    """The class labels as a 1-D array; ValueError unless unique and sorted."""
+    classes = np.asarray(classes)
+    if classes.ndim != 1 or len(classes) == 0:
+        raise ValueError(f"classes must be a non-empty 1-D array; got {classes!r}.")
+    if classes.dtype.kind not in "biufUSO":
+        raise ValueError(f"classes of dtype {classes.dtype} are not labels.")
+    try:
+        ordered = np.unique(classes)
+    except TypeError as exc:
+        raise ValueError("classes must be labels of one comparable kind.") from exc
+    if len(ordered) != len(classes) or not np.array_equal(ordered, classes):
+        raise ValueError(f"classes must be unique and sorted; got {classes!r}.")
+    return classes
+
+
+def check_statistic(statistics, key, shape, non_negative=True):
+    """Check one float64 statistic: present, of that shape, finite (and >= 0)."""
+    if key not in statistics:
+        raise ValueError(f"The statistics have no {key!r}.")
+    value = statistics[key]
+    if not isinstance(value, np.ndarray) or value.dtype != np.float64:
+        raise ValueError(
+            f"Statistic {key!r} must be a float64 ndarray; got "
+            f"{getattr(value, 'dtype', type(value).__name__)}."
+        )
+    if value.shape != tuple(shape):
+        raise ValueError(
+            f"Statistic {key!r} has shape {value.shape}; expected {tuple(shape)}."
+        )
+    if not np.isfinite(value).all():
+        raise ValueError(f"Statistic {key!r} contains NaN or infinity.")
+    if non_negative and (value < 0).any():
+        raise ValueError(f"Statistic {key!r} contains negative values.")
+
+
+def expand_classes(model, statistics, classes, all_classes):
+    """Statistics over ``classes`` laid out over ``all_classes`` (a superset).
+
+    Each statistic with a class axis gets zeros (no weight seen) for the
+    classes it lacks; the others are shared as they are.
+    """
+    if np.array_equal(classes, all_classes):
+        return statistics
+    positions = np.searchsorted(all_classes, classes)
+    expanded = dict(statistics)
+    for key, axis in model._class_axes_of(statistics).items():
+        value = statistics[key]
+        shape = list(value.shape)
+        shape[axis] = len(all_classes)
+        wide = np.zeros(shape, dtype=value.dtype)
+        index = [slice(None)] * value.ndim
+        index[axis] = positions
+        wide[tuple(index)] = value
+        expanded[key] = wide
+    return expanded
+
+
+def same_value(a, b):
+    """Whether two parameter values (nested dicts, lists, arrays) are equal."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(
+            same_value(x, y) for x, y in zip(a, b, strict=True)
+        )
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (
+            isinstance(a, np.ndarray)
+            and isinstance(b, np.ndarray)
+            and a.shape == b.shape
+            and bool(np.all(a == b))
+        )
+    return bool(a == b)
