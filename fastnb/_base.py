@@ -243,6 +243,13 @@ def log_class_prior(class_count, class_prior, fit_prior):
     return np.full(n_classes, -np.log(n_classes))
 
 
+def class_weights(y, sample_weight, n_classes):
+    """Weighted number of samples of each class (float64, n_classes)."""
+    return np.bincount(y, weights=sample_weight, minlength=n_classes).astype(
+        np.float64, copy=False
+    )
+
+
 def weights_or_ones(sample_weight, n_samples):
     """The checked sample weights, or unit weights when none were given (None)."""
     if sample_weight is None:

@@ -17,6 +17,7 @@ from sklearn.utils.validation import validate_data
 
 from fastnb._base import (
     check_class_prior,
+    class_weights,
     dense_block_width,
     effective_n_threads,
     fitted_statistic,
@@ -273,7 +274,7 @@ class CategoricalNB(BaseDiscreteNB):
             n_threads,
         )
         return {
-            "class_count": np.bincount(y, weights=sample_weight, minlength=n_classes),
+            "class_count": class_weights(y, sample_weight, n_classes),
             "category_count": counts,
             "categories": categories,
         }

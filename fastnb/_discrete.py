@@ -18,6 +18,7 @@ from fastnb._base import (
     FLOAT_DTYPES,
     BaseNB,
     check_class_prior,
+    class_weights,
     data_size,
     dense_block_width,
     effective_n_threads,
@@ -126,9 +127,7 @@ class BaseDiscreteNB(BaseNB):
 
     def _batch_statistics(self, X, y, sample_weight, n_classes):
         statistics = self._empty_statistics(n_classes, X)
-        statistics["class_count"] += np.bincount(
-            y, weights=sample_weight, minlength=n_classes
-        )
+        statistics["class_count"] = class_weights(y, sample_weight, n_classes)
         accumulate_counts(
             X,
             y,

@@ -19,6 +19,7 @@ from fastnb._base import (
     FLOAT_DTYPES,
     BaseNB,
     check_class_prior,
+    class_weights,
     data_size,
     effective_n_threads,
     fitted_table,
@@ -53,7 +54,7 @@ def class_moments(X, y, sample_weight, n_classes):
     n_threads = effective_n_threads(data_size(X))
     if not sp.issparse(X):
         return dense_class_moments(X, y, sample_weight, n_classes, n_threads)
-    count = np.bincount(y, weights=sample_weight, minlength=n_classes)
+    count = class_weights(y, sample_weight, n_classes)
     mean = np.zeros((n_classes, n_features))
     ssd = np.zeros((n_classes, n_features))
     if not X.has_canonical_format:
@@ -362,7 +363,7 @@ class GaussianNB(BaseNB):
             "class_count": count[:, 0],
             "mean": mean,
             "ssd": ssd,
-            "sample_count": sample_count,
+            "sample_count": np.asarray(sample_count, dtype=np.float64),
             "sample_mean": sample_mean,
             "sample_ssd": sample_ssd,
             # The model keeps the dtype of the data it was first fitted on.

@@ -21,6 +21,7 @@ from sklearn.utils.validation import (
 from fastnb._base import (
     BaseNB,
     check_class_prior,
+    class_weights,
     effective_n_threads,
     fitted_statistic,
     fitted_table,
@@ -518,9 +519,7 @@ poisson_params : dict, default=None
         return statistics
 
     def _batch_statistics(self, batch, y, sample_weight, n_classes):
-        statistics = {
-            "class_count": np.bincount(y, weights=sample_weight, minlength=n_classes)
-        }
+        statistics = {"class_count": class_weights(y, sample_weight, n_classes)}
         for family, estimator in batch["estimators"].items():
             columns = batch["families"][family]
             statistics[f"{family}/columns"] = columns
@@ -575,9 +574,12 @@ poisson_params : dict, default=None
                     f"array of column positions below {n_features}."
                 )
             np.add.at(owner, columns, 1)
-            FAMILIES[family]()._check_statistics(
-                family_statistics(statistics, family), n_classes, len(columns)
-            )
+            part = family_statistics(statistics, family)
+            FAMILIES[family]()._check_statistics(part, n_classes, len(columns))
+            if not np.array_equal(part["class_count"], statistics["class_count"]):
+                raise ValueError(
+                    f"Statistic '{family}/class_count' differs from 'class_count'."
+                )
         if not (owner == 1).all():
             raise ValueError(
                 "The families' columns must hold every column of X exactly once."

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from fastnb._base import BaseNB
+
 # The estimators a state may name: nothing else is ever constructed from one.
 ESTIMATOR_NAMES = (
     "BernoulliNB",
@@ -88,7 +90,7 @@ def get_state(model):
            [0., 3.]])
     """
     name = type(model).__name__
-    if name not in ESTIMATOR_NAMES or not hasattr(model, "_statistics"):
+    if not isinstance(model, BaseNB):
         raise TypeError(
             f"get_state takes a fastnb estimator ({', '.join(ESTIMATOR_NAMES)}); "
             f"got {name}."

@@ -1,0 +1,305 @@
+"""The state protocol: get_state, from_state, combine_states, declared hooks."""
+
+import copy
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+import fastnb
+from fastnb import ModelState, combine_states, from_state, get_state
+from fastnb._base import BaseNB
+
+N_SAMPLES = 90
+
+
+def counts(rng):
+    return rng.poisson(1.5, size=(N_SAMPLES, 6)).astype(np.float64)
+
+
+def codes(rng):
+    return rng.integers(0, 4, size=(N_SAMPLES, 3))
+
+
+def strings(rng):
+    return np.array(["sun", "rain", "fog", "snow"])[rng.integers(0, 4, (N_SAMPLES, 2))]
+
+
+def frame(rng):
+    return pd.DataFrame(
+        {
+            "height": rng.normal(170, 8, N_SAMPLES),
+            "colour": np.array(["red", "blue", "green"])[rng.integers(0, 3, N_SAMPLES)],
+            "visits": rng.poisson(2.0, N_SAMPLES),
+        }
+    )
+
+
+# (estimator, data maker): every estimator, each on data it models.
+CASES = {
+    "MultinomialNB": (fastnb.MultinomialNB(alpha=0.5), counts),
+    "ComplementNB": (fastnb.ComplementNB(norm=True), counts),
+    "BernoulliNB": (fastnb.BernoulliNB(binarize=1.0), counts),
+    "PoissonNB": (fastnb.PoissonNB(), counts),
+    "GaussianNB": (fastnb.GaussianNB(var_type="tied"), counts),
+    "CategoricalNB codes": (fastnb.CategoricalNB(min_categories=5), codes),
+    "CategoricalNB strings": (fastnb.CategoricalNB(), strings),
+    "MixedNB": (
+        fastnb.MixedNB(
+            families={
+                "gaussian": ["height"],
+                "categorical": ["colour"],
+                "poisson": ["visits"],
+            }
+        ),
+        frame,
+    ),
+}
+
+
+def data(case, seed=0):
+    rng = np.random.default_rng(seed)
+    estimator, make = CASES[case]
+    return (
+        estimator,
+        make(rng),
+        np.array(["a", "b", "c"])[rng.integers(0, 3, N_SAMPLES)],
+    )
+
+
+def rows(X, where):
+    return X.iloc[where] if hasattr(X, "iloc") else X[where]
+
+
+def assert_same_statistics(got, expected, rtol=0.0):
+    assert got.keys() == expected.keys()
+    for key in expected:
+        if isinstance(expected[key], list):
+            assert len(got[key]) == len(expected[key]), key
+            for a, b in zip(got[key], expected[key], strict=True):
+                assert_array_equal(a, b, err_msg=key)
+        elif isinstance(expected[key], np.dtype):
+            assert got[key] == expected[key], key
+        elif rtol:
+            assert_allclose(got[key], expected[key], rtol=rtol, atol=1e-12, err_msg=key)
+        else:
+            assert_array_equal(got[key], expected[key], err_msg=key)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_from_state_rebuilds_the_model(case):
+    estimator, X, y = data(case)
+    model = estimator.fit(X, y)
+    state = get_state(model)
+    assert state.estimator == type(model).__name__
+    assert state.n_features_in == model.n_features_in_
+    rebuilt = from_state(state)
+    assert type(rebuilt) is type(model)
+    assert rebuilt.get_params() == model.get_params()
+    assert_array_equal(rebuilt.classes_, model.classes_)
+    assert_same_statistics(get_state(rebuilt).statistics, state.statistics)
+    for method in ("predict_joint_log_proba", "predict_proba", "predict"):
+        assert_array_equal(getattr(rebuilt, method)(X), getattr(model, method)(X))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_state_is_a_copy(case):
+    estimator, X, y = data(case)
+    model = estimator.fit(X, y)
+    expected = model.predict_proba(X)
+    state = get_state(model)
+    state.statistics["class_count"][:] = 1e6
+    assert_array_equal(model.predict_proba(X), expected)
+    rebuilt = from_state(get_state(model))
+    get_state(model).classes[:] = model.classes_[0]
+    assert_array_equal(rebuilt.predict_proba(X), expected)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_rebuilt_model_goes_on_with_partial_fit(case):
+    estimator, X, y = data(case)
+    half = np.arange(N_SAMPLES) < N_SAMPLES // 2
+    classes = np.unique(y)
+    model = copy.deepcopy(estimator).partial_fit(rows(X, half), y[half], classes)
+    rebuilt = from_state(get_state(model))
+    model.partial_fit(rows(X, ~half), y[~half])
+    rebuilt.partial_fit(rows(X, ~half), y[~half])
+    assert_same_statistics(get_state(rebuilt).statistics, get_state(model).statistics)
+    assert_array_equal(rebuilt.predict_proba(X), model.predict_proba(X))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_combined_states_equal_one_fit(case):
+    estimator, X, y = data(case)
+    first = np.arange(N_SAMPLES) < 50
+    whole = copy.deepcopy(estimator).fit(X, y)
+    a = copy.deepcopy(estimator).fit(rows(X, first), y[first])
+    b = copy.deepcopy(estimator).fit(rows(X, ~first), y[~first])
+    a_state, b_state = get_state(a), get_state(b)
+    a_before, b_before = copy.deepcopy(a_state), copy.deepcopy(b_state)
+    combined = from_state(combine_states(a_state, b_state))
+    assert_same_statistics(a_state.statistics, a_before.statistics)
+    assert_same_statistics(b_state.statistics, b_before.statistics)
+    assert_array_equal(combined.classes_, whole.classes_)
+    if case == "CategoricalNB strings":
+        # The categories come in the order the two fits met them (one fit
+        # sorts them all), so the tables' rows may differ in order.
+        assert_allclose(
+            combined.predict_proba(X), whole.predict_proba(X), rtol=1e-12, atol=1e-15
+        )
+        return
+    assert_same_statistics(
+        get_state(combined).statistics, get_state(whole).statistics, rtol=1e-12
+    )
+    assert_allclose(
+        combined.predict_joint_log_proba(X),
+        whole.predict_joint_log_proba(X),
+        rtol=1e-12,
+    )
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_combined_states_unite_the_classes(case):
+    estimator, X, y = data(case)
+    first = y != "c"  # the first model never sees class "c", the second not "a"
+    second = y != "a"
+    a = copy.deepcopy(estimator).fit(rows(X, first), y[first])
+    b = copy.deepcopy(estimator).fit(rows(X, second), y[second])
+    combined = from_state(combine_states(get_state(a), get_state(b)))
+    both = np.concatenate([np.flatnonzero(first), np.flatnonzero(second)])
+    whole = copy.deepcopy(estimator).fit(rows(X, both), y[both])
+    assert_array_equal(combined.classes_, ["a", "b", "c"])
+    assert_allclose(
+        combined.predict_proba(X), whole.predict_proba(X), rtol=1e-12, atol=1e-15
+    )
+
+
+def test_combined_categories_keep_the_first_order_then_the_new():
+    X = np.array([["sun"], ["rain"], ["sun"], ["fog"], ["hail"], ["rain"]])
+    y = np.array([0, 1, 0, 1, 0, 1])
+    a = fastnb.CategoricalNB().fit(X[:3], y[:3])
+    b = fastnb.CategoricalNB().fit(X[3:], y[3:])
+    state = combine_states(get_state(a), get_state(b))
+    assert state.statistics["categories"][0].tolist() == ["rain", "sun", "fog", "hail"]
+    # rows: rain, sun, fog, hail; columns: classes 0, 1
+    assert_array_equal(
+        state.statistics["category_count"], [[0, 2], [2, 0], [0, 1], [1, 0]]
+    )
+
+
+def fitted_state(case="MultinomialNB"):
+    estimator, X, y = data(case)
+    return get_state(estimator.fit(X, y))
+
+
+def edited(state, **changes):
+    statistics = changes.pop("statistics", None)
+    fields = {**vars(state), **changes}
+    if statistics is not None:
+        fields["statistics"] = {**state.statistics, **statistics}
+    return ModelState(**fields)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"estimator": "os.system"}, "Unknown estimator"),
+        ({"params": {"alpha": 1.0, "beta": 2}}, "not MultinomialNB's parameters"),
+        ({"params": {"alpha": -1.0}}, "alpha"),
+        ({"classes": np.array(["b", "a", "c"])}, "unique and sorted"),
+        ({"classes": np.array(["a", "a", "c"])}, "unique and sorted"),
+        ({"classes": np.array([], dtype=str)}, "non-empty"),
+        ({"n_features_in": 0}, "at least 1"),
+        ({"n_features_in": 7}, "shape"),
+        ({"n_features_in": 2.5}, "integer"),
+        ({"feature_names_in": np.array(["x"])}, "feature_names_in"),
+        ({"statistics": {"feature_count": np.zeros((3, 5))}}, "shape"),
+        ({"statistics": {"feature_count": -np.ones((3, 6))}}, "negative"),
+        ({"statistics": {"class_count": np.array([1.0, np.nan, 2.0])}}, "NaN"),
+        ({"statistics": {"class_count": np.array([1, 2, 3])}}, "float64"),
+        ({"statistics": {"class_count": [1.0, 2.0, 3.0]}}, "float64"),
+    ],
+)
+def test_from_state_refuses_a_bad_state(change, message):
+    with pytest.raises(ValueError, match=message):
+        from_state(edited(fitted_state(), **change))
+
+
+def test_from_state_refuses_a_missing_statistic():
+    state = fitted_state()
+    statistics = dict(state.statistics)
+    del statistics["feature_count"]
+    with pytest.raises(ValueError, match="no 'feature_count'"):
+        from_state(ModelState(**{**vars(state), "statistics": statistics}))
+
+
+@pytest.mark.parametrize(
+    ("case", "statistics", "message"),
+    [
+        ("GaussianNB", {"dtype": np.dtype(np.int64)}, "float32 or float64"),
+        ("GaussianNB", {"ssd": -np.ones((3, 6))}, "negative"),
+        ("CategoricalNB codes", {"categories": [np.arange(5)] * 2}, "list of 3"),
+        ("CategoricalNB codes", {"category_count": np.zeros((14, 3))}, "shape"),
+        ("MixedNB", {"gaussian/columns": np.array([1])}, "exactly once"),
+        ("MixedNB", {"gaussian/columns": np.array([5])}, "positions below 3"),
+        ("MixedNB", {"mystery/columns": np.array([0])}, "unknown families"),
+        (
+            "MixedNB",
+            {"poisson/class_count": np.array([1.0, 2.0, 3.0])},
+            "differs from 'class_count'",
+        ),
+    ],
+)
+def test_from_state_refuses_inconsistent_statistics(case, statistics, message):
+    with pytest.raises(ValueError, match=message):
+        from_state(edited(fitted_state(case), statistics=statistics))
+
+
+def test_from_state_takes_only_a_model_state():
+    with pytest.raises(TypeError, match="ModelState"):
+        from_state({"estimator": "MultinomialNB"})
+
+
+def test_get_state_takes_only_a_fitted_fastnb_estimator():
+    from sklearn.exceptions import NotFittedError
+    from sklearn.naive_bayes import MultinomialNB
+
+    with pytest.raises(TypeError, match="fastnb estimator"):
+        get_state(MultinomialNB())
+    with pytest.raises(NotFittedError):
+        get_state(fastnb.MultinomialNB())
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"estimator": "PoissonNB"}, "Cannot combine a MultinomialNB with a PoissonNB"),
+        ({"params": {"alpha": 2.0}}, "different parameters"),
+        ({"n_features_in": 5}, "6 and 5 features"),
+        ({"feature_names_in": np.array(list("abcdef"))}, "feature names"),
+    ],
+)
+def test_combine_states_refuses_models_that_differ(change, message):
+    state = fitted_state()
+    params = {**state.params, **change.pop("params", {})}
+    with pytest.raises(ValueError, match=message):
+        combine_states(state, edited(state, params=params, **change))
+
+
+def test_a_family_must_declare_every_hook():
+    class Incomplete(BaseNB):
+        def _check_batch(self, X, y, reset):
+            return X, y
+
+    with pytest.raises(TypeError, match="abstract"):
+        Incomplete()
+
+
+def test_docstring_examples():
+    import doctest
+
+    from fastnb import _state
+
+    failures, tried = doctest.testmod(_state, optionflags=doctest.ELLIPSIS)
+    assert tried > 0 and failures == 0
