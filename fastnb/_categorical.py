@@ -228,7 +228,7 @@ class CategoricalNB(BaseDiscreteNB):
         )
         codes = batch["codes"]
         n_threads = effective_n_threads(codes.size)
-        _kernels.count_categories(
+        _kernels.categorical_count_dense(
             codes,
             y,
             sample_weight,
@@ -407,7 +407,7 @@ class CategoricalNB(BaseDiscreteNB):
     def _score(self, X, output, out, labels):
         tables = self._final_tables()
         n_threads = effective_n_threads(X.size * len(self.classes_))
-        _kernels.categorical_jll(
+        _kernels.categorical_score_dense(
             X,
             self._offsets,
             tables["table"],

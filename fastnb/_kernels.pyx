@@ -295,7 +295,7 @@ cdef inline double _value(double v, double threshold, bint binarize) noexcept no
     return v
 
 
-def count_csr(
+def discrete_count_csr(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
@@ -321,7 +321,7 @@ def count_csr(
                 out[c, X_indices[p]] += w * _value(X_data[p], threshold, binarize)
 
 
-def count_csc(
+def discrete_count_csc(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
@@ -341,7 +341,7 @@ def count_csc(
             out[y[r], j] += sample_weight[r] * _value(X_data[p], threshold, binarize)
 
 
-def count_dense(
+def discrete_count_dense(
     const floating[:, :] X,
     const intp_t[::1] y,
     const double[::1] sample_weight,
@@ -527,7 +527,7 @@ cdef inline void _add_dense_row(
         )
 
 
-def joint_log_likelihood_csr(
+def discrete_score_csr(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
@@ -564,7 +564,7 @@ def joint_log_likelihood_csr(
         _finish_row(scratch, t, output, out, labels, i)
 
 
-def joint_log_likelihood_dense(
+def discrete_score_dense(
     const floating[:, :] X,
     const double[:, ::1] table,
     const double[::1] intercept,
@@ -594,7 +594,7 @@ def joint_log_likelihood_dense(
         _finish_row(scratch, t, output, out, labels, i)
 
 
-def normalize_log_proba(
+def finish_scores(
     double[:, ::1] jll,
     int output,
     double[:, ::1] out,
@@ -623,7 +623,7 @@ def normalize_log_proba(
 # is updated by one thread in row order.
 # ---------------------------------------------------------------------------
 
-def welford_steps(
+def gaussian_steps(
     const intp_t[::1] y,
     const double[::1] sample_weight,
     Py_ssize_t chunk_rows,
@@ -665,7 +665,7 @@ cdef inline void _welford_row(
         ssd[j] = ssd[j] + w * d * (x[j] - mean[j])
 
 
-def moments_dense(
+def gaussian_moments_dense(
     const floating[:, :] X,
     const intp_t[::1] y,
     const double[::1] sample_weight,
@@ -727,7 +727,7 @@ cdef inline void _welford_add(
     ssd[c, j] += w * d * (x - mean[c, j])
 
 
-def moments_csr(
+def gaussian_moments_csr(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
@@ -756,7 +756,7 @@ def moments_csr(
                     _welford_add(X_data[p], w, c, X_indices[p], nz_weight, mean, ssd)
 
 
-def moments_csc(
+def gaussian_moments_csc(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
@@ -769,7 +769,7 @@ def moments_csc(
 ):
     """Welford moments of the stored values only, per class; a task a column.
 
-    As moments_csr.
+    As gaussian_moments_csr.
     """
     cdef Py_ssize_t n_features = X_indptr.shape[0] - 1
     cdef Py_ssize_t j, p, r
@@ -821,7 +821,7 @@ cdef inline void _add_gaussian_csr_block(
         scores[k0 + k] -= 0.5 * acc[k]
 
 
-def gaussian_jll_dense(
+def gaussian_score_dense(
     const floating[:, :] X,
     const double[:, ::1] theta,
     const double[:, ::1] inv_var,
@@ -861,7 +861,7 @@ def gaussian_jll_dense(
         _finish_row(scratch, t, output, out, labels, i)
 
 
-def gaussian_jll_csr(
+def gaussian_score_csr(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
@@ -874,7 +874,7 @@ def gaussian_jll_csr(
     double[:, :] scratch,
     int n_threads,
 ):
-    """Gaussian scores of CSR rows from the all-zeros scores; as gaussian_jll_dense."""
+    """As gaussian_score_dense for CSR rows, starting from the all-zeros scores."""
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef Py_ssize_t n_padded = theta.shape[1]
     cdef Py_ssize_t i, k, t, b
@@ -918,7 +918,7 @@ ctypedef fused code_t:
     double
 
 
-def count_categories(
+def categorical_count_dense(
     const code_t[:, :] X,
     const intp_t[::1] y,
     const double[::1] sample_weight,
@@ -943,7 +943,7 @@ def count_categories(
                 out[offsets[j] + <Py_ssize_t> X[i, j], c] += w
 
 
-def categorical_jll(
+def categorical_score_dense(
     const code_t[:, :] X,
     const intp_t[::1] offsets,
     const double[:, ::1] table,

@@ -643,6 +643,6 @@ poisson_params : dict, default=None
             part -= self._added_log_prior(estimator)
             jll += part
         if output != _kernels.Output.JOINT_LOG_LIKELIHOOD:
-            _kernels.normalize_log_proba(
+            _kernels.finish_scores(
                 jll, output, out, labels, effective_n_threads(jll.size)
             )
