@@ -9,245 +9,25 @@ scores are accumulated in float64.
 from cython cimport floating
 from cython.parallel cimport prange, threadid
 from libc.math cimport exp, log
-from libc.stdint cimport int32_t, int64_t
 
 cimport numpy as cnp
 
+from fastnb._rows cimport (
+    FASTNB_BLOCK,
+    categorical_dense_row,
+    code_t,
+    discrete_csr_row,
+    fastnb_cpu_runs_avx2,
+    fastnb_cpu_runs_avx512,
+    fastnb_debug_build,
+    fastnb_omp_max_threads,
+    fastnb_openmp_enabled,
+    gaussian_dense_row,
+    index_t,
+    intp_t,
+)
+
 cnp.import_array()
-
-ctypedef cnp.intp_t intp_t
-
-ctypedef fused index_t:
-    int32_t
-    int64_t
-
-cdef extern from *:
-    """
-    #ifdef _OPENMP
-    #include <omp.h>
-    static int fastnb_openmp_enabled(void) { return 1; }
-    static int fastnb_omp_max_threads(void) { return omp_get_max_threads(); }
-    #else
-    static int fastnb_openmp_enabled(void) { return 0; }
-    static int fastnb_omp_max_threads(void) { return 1; }
-    #endif
-    #ifdef FASTNB_DEBUG
-    static int fastnb_debug_build(void) { return 1; }
-    #else
-    static int fastnb_debug_build(void) { return 0; }
-    #endif
-    """
-    int fastnb_openmp_enabled() nogil
-    int fastnb_omp_max_threads() nogil
-    int fastnb_debug_build() nogil
-
-cdef extern from *:
-    """
-    /* Instruction sets of this CPU, for choosing a compiled variant. */
-    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-    static int fastnb_cpu_runs_avx2(void) {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
-            && __builtin_cpu_supports("bmi2");
-    }
-    static int fastnb_cpu_runs_avx512(void) {
-        __builtin_cpu_init();
-        return fastnb_cpu_runs_avx2() && __builtin_cpu_supports("avx512f")
-            && __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512bw")
-            && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
-    }
-    #else
-    static int fastnb_cpu_runs_avx2(void) { return 0; }
-    static int fastnb_cpu_runs_avx512(void) { return 0; }
-    #endif
-    """
-    int fastnb_cpu_runs_avx2() nogil
-    int fastnb_cpu_runs_avx512() nogil
-
-cdef extern from *:
-    """
-    #if defined(__GNUC__) || defined(__clang__)
-    #define FASTNB_PREFETCH(address) __builtin_prefetch(address)
-    #else
-    #define FASTNB_PREFETCH(address) ((void) 0)
-    #endif
-    """
-    void FASTNB_PREFETCH(const void* address) nogil
-
-cdef extern from *:
-    """
-    /* The hottest row loops, in plain C: with classes in blocks of eight
-       accumulated in a local array of constant size, compilers vectorise
-       them for each instruction-set variant (Cython's generated indexing
-       defeats that). In a FASTNB_DEBUG build they check their table rows
-       and return -1 when one is out of range. */
-    #define FASTNB_BLOCK 8
-    /* Nonzeros ahead whose table rows are fetched early: rows of a large
-       vocabulary are mostly not in cache, and the loop would wait on memory
-       (8 measured best of 0, 8, 16 and 32). */
-    #define FASTNB_AHEAD 8
-
-    /* A block of eight doubles is one vector of AVX-512, two of AVX2 or
-       four of SSE2: vectors of the target's own width (a wider generic
-       vector type is split badly by compilers). */
-    #if defined(__GNUC__) || defined(__clang__)
-    #include <string.h>
-    #if defined(__AVX512F__)
-    typedef double fastnb_vec __attribute__((vector_size(64)));
-    #elif defined(__AVX__)
-    typedef double fastnb_vec __attribute__((vector_size(32)));
-    #else
-    typedef double fastnb_vec __attribute__((vector_size(16)));
-    #endif
-    #define FASTNB_LANES ((int) (sizeof(fastnb_vec) / sizeof(double)))
-    #define FASTNB_PARTS (FASTNB_BLOCK / FASTNB_LANES)
-    static inline fastnb_vec fastnb_load(const double* p) {
-        fastnb_vec v;
-        memcpy(&v, p, sizeof v);
-        return v;
-    }
-    #define FASTNB_ZERO8(acc) fastnb_vec acc[FASTNB_PARTS];                   \
-        for (int q_ = 0; q_ < FASTNB_PARTS; q_++) acc[q_] = (fastnb_vec) {0}
-    #define FASTNB_AXPY8(acc, v, p)                                           \
-        for (int q_ = 0; q_ < FASTNB_PARTS; q_++)                             \
-            acc[q_] += (v) * fastnb_load((p) + q_ * FASTNB_LANES)
-    #define FASTNB_SQDIFF8(acc, x, mu, iv)                                    \
-        for (int q_ = 0; q_ < FASTNB_PARTS; q_++) {                           \
-            fastnb_vec d_ = (x) - fastnb_load((mu) + q_ * FASTNB_LANES);      \
-            acc[q_] += d_ * d_ * fastnb_load((iv) + q_ * FASTNB_LANES);       \
-        }
-    #define FASTNB_LANE(acc, k) acc[(k) / FASTNB_LANES][(k) % FASTNB_LANES]
-    #else
-    #define FASTNB_ZERO8(acc) double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0}
-    #define FASTNB_AXPY8(acc, v, p) \
-        for (int k_ = 0; k_ < 8; k_++) acc[k_] += (v) * (p)[k_]
-    #define FASTNB_SQDIFF8(acc, x, mu, iv) for (int k_ = 0; k_ < 8; k_++) { \
-            double d_ = (x) - (mu)[k_]; acc[k_] += d_ * d_ * (iv)[k_]; }
-    #define FASTNB_LANE(acc, k) acc[k]
-    #endif
-
-    #define FASTNB_SPARSE_ROW(NAME, T, I)                                      \
-    static int NAME(const T* data, const I* indices, Py_ssize_t start,        \
-                    Py_ssize_t stop, Py_ssize_t nnz, const double* table,     \
-                    Py_ssize_t n_rows, Py_ssize_t n_classes, double threshold, \
-                    int binarize, double* scores)                             \
-    {                                                                         \
-        Py_ssize_t k0 = 0;                                                    \
-        for (; k0 < n_classes; k0 += FASTNB_BLOCK) {                          \
-            const int whole = n_classes - k0 >= FASTNB_BLOCK;                 \
-            FASTNB_ZERO8(acc);                                                \
-            double tail[FASTNB_BLOCK] = {0, 0, 0, 0, 0, 0, 0, 0};             \
-            for (Py_ssize_t p = start; p < stop; p++) {                       \
-                if (k0 == 0 && p + FASTNB_AHEAD < nnz) {                      \
-                    const double* ahead = table                               \
-                        + (Py_ssize_t) indices[p + FASTNB_AHEAD] * n_classes; \
-                    for (Py_ssize_t k = 0; k < n_classes; k += 8)             \
-                        FASTNB_PREFETCH(ahead + k);                           \
-                    FASTNB_PREFETCH(ahead + n_classes - 1);                   \
-                }                                                             \
-                double v = (double) data[p];                                  \
-                if (binarize) v = v > threshold ? 1.0 : 0.0;                  \
-                if (v == 0.0) continue;                                       \
-                FASTNB_CHECK_ROW(indices[p], n_rows);                         \
-                const double* row = table + (Py_ssize_t) indices[p] * n_classes + k0; \
-                if (whole) {                                                  \
-                    FASTNB_AXPY8(acc, v, row);                                \
-                } else {                                                      \
-                    for (Py_ssize_t k = 0; k < n_classes - k0; k++)           \
-                        tail[k] += v * row[k];                                \
-                }                                                             \
-            }                                                                 \
-            for (Py_ssize_t k = 0; k < FASTNB_BLOCK && k0 + k < n_classes; k++) \
-                scores[k0 + k] += whole ? FASTNB_LANE(acc, k) : tail[k];      \
-        }                                                                     \
-        return 0;                                                             \
-    }
-
-    #define FASTNB_GAUSSIAN_ROW(NAME, T)                                       \
-    static void NAME(const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,  \
-                     const double* theta, const double* inv_var,              \
-                     Py_ssize_t n_padded, double* scores)                     \
-    {                                                                         \
-        for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
-            FASTNB_ZERO8(acc);                                                \
-            for (Py_ssize_t j = 0; j < n_features; j++) {                     \
-                const double xj = (double) x[j * x_stride];                   \
-                FASTNB_SQDIFF8(acc, xj, theta + j * n_padded + k0,            \
-                               inv_var + j * n_padded + k0);                  \
-            }                                                                 \
-            for (int k = 0; k < FASTNB_BLOCK; k++)                            \
-                scores[k0 + k] -= 0.5 * FASTNB_LANE(acc, k);                  \
-        }                                                                     \
-    }
-
-    #define FASTNB_CATEGORICAL_ROW(NAME, T)                                    \
-    static void NAME(const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,  \
-                     const npy_intp* offsets, const double* table,            \
-                     Py_ssize_t n_padded, double* scores)                     \
-    {                                                                         \
-        for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
-            FASTNB_ZERO8(acc);                                                \
-            for (Py_ssize_t j = 0; j < n_features; j++) {                     \
-                const Py_ssize_t unseen = offsets[j + 1] - offsets[j] - 1;    \
-                const double value = (double) x[j * x_stride];                \
-                const Py_ssize_t code = value > (double) unseen               \
-                    ? unseen : (Py_ssize_t) value;                            \
-                FASTNB_AXPY8(acc, 1.0, table + (offsets[j] + code) * n_padded + k0); \
-            }                                                                 \
-            for (int k = 0; k < FASTNB_BLOCK; k++)                            \
-                scores[k0 + k] += FASTNB_LANE(acc, k);                        \
-        }                                                                     \
-    }
-
-    #ifdef FASTNB_DEBUG
-    #define FASTNB_CHECK_ROW(j, n_rows) \
-        if ((Py_ssize_t) (j) < 0 || (Py_ssize_t) (j) >= (n_rows)) return -1
-    #else
-    #define FASTNB_CHECK_ROW(j, n_rows)
-    #endif
-
-    FASTNB_SPARSE_ROW(fastnb_sparse_row_f64_i32, double, int32_t)
-    FASTNB_SPARSE_ROW(fastnb_sparse_row_f64_i64, double, int64_t)
-    FASTNB_SPARSE_ROW(fastnb_sparse_row_f32_i32, float, int32_t)
-    FASTNB_SPARSE_ROW(fastnb_sparse_row_f32_i64, float, int64_t)
-    FASTNB_GAUSSIAN_ROW(fastnb_gaussian_row_f64, double)
-    FASTNB_GAUSSIAN_ROW(fastnb_gaussian_row_f32, float)
-    FASTNB_CATEGORICAL_ROW(fastnb_categorical_row_i32, int32_t)
-    FASTNB_CATEGORICAL_ROW(fastnb_categorical_row_i64, int64_t)
-    FASTNB_CATEGORICAL_ROW(fastnb_categorical_row_f32, float)
-    FASTNB_CATEGORICAL_ROW(fastnb_categorical_row_f64, double)
-    """
-    enum: FASTNB_BLOCK
-    int fastnb_sparse_row_f64_i32(
-        const double*, const int32_t*, Py_ssize_t, Py_ssize_t, Py_ssize_t,
-        const double*, Py_ssize_t, Py_ssize_t, double, int, double*) nogil
-    int fastnb_sparse_row_f64_i64(
-        const double*, const int64_t*, Py_ssize_t, Py_ssize_t, Py_ssize_t,
-        const double*, Py_ssize_t, Py_ssize_t, double, int, double*) nogil
-    int fastnb_sparse_row_f32_i32(
-        const float*, const int32_t*, Py_ssize_t, Py_ssize_t, Py_ssize_t,
-        const double*, Py_ssize_t, Py_ssize_t, double, int, double*) nogil
-    int fastnb_sparse_row_f32_i64(
-        const float*, const int64_t*, Py_ssize_t, Py_ssize_t, Py_ssize_t,
-        const double*, Py_ssize_t, Py_ssize_t, double, int, double*) nogil
-    void fastnb_gaussian_row_f64(
-        const double*, Py_ssize_t, Py_ssize_t, const double*, const double*,
-        Py_ssize_t, double*) nogil
-    void fastnb_gaussian_row_f32(
-        const float*, Py_ssize_t, Py_ssize_t, const double*, const double*,
-        Py_ssize_t, double*) nogil
-    void fastnb_categorical_row_i32(
-        const int32_t*, Py_ssize_t, Py_ssize_t, const intp_t*, const double*,
-        Py_ssize_t, double*) nogil
-    void fastnb_categorical_row_i64(
-        const int64_t*, Py_ssize_t, Py_ssize_t, const intp_t*, const double*,
-        Py_ssize_t, double*) nogil
-    void fastnb_categorical_row_f32(
-        const float*, Py_ssize_t, Py_ssize_t, const intp_t*, const double*,
-        Py_ssize_t, double*) nogil
-    void fastnb_categorical_row_f64(
-        const double*, Py_ssize_t, Py_ssize_t, const intp_t*, const double*,
-        Py_ssize_t, double*) nogil
 
 
 cpdef enum Output:
@@ -446,31 +226,10 @@ cdef inline int _add_csr_row(
     """
     if start == stop:
         return 0
-    cdef Py_ssize_t nnz = X_indices.shape[0]
-    cdef Py_ssize_t n_rows = table.shape[0]
-    cdef Py_ssize_t n_classes = table.shape[1]
-    if floating is double:
-        if index_t is int32_t:
-            return fastnb_sparse_row_f64_i32(
-                &X_data[0], &X_indices[0], start, stop, nnz, &table[0, 0],
-                n_rows, n_classes, threshold, binarize, scores,
-            )
-        else:
-            return fastnb_sparse_row_f64_i64(
-                &X_data[0], &X_indices[0], start, stop, nnz, &table[0, 0],
-                n_rows, n_classes, threshold, binarize, scores,
-            )
-    else:
-        if index_t is int32_t:
-            return fastnb_sparse_row_f32_i32(
-                &X_data[0], &X_indices[0], start, stop, nnz, &table[0, 0],
-                n_rows, n_classes, threshold, binarize, scores,
-            )
-        else:
-            return fastnb_sparse_row_f32_i64(
-                &X_data[0], &X_indices[0], start, stop, nnz, &table[0, 0],
-                n_rows, n_classes, threshold, binarize, scores,
-            )
+    return discrete_csr_row(
+        &X_data[0], &X_indices[0], start, stop, X_indices.shape[0], &table[0, 0],
+        table.shape[0], table.shape[1], threshold, binarize, scores,
+    )
 
 
 cdef inline void _add_dense_block(
@@ -848,16 +607,10 @@ def gaussian_score_dense(
         row = &scratch[t, 0]
         for k in range(n_padded):
             row[k] = intercept[k]
-        if floating is double:
-            fastnb_gaussian_row_f64(
-                &X[i, 0], X.strides[1] // sizeof(double), X.shape[1],
-                &theta[0, 0], &inv_var[0, 0], n_padded, row,
-            )
-        else:
-            fastnb_gaussian_row_f32(
-                &X[i, 0], X.strides[1] // sizeof(float), X.shape[1],
-                &theta[0, 0], &inv_var[0, 0], n_padded, row,
-            )
+        gaussian_dense_row(
+            &X[i, 0], X.strides[1] // sizeof(floating), X.shape[1],
+            &theta[0, 0], &inv_var[0, 0], n_padded, row,
+        )
         _finish_row(scratch, t, output, out, labels, i)
 
 
@@ -910,13 +663,6 @@ def gaussian_score_csr(
 # last row stands for every code never seen in training (codes are clamped
 # to it when scoring).
 # ---------------------------------------------------------------------------
-
-ctypedef fused code_t:
-    int32_t
-    int64_t
-    float
-    double
-
 
 def categorical_count_dense(
     const code_t[:, :] X,
@@ -976,20 +722,7 @@ def categorical_score_dense(
         row = &scratch[t, 0]
         for k in range(n_padded):
             row[k] = intercept[k]
-        if code_t is int32_t:
-            fastnb_categorical_row_i32(
-                &X[i, 0], stride, n_features, &offsets[0], &table[0, 0], n_padded, row
-            )
-        elif code_t is int64_t:
-            fastnb_categorical_row_i64(
-                &X[i, 0], stride, n_features, &offsets[0], &table[0, 0], n_padded, row
-            )
-        elif code_t is float:
-            fastnb_categorical_row_f32(
-                &X[i, 0], stride, n_features, &offsets[0], &table[0, 0], n_padded, row
-            )
-        else:
-            fastnb_categorical_row_f64(
-                &X[i, 0], stride, n_features, &offsets[0], &table[0, 0], n_padded, row
-            )
+        categorical_dense_row(
+            &X[i, 0], stride, n_features, &offsets[0], &table[0, 0], n_padded, row
+        )
         _finish_row(scratch, t, output, out, labels, i)
