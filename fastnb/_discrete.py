@@ -24,6 +24,7 @@ from fastnb._base import (
     effective_n_threads,
     fitted_table,
     log_class_prior,
+    pad_classes,
     rows_by_class,
     sparse_arrays,
     thread_scratch,
@@ -149,7 +150,11 @@ class BaseDiscreteNB(BaseNB):
         prior = log_class_prior(
             self.class_count_, params["class_prior"], params["fit_prior"]
         )
-        return self._log_tables(params, prior)
+        tables = self._log_tables(params, prior)
+        # The scoring kernels take classes in whole blocks (zero-padded).
+        tables["table"] = pad_classes(tables["table"])
+        tables["intercept"] = pad_classes(tables["intercept"])
+        return tables
 
     def _score(self, X, output, out, labels):
         tables = self._final_tables()

@@ -17,6 +17,8 @@ from fastnb._rows cimport (
     categorical_dense_row,
     code_t,
     discrete_csr_row,
+    discrete_dense_row,
+    fastnb_counted,
     fastnb_cpu_runs_avx2,
     fastnb_cpu_runs_avx512,
     fastnb_debug_build,
@@ -68,13 +70,6 @@ def openmp_max_threads():
 # original order, so the result does not depend on the number of threads.
 # ---------------------------------------------------------------------------
 
-cdef inline double _value(double v, double threshold, bint binarize) noexcept nogil:
-    """The feature value as counted: 1/0 against the threshold when binarizing."""
-    if binarize:
-        return 1.0 if v > threshold else 0.0
-    return v
-
-
 def discrete_count_csr(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
@@ -98,7 +93,9 @@ def discrete_count_csr(
             i = rows_by_class[q]
             w = sample_weight[i]
             for p in range(X_indptr[i], X_indptr[i + 1]):
-                out[c, X_indices[p]] += w * _value(X_data[p], threshold, binarize)
+                out[c, X_indices[p]] += w * fastnb_counted(
+                    X_data[p], threshold, binarize
+                )
 
 
 def discrete_count_csc(
@@ -118,7 +115,9 @@ def discrete_count_csc(
     for j in prange(n_features, nogil=True, schedule="static", num_threads=n_threads):
         for p in range(X_indptr[j], X_indptr[j + 1]):
             r = X_indices[p]
-            out[y[r], j] += sample_weight[r] * _value(X_data[p], threshold, binarize)
+            out[y[r], j] += sample_weight[r] * fastnb_counted(
+                X_data[p], threshold, binarize
+            )
 
 
 def discrete_count_dense(
@@ -147,14 +146,21 @@ def discrete_count_dense(
             c = y[i]
             w = sample_weight[i]
             for j in range(j_start, j_stop):
-                out[c, j] += w * _value(X[i, j], threshold, binarize)
+                out[c, j] += w * fastnb_counted(X[i, j], threshold, binarize)
 
 
 # ---------------------------------------------------------------------------
-# Scoring: joint log-likelihood intercept[k] + sum_j x_j * table[j, k] for
-# every row, against a feature-major table (n_features x n_classes), then
-# finished per row as requested by `output`.  A zero value contributes
-# nothing (x log p with x = 0), even where the table holds -inf.
+# Scoring.  Every scoring kernel starts a row's scores from an intercept,
+# adds each feature's term from feature-major tables (a row per feature or
+# category) in the C row helpers of _rows.h, then finishes the row as
+# requested by `output`.  Tables and intercepts have their classes padded
+# with zeros to whole blocks of CLASS_BLOCK (fastnb._base.pad_classes), so
+# every block runs in registers; the padded scores go to the scratch row
+# (which has room for them) and are never read: a row is finished over the
+# real classes, as many as scratch has columns.
+#
+# Discrete families: intercept[k] + sum_j x_j * table[j, k].  A zero value
+# contributes nothing (x log p with x = 0), even where the table holds -inf.
 # ---------------------------------------------------------------------------
 
 cdef inline void _finish_row(
@@ -210,82 +216,6 @@ cdef enum:
     ROW_CHUNK = 64
 
 
-cdef inline int _add_csr_row(
-    const floating[::1] X_data,
-    const index_t[::1] X_indices,
-    Py_ssize_t start,
-    Py_ssize_t stop,
-    const double[:, ::1] table,
-    double threshold,
-    bint binarize,
-    double* scores,
-) noexcept nogil:
-    """scores[k] += sum of x * table[j, k] over the nonzeros start..stop.
-
-    Returns -1 if a column is outside the table (checked in debug builds).
-    """
-    if start == stop:
-        return 0
-    return discrete_csr_row(
-        &X_data[0], &X_indices[0], start, stop, X_indices.shape[0], &table[0, 0],
-        table.shape[0], table.shape[1], threshold, binarize, scores,
-    )
-
-
-cdef inline void _add_dense_block(
-    const floating[:, :] X,
-    Py_ssize_t i,
-    const double[:, ::1] table,
-    Py_ssize_t k0,
-    Py_ssize_t width,
-    double threshold,
-    bint binarize,
-    double* scores,
-) noexcept nogil:
-    """scores[k0:k0 + width] += sum_j X[i, j] * table[j, k0:k0 + width]."""
-    cdef Py_ssize_t k, j
-    cdef double acc[FASTNB_BLOCK]
-    cdef double v
-    cdef const double* row
-    for k in range(FASTNB_BLOCK):
-        acc[k] = 0.0
-    for j in range(X.shape[1]):
-        v = _value(X[i, j], threshold, binarize)
-        if v != 0.0:
-            row = &table[j, k0]
-            if width == FASTNB_BLOCK:
-                for k in range(FASTNB_BLOCK):
-                    acc[k] += v * row[k]
-            else:
-                for k in range(width):
-                    acc[k] += v * row[k]
-    if width == FASTNB_BLOCK:
-        for k in range(FASTNB_BLOCK):
-            scores[k0 + k] += acc[k]
-    else:
-        for k in range(width):
-            scores[k0 + k] += acc[k]
-
-
-cdef inline void _add_dense_row(
-    const floating[:, :] X,
-    Py_ssize_t i,
-    const double[:, ::1] table,
-    double threshold,
-    bint binarize,
-    double* scores,
-) noexcept nogil:
-    """scores[k] += sum_j X[i, j] * table[j, k]."""
-    cdef Py_ssize_t n_classes = table.shape[1]
-    cdef Py_ssize_t b
-    for b in range((n_classes + FASTNB_BLOCK - 1) // FASTNB_BLOCK):
-        _add_dense_block(
-            X, i, table, b * FASTNB_BLOCK,
-            min(<Py_ssize_t> FASTNB_BLOCK, n_classes - b * FASTNB_BLOCK),
-            threshold, binarize, scores,
-        )
-
-
 def discrete_score_csr(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
@@ -302,8 +232,13 @@ def discrete_score_csr(
 ):
     """Score CSR rows against a feature-major table; scratch has a row per thread."""
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
-    cdef Py_ssize_t n_classes = table.shape[1]
+    cdef Py_ssize_t nnz = X_indices.shape[0]
+    cdef Py_ssize_t n_padded = table.shape[1]
+    # An X without stored values has only empty rows, which read nothing.
+    cdef const floating* data = &X_data[0] if nnz else NULL
+    cdef const index_t* indices = &X_indices[0] if nnz else NULL
     cdef Py_ssize_t i, k, t
+    cdef double* row
     for i in prange(
         n_samples,
         nogil=True,
@@ -312,11 +247,12 @@ def discrete_score_csr(
         num_threads=n_threads,
     ):
         t = threadid()
-        for k in range(n_classes):
-            scratch[t, k] = intercept[k]
-        if _add_csr_row(
-            X_data, X_indices, X_indptr[i], X_indptr[i + 1], table, threshold,
-            binarize, &scratch[t, 0],
+        row = &scratch[t, 0]
+        for k in range(n_padded):
+            row[k] = intercept[k]
+        if discrete_csr_row(
+            data, indices, X_indptr[i], X_indptr[i + 1], nnz, &table[0, 0],
+            table.shape[0], n_padded, threshold, binarize, row,
         ) != 0:
             with gil:
                 raise IndexError(f"row {i} has a column outside the table")
@@ -337,8 +273,10 @@ def discrete_score_dense(
 ):
     """Score dense rows against a feature-major table; scratch has a row per thread."""
     cdef Py_ssize_t n_samples = X.shape[0]
-    cdef Py_ssize_t n_classes = table.shape[1]
+    cdef Py_ssize_t n_padded = table.shape[1]
+    cdef Py_ssize_t stride = X.strides[1] // sizeof(floating)
     cdef Py_ssize_t i, k, t
+    cdef double* row
     for i in prange(
         n_samples,
         nogil=True,
@@ -347,9 +285,13 @@ def discrete_score_dense(
         num_threads=n_threads,
     ):
         t = threadid()
-        for k in range(n_classes):
-            scratch[t, k] = intercept[k]
-        _add_dense_row(X, i, table, threshold, binarize, &scratch[t, 0])
+        row = &scratch[t, 0]
+        for k in range(n_padded):
+            row[k] = intercept[k]
+        discrete_dense_row(
+            &X[i, 0], stride, X.shape[1], &table[0, 0], n_padded, threshold,
+            binarize, row,
+        )
         _finish_row(scratch, t, output, out, labels, i)
 
 
@@ -543,11 +485,9 @@ def gaussian_moments_csc(
 
 # ---------------------------------------------------------------------------
 # Gaussian scoring: intercept[k] - 0.5 sum_j (x_j - theta[j, k])^2 * inv_var[j, k]
-# with feature-major theta and inverse variances whose classes are padded
-# to a multiple of FASTNB_BLOCK (padding has inverse variance 0 and scores 0,
-# so every block runs in registers; scratch rows have room for it).  For
-# sparse rows the intercept already holds the all-zeros row's score, and
-# each stored value corrects it by
+# with feature-major theta and inverse variances (the padding has inverse
+# variance 0).  For sparse rows the intercept already holds the all-zeros
+# row's score, and each stored value corrects it by
 # -0.5 x (x - 2 theta) inv_var = -0.5 ((x - theta)^2 - theta^2) inv_var.
 # ---------------------------------------------------------------------------
 

@@ -149,49 +149,70 @@ static inline fastnb_vec fastnb_load(const double* p)
 #define FASTNB_CHECK_ROW(j, n_rows)
 #endif
 
+/* A feature value as the discrete families count it: as it is, or 1/0
+ * against the threshold when binarizing. */
+static inline double fastnb_counted(double v, double threshold, int binarize)
+{
+    return binarize ? (v > threshold ? 1.0 : 0.0) : v;
+}
+
 /* scores[k] += sum of v * table[j, k] over the nonzeros v of a sparse row,
- * stored at data[start:stop] with their columns j at indices[start:stop];
- * nnz is the length of data, table is (n_rows, n_classes). A value of zero
- * (or one binarized to zero) adds nothing, even where the table holds -inf.
- * A last block of fewer than FASTNB_BLOCK classes is summed apart. */
+ * stored at data[start:stop] with their columns j at indices[start:stop]
+ * (nnz stored values in all); table is (n_rows, n_padded). A value of zero
+ * (or one binarized to zero) adds nothing, even where the table holds -inf. */
 #define FASTNB_DISCRETE_CSR_ROW(NAME, T, I)                                   \
     static inline int NAME(                                                   \
         const T* data, const I* indices, Py_ssize_t start, Py_ssize_t stop,   \
         Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,               \
-        Py_ssize_t n_classes, double threshold, int binarize, double* scores) \
+        Py_ssize_t n_padded, double threshold, int binarize, double* scores)  \
     {                                                                         \
-        for (Py_ssize_t k0 = 0; k0 < n_classes; k0 += FASTNB_BLOCK) {         \
-            const int whole = n_classes - k0 >= FASTNB_BLOCK;                 \
+        if (start == stop)                                                    \
+            return 0;                                                         \
+        for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
             FASTNB_ZERO8(acc);                                                \
-            double tail[FASTNB_BLOCK] = {0, 0, 0, 0, 0, 0, 0, 0};             \
             for (Py_ssize_t p = start; p < stop; p++) {                       \
                 if (k0 == 0 && p + FASTNB_AHEAD < nnz) {                      \
                     const double* ahead =                                     \
-                        table                                                 \
-                        + (Py_ssize_t) indices[p + FASTNB_AHEAD] * n_classes; \
-                    for (Py_ssize_t k = 0; k < n_classes; k += 8)             \
+                        table + indices[p + FASTNB_AHEAD] * n_padded;         \
+                    for (Py_ssize_t k = 0; k < n_padded; k += 8)              \
                         FASTNB_PREFETCH(ahead + k);                           \
-                    FASTNB_PREFETCH(ahead + n_classes - 1);                   \
+                    FASTNB_PREFETCH(ahead + n_padded - 1);                    \
                 }                                                             \
-                double v = (double) data[p];                                  \
-                if (binarize)                                                 \
-                    v = v > threshold ? 1.0 : 0.0;                            \
+                const double v =                                              \
+                    fastnb_counted(data[p], threshold, binarize);             \
                 if (v == 0.0)                                                 \
                     continue;                                                 \
-                FASTNB_CHECK_ROW(indices[p], n_rows);                         \
-                const double* row =                                           \
-                    table + (Py_ssize_t) indices[p] * n_classes + k0;         \
-                if (whole) {                                                  \
-                    FASTNB_AXPY8(acc, v, row);                                \
-                } else {                                                      \
-                    for (Py_ssize_t k = 0; k < n_classes - k0; k++)           \
-                        tail[k] += v * row[k];                                \
-                }                                                             \
+                const Py_ssize_t j = indices[p];                              \
+                FASTNB_CHECK_ROW(j, n_rows);                                  \
+                FASTNB_AXPY8(acc, v, table + j * n_padded + k0);              \
             }                                                                 \
-            for (Py_ssize_t k = 0; k < FASTNB_BLOCK && k0 + k < n_classes; k++) \
-                scores[k0 + k] += whole ? FASTNB_LANE(acc, k) : tail[k];      \
+            for (int k = 0; k < FASTNB_BLOCK; k++)                            \
+                scores[k0 + k] += FASTNB_LANE(acc, k);                        \
         }                                                                     \
         return 0;                                                             \
+    }
+
+/* scores[k] += sum_j v_j * table[j, k] for a dense row x (elements x_stride
+ * apart), v_j its values as counted; table is (n_features, n_padded). As in
+ * sparse rows, a zero adds nothing. */
+#define FASTNB_DISCRETE_DENSE_ROW(NAME, T)                                    \
+    static inline void NAME(                                                  \
+        const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
+        const double* table, Py_ssize_t n_padded, double threshold,           \
+        int binarize, double* scores)                                         \
+    {                                                                         \
+        for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
+            FASTNB_ZERO8(acc);                                                \
+            for (Py_ssize_t j = 0; j < n_features; j++) {                     \
+                const double v =                                              \
+                    fastnb_counted(x[j * x_stride], threshold, binarize);     \
+                if (v == 0.0)                                                 \
+                    continue;                                                 \
+                FASTNB_AXPY8(acc, v, table + j * n_padded + k0);              \
+            }                                                                 \
+            for (int k = 0; k < FASTNB_BLOCK; k++)                            \
+                scores[k0 + k] += FASTNB_LANE(acc, k);                        \
+        }                                                                     \
     }
 
 /* scores[k] -= 0.5 sum_j (x[j] - theta[j, k])^2 inv_var[j, k] for a dense
@@ -245,6 +266,8 @@ FASTNB_DISCRETE_CSR_ROW(fastnb_discrete_csr_row_f64_i32, double, int32_t)
 FASTNB_DISCRETE_CSR_ROW(fastnb_discrete_csr_row_f64_i64, double, int64_t)
 FASTNB_DISCRETE_CSR_ROW(fastnb_discrete_csr_row_f32_i32, float, int32_t)
 FASTNB_DISCRETE_CSR_ROW(fastnb_discrete_csr_row_f32_i64, float, int64_t)
+FASTNB_DISCRETE_DENSE_ROW(fastnb_discrete_dense_row_f64, double)
+FASTNB_DISCRETE_DENSE_ROW(fastnb_discrete_dense_row_f32, float)
 FASTNB_GAUSSIAN_DENSE_ROW(fastnb_gaussian_dense_row_f64, double)
 FASTNB_GAUSSIAN_DENSE_ROW(fastnb_gaussian_dense_row_f32, float)
 FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_i32, int32_t)

@@ -30,25 +30,38 @@ cdef extern from "_rows.h":
     int fastnb_cpu_runs_avx2() noexcept nogil
     int fastnb_cpu_runs_avx512() noexcept nogil
 
+    double fastnb_counted(double v, double threshold, bint binarize) noexcept nogil
+
     int fastnb_discrete_csr_row_f64_i32(
         const double* data, const int32_t* indices, Py_ssize_t start,
         Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
-        Py_ssize_t n_classes, double threshold, int binarize, double* scores,
+        Py_ssize_t n_padded, double threshold, int binarize, double* scores,
     ) noexcept nogil
     int fastnb_discrete_csr_row_f64_i64(
         const double* data, const int64_t* indices, Py_ssize_t start,
         Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
-        Py_ssize_t n_classes, double threshold, int binarize, double* scores,
+        Py_ssize_t n_padded, double threshold, int binarize, double* scores,
     ) noexcept nogil
     int fastnb_discrete_csr_row_f32_i32(
         const float* data, const int32_t* indices, Py_ssize_t start,
         Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
-        Py_ssize_t n_classes, double threshold, int binarize, double* scores,
+        Py_ssize_t n_padded, double threshold, int binarize, double* scores,
     ) noexcept nogil
     int fastnb_discrete_csr_row_f32_i64(
         const float* data, const int64_t* indices, Py_ssize_t start,
         Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
-        Py_ssize_t n_classes, double threshold, int binarize, double* scores,
+        Py_ssize_t n_padded, double threshold, int binarize, double* scores,
+    ) noexcept nogil
+
+    void fastnb_discrete_dense_row_f64(
+        const double* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const double* table, Py_ssize_t n_padded, double threshold, int binarize,
+        double* scores,
+    ) noexcept nogil
+    void fastnb_discrete_dense_row_f32(
+        const float* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const double* table, Py_ssize_t n_padded, double threshold, int binarize,
+        double* scores,
     ) noexcept nogil
 
     void fastnb_gaussian_dense_row_f64(
@@ -90,27 +103,42 @@ cdef extern from "_rows.h":
 cdef inline int discrete_csr_row(
     const floating* data, const index_t* indices, Py_ssize_t start,
     Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
-    Py_ssize_t n_classes, double threshold, bint binarize, double* scores,
+    Py_ssize_t n_padded, double threshold, bint binarize, double* scores,
 ) noexcept nogil:
     if floating is double and index_t is int32_t:
         return fastnb_discrete_csr_row_f64_i32(
-            data, indices, start, stop, nnz, table, n_rows, n_classes, threshold,
+            data, indices, start, stop, nnz, table, n_rows, n_padded, threshold,
             binarize, scores,
         )
     elif floating is double:
         return fastnb_discrete_csr_row_f64_i64(
-            data, indices, start, stop, nnz, table, n_rows, n_classes, threshold,
+            data, indices, start, stop, nnz, table, n_rows, n_padded, threshold,
             binarize, scores,
         )
     elif index_t is int32_t:
         return fastnb_discrete_csr_row_f32_i32(
-            data, indices, start, stop, nnz, table, n_rows, n_classes, threshold,
+            data, indices, start, stop, nnz, table, n_rows, n_padded, threshold,
             binarize, scores,
         )
     else:
         return fastnb_discrete_csr_row_f32_i64(
-            data, indices, start, stop, nnz, table, n_rows, n_classes, threshold,
+            data, indices, start, stop, nnz, table, n_rows, n_padded, threshold,
             binarize, scores,
+        )
+
+
+cdef inline void discrete_dense_row(
+    const floating* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+    const double* table, Py_ssize_t n_padded, double threshold, bint binarize,
+    double* scores,
+) noexcept nogil:
+    if floating is double:
+        fastnb_discrete_dense_row_f64(
+            x, x_stride, n_features, table, n_padded, threshold, binarize, scores
+        )
+    else:
+        fastnb_discrete_dense_row_f32(
+            x, x_stride, n_features, table, n_padded, threshold, binarize, scores
         )
 
 

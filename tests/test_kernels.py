@@ -168,7 +168,7 @@ def score_all_kernels(kernels):
     X, _ = tfidf_like(500, 40, 3, seed=3)
     dense = rng.normal(size=(300, 13)) * 5 + 2
     y = rng.integers(0, 11, 300)
-    table = np.log(rng.random((40, 11)))
+    table = pad_classes(np.log(rng.random((40, 11))))
     theta = pad_classes(rng.normal(size=(13, 11)))
     inv_var = pad_classes(rng.random((13, 11)) + 0.5)
     results = []
@@ -179,7 +179,7 @@ def score_all_kernels(kernels):
             X.indices,
             X.indptr,
             table,
-            np.zeros(11),
+            pad_classes(np.zeros(11)),
             0.0,
             False,
             output,
