@@ -1,11 +1,14 @@
 """Build the compiled kernels, ``fastnb._kernels``.
 
-OpenMP is used when the compiler can build and link a small OpenMP program;
-otherwise the kernels are built single-threaded. On x86-64 the same source
-is also compiled for newer instruction sets (``fastnb._kernels_avx2``,
-``fastnb._kernels_avx512``, from copies under build/simd/), and
-``fastnb._simd`` picks the best one the CPU runs, once, at import; a
-variant the compiler cannot target is left out. Environment switches:
+The kernels are fastnb/_kernels.pyx and the plain-C helpers it cimports
+from fastnb/_rows.pxd (declaring fastnb/_rows.h). OpenMP is used when the
+compiler can build and link a small OpenMP program; otherwise the kernels are
+built single-threaded. On x86-64 the same source is also compiled for newer
+instruction sets (``fastnb._kernels_avx2``, ``fastnb._kernels_avx512``, from
+copies of the .pyx under build/simd/, which find _rows.pxd and _rows.h on the
+include paths), and ``fastnb._simd`` picks the best one the CPU runs, once, at
+import; a variant the compiler cannot target is left out. Environment
+switches:
 
 * ``FASTNB_DEBUG=1`` builds with bounds checks, wraparound and initialisation
   checks on, and without optimisation, for tests and fuzzing (baseline only).
@@ -96,7 +99,8 @@ def kernels_extension(name, source, flags):
     return Extension(
         name,
         [source],
-        include_dirs=[np.get_include()],
+        # fastnb/ for _rows.h, also from the copies under build/simd/.
+        include_dirs=[np.get_include(), "fastnb"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]
         + ([("FASTNB_DEBUG", "1")] if DEBUG else []),
         extra_compile_args=flags + (["-O0", "-g"] if DEBUG else []),
@@ -140,8 +144,12 @@ setup(
     options={"build": {"build_base": os.path.join("build", BUILD_KIND)}},
     # force: the generated C depends on the directives (debug or not), which
     # Cython's timestamp check does not see.
+    # include_path: the copies under build/simd/ cimport fastnb._rows too.
     ext_modules=cythonize(
-        kernels_extensions(), compiler_directives=DIRECTIVES, force=True
+        kernels_extensions(),
+        compiler_directives=DIRECTIVES,
+        include_path=["."],
+        force=True,
     ),
     cmdclass={"build_ext": BuildExtOpenMP},
 )

@@ -1,8 +1,9 @@
 """What every fastnb estimator shares.
 
-Labels and priors, input checks, the thread count, the all-or-nothing rule
-for ``fit`` and ``partial_fit``, the lazily rebuilt log-probability tables,
-and the four prediction methods, which all come from one scoring call.
+The state protocol's hooks (declared abstract in BaseNB), the one fit and
+partial_fit flow over them, labels and priors, sample weights, the thread
+count, the all-or-nothing rule for fitting, the lazily rebuilt tables, and
+the four prediction methods, which all come from one scoring call.
 """
 
 import functools
@@ -105,9 +106,9 @@ def unchanged_on_error(method):
     """Make a fitting method all-or-nothing.
 
     The estimator's attributes are restored if the method raises. Methods
-    wrapped with this must rebind attributes rather than change arrays in
-    place until nothing can fail any more (the kernels never fail: their
-    inputs are checked before the call).
+    wrapped with this must rebind attributes, never change arrays in place:
+    fitting computes a batch's statistics in new arrays and combines them
+    into new arrays, so the model's own are never written to.
     """
 
     @functools.wraps(method)

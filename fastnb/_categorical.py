@@ -264,7 +264,7 @@ class CategoricalNB(BaseDiscreteNB):
         offsets = table_offsets(category_sizes(categories), block_extra=0)
         counts = np.zeros((offsets[-1], n_classes), dtype=np.float64)
         n_threads = effective_n_threads(codes.size)
-        _kernels.count_categories(
+        _kernels.categorical_count_dense(
             codes,
             y,
             weights_or_ones(sample_weight, len(y)),
@@ -459,7 +459,7 @@ class CategoricalNB(BaseDiscreteNB):
     def _score(self, X, scoring, output, out, labels):
         n_classes = len(scoring["log_prior"])
         n_threads = effective_n_threads(X.size * n_classes)
-        _kernels.categorical_jll(
+        _kernels.categorical_score_dense(
             X,
             scoring["offsets"],
             scoring["table"],

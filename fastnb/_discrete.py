@@ -25,6 +25,7 @@ from fastnb._base import (
     fitted_statistic,
     fitted_table,
     log_class_prior,
+    pad_classes,
     rows_by_class,
     sparse_arrays,
     thread_scratch,
@@ -46,14 +47,18 @@ def accumulate_counts(X, y, sample_weight, out, binarize):
     counting = (threshold, binarize is not None, out)
     if sp.issparse(X) and X.format == "csr":
         rows = rows_by_class(y, out.shape[0])
-        _kernels.count_csr(
+        _kernels.discrete_count_csr(
             *sparse_arrays(X), *rows, sample_weight, *counting, n_threads
         )
     elif sp.issparse(X):
-        _kernels.count_csc(*sparse_arrays(X), y, sample_weight, *counting, n_threads)
+        _kernels.discrete_count_csc(
+            *sparse_arrays(X), y, sample_weight, *counting, n_threads
+        )
     else:
         block_width = dense_block_width(X.shape[1], n_threads)
-        _kernels.count_dense(X, y, sample_weight, *counting, block_width, n_threads)
+        _kernels.discrete_count_dense(
+            X, y, sample_weight, *counting, block_width, n_threads
+        )
 
 
 class BaseDiscreteNB(BaseNB):
@@ -161,6 +166,9 @@ class BaseDiscreteNB(BaseNB):
             statistics["class_count"], params["class_prior"], params["fit_prior"]
         )
         attributes, scoring = self._log_tables(statistics, params, prior)
+        # The scoring kernels take classes in whole blocks (zero-padded).
+        scoring["table"] = pad_classes(scoring["table"])
+        scoring["intercept"] = pad_classes(scoring["intercept"])
         scoring["log_prior"] = prior
         return attributes, scoring
 
@@ -185,9 +193,9 @@ class BaseDiscreteNB(BaseNB):
             n_threads,
         )
         if sp.issparse(X):
-            _kernels.joint_log_likelihood_csr(*sparse_arrays(X), *arguments)
+            _kernels.discrete_score_csr(*sparse_arrays(X), *arguments)
         else:
-            _kernels.joint_log_likelihood_dense(X, *arguments)
+            _kernels.discrete_score_dense(X, *arguments)
 
 
 def feature_major(table):
@@ -498,9 +506,7 @@ class BernoulliNB(BaseDiscreteNB):
             present = present.toarray()
         needed = np.asarray(certain.sum(axis=1)).reshape(-1, 1)
         jll[(present < needed - 0.5).T] = -np.inf
-        _kernels.normalize_log_proba(
-            jll, output, out, labels, effective_n_threads(jll.size)
-        )
+        _kernels.finish_scores(jll, output, out, labels, effective_n_threads(jll.size))
 
     def _binarized(self, X):
         """X as the model counts it: 1/0 against the threshold (a copy)."""

@@ -62,7 +62,7 @@ def class_moments(X, y, sample_weight, n_classes):
         X.sum_duplicates()  # a repeated entry is one value, not two samples
     stored = np.zeros((n_classes, n_features))
     if X.format == "csr":
-        _kernels.moments_csr(
+        _kernels.gaussian_moments_csr(
             *sparse_arrays(X),
             *rows_by_class(y, n_classes),
             sample_weight,
@@ -72,7 +72,7 @@ def class_moments(X, y, sample_weight, n_classes):
             n_threads,
         )
     else:
-        _kernels.moments_csc(
+        _kernels.gaussian_moments_csc(
             *sparse_arrays(X), y, sample_weight, stored, mean, ssd, n_threads
         )
     # Merge in the implicit zeros: weight count - stored, mean 0, ssd 0.
@@ -96,10 +96,10 @@ def dense_class_moments(X, y, sample_weight, n_classes, n_threads):
     n_chunks = max(1, -(-n_samples // chunk_rows))
     chunk_count = np.zeros((n_chunks, n_classes))
     steps = np.empty(n_samples)
-    _kernels.welford_steps(y, sample_weight, chunk_rows, chunk_count, steps)
+    _kernels.gaussian_steps(y, sample_weight, chunk_rows, chunk_count, steps)
     chunk_mean = np.zeros((n_chunks, n_classes, n_features))
     chunk_ssd = np.zeros((n_chunks, n_classes, n_features))
-    _kernels.moments_dense(
+    _kernels.gaussian_moments_dense(
         X, y, sample_weight, steps, chunk_rows, chunk_mean, chunk_ssd, n_threads
     )
     count, mean, ssd = chunk_count[0, :, None], chunk_mean[0], chunk_ssd[0]
@@ -462,7 +462,7 @@ class GaussianNB(BaseNB):
         )
         theta, inv_var = scoring["theta"], scoring["inv_var"]
         if sp.issparse(X):
-            _kernels.gaussian_jll_csr(
+            _kernels.gaussian_score_csr(
                 *sparse_arrays(X),
                 theta,
                 inv_var,
@@ -470,6 +470,6 @@ class GaussianNB(BaseNB):
                 *arguments,
             )
         else:
-            _kernels.gaussian_jll_dense(
+            _kernels.gaussian_score_dense(
                 X, theta, inv_var, scoring["intercept"], *arguments
             )

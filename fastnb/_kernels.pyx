@@ -9,245 +9,27 @@ scores are accumulated in float64.
 from cython cimport floating
 from cython.parallel cimport prange, threadid
 from libc.math cimport exp, log
-from libc.stdint cimport int32_t, int64_t
 
 cimport numpy as cnp
 
+from fastnb._rows cimport (
+    FASTNB_BLOCK,
+    categorical_dense_row,
+    code_t,
+    discrete_csr_row,
+    discrete_dense_row,
+    fastnb_counted,
+    fastnb_cpu_runs_avx2,
+    fastnb_cpu_runs_avx512,
+    fastnb_debug_build,
+    fastnb_omp_max_threads,
+    fastnb_openmp_enabled,
+    gaussian_dense_row,
+    index_t,
+    intp_t,
+)
+
 cnp.import_array()
-
-ctypedef cnp.intp_t intp_t
-
-ctypedef fused index_t:
-    int32_t
-    int64_t
-
-cdef extern from *:
-    """
-    #ifdef _OPENMP
-    #include <omp.h>
-    static int fastnb_openmp_enabled(void) { return 1; }
-    static int fastnb_omp_max_threads(void) { return omp_get_max_threads(); }
-    #else
-    static int fastnb_openmp_enabled(void) { return 0; }
-    static int fastnb_omp_max_threads(void) { return 1; }
-    #endif
-    #ifdef FASTNB_DEBUG
-    static int fastnb_debug_build(void) { return 1; }
-    #else
-    static int fastnb_debug_build(void) { return 0; }
-    #endif
-    """
-    int fastnb_openmp_enabled() nogil
-    int fastnb_omp_max_threads() nogil
-    int fastnb_debug_build() nogil
-
-cdef extern from *:
-    """
-    /* Instruction sets of this CPU, for choosing a compiled variant. */
-    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-    static int fastnb_cpu_runs_avx2(void) {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
-            && __builtin_cpu_supports("bmi2");
-    }
-    static int fastnb_cpu_runs_avx512(void) {
-        __builtin_cpu_init();
-        return fastnb_cpu_runs_avx2() && __builtin_cpu_supports("avx512f")
-            && __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512bw")
-            && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
-    }
-    #else
-    static int fastnb_cpu_runs_avx2(void) { return 0; }
-    static int fastnb_cpu_runs_avx512(void) { return 0; }
-    #endif
-    """
-    int fastnb_cpu_runs_avx2() nogil
-    int fastnb_cpu_runs_avx512() nogil
-
-cdef extern from *:
-    """
-    #if defined(__GNUC__) || defined(__clang__)
-    #define FASTNB_PREFETCH(address) __builtin_prefetch(address)
-    #else
-    #define FASTNB_PREFETCH(address) ((void) 0)
-    #endif
-    """
-    void FASTNB_PREFETCH(const void* address) nogil
-
-cdef extern from *:
-    """
-    /* The hottest row loops, in plain C: with classes in blocks of eight
-       accumulated in a local array of constant size, compilers vectorise
-       them for each instruction-set variant (Cython's generated indexing
-       defeats that). In a FASTNB_DEBUG build they check their table rows
-       and return -1 when one is out of range. */
-    #define FASTNB_BLOCK 8
-    /* Nonzeros ahead whose table rows are fetched early: rows of a large
-       vocabulary are mostly not in cache, and the loop would wait on memory
-       (8 measured best of 0, 8, 16 and 32). */
-    #define FASTNB_AHEAD 8
-
-    /* A block of eight doubles is one vector of AVX-512, two of AVX2 or
-       four of SSE2: vectors of the target's own width (a wider generic
-       vector type is split badly by compilers). */
-    #if defined(__GNUC__) || defined(__clang__)
-    #include <string.h>
-    #if defined(__AVX512F__)
-    typedef double fastnb_vec __attribute__((vector_size(64)));
-    #elif defined(__AVX__)
-    typedef double fastnb_vec __attribute__((vector_size(32)));
-    #else
-    typedef double fastnb_vec __attribute__((vector_size(16)));
-    #endif
-    #define FASTNB_LANES ((int) (sizeof(fastnb_vec) / sizeof(double)))
-    #define FASTNB_PARTS (FASTNB_BLOCK / FASTNB_LANES)
-    static inline fastnb_vec fastnb_load(const double* p) {
-        fastnb_vec v;
-        memcpy(&v, p, sizeof v);
-        return v;
-    }
-    #define FASTNB_ZERO8(acc) fastnb_vec acc[FASTNB_PARTS];                   \
-        for (int q_ = 0; q_ < FASTNB_PARTS; q_++) acc[q_] = (fastnb_vec) {0}
-    #define FASTNB_AXPY8(acc, v, p)                                           \
-        for (int q_ = 0; q_ < FASTNB_PARTS; q_++)                             \
-            acc[q_] += (v) * fastnb_load((p) + q_ * FASTNB_LANES)
-    #define FASTNB_SQDIFF8(acc, x, mu, iv)                                    \
-        for (int q_ = 0; q_ < FASTNB_PARTS; q_++) {                           \
-            fastnb_vec d_ = (x) - fastnb_load((mu) + q_ * FASTNB_LANES);      \
-            acc[q_] += d_ * d_ * fastnb_load((iv) + q_ * FASTNB_LANES);       \
-        }
-    #define FASTNB_LANE(acc, k) acc[(k) / FASTNB_LANES][(k) % FASTNB_LANES]
-    #else
-    #define FASTNB_ZERO8(acc) double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0}
-    #define FASTNB_AXPY8(acc, v, p) \
-        for (int k_ = 0; k_ < 8; k_++) acc[k_] += (v) * (p)[k_]
-    #define FASTNB_SQDIFF8(acc, x, mu, iv) for (int k_ = 0; k_ < 8; k_++) { \
-            double d_ = (x) - (mu)[k_]; acc[k_] += d_ * d_ * (iv)[k_]; }
-    #define FASTNB_LANE(acc, k) acc[k]
-    #endif
-
-    #define FASTNB_SPARSE_ROW(NAME, T, I)                                      \
-    static int NAME(const T* data, const I* indices, Py_ssize_t start,        \
-                    Py_ssize_t stop, Py_ssize_t nnz, const double* table,     \
-                    Py_ssize_t n_rows, Py_ssize_t n_classes, double threshold, \
-                    int binarize, double* scores)                             \
-    {                                                                         \
-        Py_ssize_t k0 = 0;                                                    \
-        for (; k0 < n_classes; k0 += FASTNB_BLOCK) {                          \
-            const int whole = n_classes - k0 >= FASTNB_BLOCK;                 \
-            FASTNB_ZERO8(acc);                                                \
-            double tail[FASTNB_BLOCK] = {0, 0, 0, 0, 0, 0, 0, 0};             \
-            for (Py_ssize_t p = start; p < stop; p++) {                       \
-                if (k0 == 0 && p + FASTNB_AHEAD < nnz) {                      \
-                    const double* ahead = table                               \
-                        + (Py_ssize_t) indices[p + FASTNB_AHEAD] * n_classes; \
-                    for (Py_ssize_t k = 0; k < n_classes; k += 8)             \
-                        FASTNB_PREFETCH(ahead + k);                           \
-                    FASTNB_PREFETCH(ahead + n_classes - 1);                   \
-                }                                                             \
-                double v = (double) data[p];                                  \
-                if (binarize) v = v > threshold ? 1.0 : 0.0;                  \
-                if (v == 0.0) continue;                                       \
-                FASTNB_CHECK_ROW(indices[p], n_rows);                         \
-                const double* row = table + (Py_ssize_t) indices[p] * n_classes + k0; \
-                if (whole) {                                                  \
-                    FASTNB_AXPY8(acc, v, row);                                \
-                } else {                                                      \
-                    for (Py_ssize_t k = 0; k < n_classes - k0; k++)           \
-                        tail[k] += v * row[k];                                \
-                }                                                             \
-            }                                                                 \
-            for (Py_ssize_t k = 0; k < FASTNB_BLOCK && k0 + k < n_classes; k++) \
-                scores[k0 + k] += whole ? FASTNB_LANE(acc, k) : tail[k];      \
-        }                                                                     \
-        return 0;                                                             \
-    }
-
-    #define FASTNB_GAUSSIAN_ROW(NAME, T)                                       \
-    static void NAME(const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,  \
-                     const double* theta, const double* inv_var,              \
-                     Py_ssize_t n_padded, double* scores)                     \
-    {                                                                         \
-        for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
-            FASTNB_ZERO8(acc);                                                \
-            for (Py_ssize_t j = 0; j < n_features; j++) {                     \
-                const double xj = (double) x[j * x_stride];                   \
-                FASTNB_SQDIFF8(acc, xj, theta + j * n_padded + k0,            \
-                               inv_var + j * n_padded + k0);                  \
-            }                                                                 \
-            for (int k = 0; k < FASTNB_BLOCK; k++)                            \
-                scores[k0 + k] -= 0.5 * FASTNB_LANE(acc, k);                  \
-        }                                                                     \
-    }
-
-    #define FASTNB_CATEGORICAL_ROW(NAME, T)                                    \
-    static void NAME(const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,  \
-                     const npy_intp* offsets, const double* table,            \
-                     Py_ssize_t n_padded, double* scores)                     \
-    {                                                                         \
-        for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
-            FASTNB_ZERO8(acc);                                                \
-            for (Py_ssize_t j = 0; j < n_features; j++) {                     \
-                const Py_ssize_t unseen = offsets[j + 1] - offsets[j] - 1;    \
-                const double value = (double) x[j * x_stride];                \
-                const Py_ssize_t code = value > (double) unseen               \
-                    ? unseen : (Py_ssize_t) value;                            \
-                FASTNB_AXPY8(acc, 1.0, table + (offsets[j] + code) * n_padded + k0); \
-            }                                                                 \
-            for (int k = 0; k < FASTNB_BLOCK; k++)                            \
-                scores[k0 + k] += FASTNB_LANE(acc, k);                        \
-        }                                                                     \
-    }
-
-    #ifdef FASTNB_DEBUG
-    #define FASTNB_CHECK_ROW(j, n_rows) \
-        if ((Py_ssize_t) (j) < 0 || (Py_ssize_t) (j) >= (n_rows)) return -1
-    #else
-    #define FASTNB_CHECK_ROW(j, n_rows)
-    #endif
-
-    FASTNB_SPARSE_ROW(fastnb_sparse_row_f64_i32, double, int32_t)
-    FASTNB_SPARSE_ROW(fastnb_sparse_row_f64_i64, double, int64_t)
-    FASTNB_SPARSE_ROW(fastnb_sparse_row_f32_i32, float, int32_t)
-    FASTNB_SPARSE_ROW(fastnb_sparse_row_f32_i64, float, int64_t)
-    FASTNB_GAUSSIAN_ROW(fastnb_gaussian_row_f64, double)
-    FASTNB_GAUSSIAN_ROW(fastnb_gaussian_row_f32, float)
-    FASTNB_CATEGORICAL_ROW(fastnb_categorical_row_i32, int32_t)
-    FASTNB_CATEGORICAL_ROW(fastnb_categorical_row_i64, int64_t)
-    FASTNB_CATEGORICAL_ROW(fastnb_categorical_row_f32, float)
-    FASTNB_CATEGORICAL_ROW(fastnb_categorical_row_f64, double)
-    """
-    enum: FASTNB_BLOCK
-    int fastnb_sparse_row_f64_i32(
-        const double*, const int32_t*, Py_ssize_t, Py_ssize_t, Py_ssize_t,
-        const double*, Py_ssize_t, Py_ssize_t, double, int, double*) nogil
-    int fastnb_sparse_row_f64_i64(
-        const double*, const int64_t*, Py_ssize_t, Py_ssize_t, Py_ssize_t,
-        const double*, Py_ssize_t, Py_ssize_t, double, int, double*) nogil
-    int fastnb_sparse_row_f32_i32(
-        const float*, const int32_t*, Py_ssize_t, Py_ssize_t, Py_ssize_t,
-        const double*, Py_ssize_t, Py_ssize_t, double, int, double*) nogil
-    int fastnb_sparse_row_f32_i64(
-        const float*, const int64_t*, Py_ssize_t, Py_ssize_t, Py_ssize_t,
-        const double*, Py_ssize_t, Py_ssize_t, double, int, double*) nogil
-    void fastnb_gaussian_row_f64(
-        const double*, Py_ssize_t, Py_ssize_t, const double*, const double*,
-        Py_ssize_t, double*) nogil
-    void fastnb_gaussian_row_f32(
-        const float*, Py_ssize_t, Py_ssize_t, const double*, const double*,
-        Py_ssize_t, double*) nogil
-    void fastnb_categorical_row_i32(
-        const int32_t*, Py_ssize_t, Py_ssize_t, const intp_t*, const double*,
-        Py_ssize_t, double*) nogil
-    void fastnb_categorical_row_i64(
-        const int64_t*, Py_ssize_t, Py_ssize_t, const intp_t*, const double*,
-        Py_ssize_t, double*) nogil
-    void fastnb_categorical_row_f32(
-        const float*, Py_ssize_t, Py_ssize_t, const intp_t*, const double*,
-        Py_ssize_t, double*) nogil
-    void fastnb_categorical_row_f64(
-        const double*, Py_ssize_t, Py_ssize_t, const intp_t*, const double*,
-        Py_ssize_t, double*) nogil
 
 
 cpdef enum Output:
@@ -288,14 +70,7 @@ def openmp_max_threads():
 # original order, so the result does not depend on the number of threads.
 # ---------------------------------------------------------------------------
 
-cdef inline double _value(double v, double threshold, bint binarize) noexcept nogil:
-    """The feature value as counted: 1/0 against the threshold when binarizing."""
-    if binarize:
-        return 1.0 if v > threshold else 0.0
-    return v
-
-
-def count_csr(
+def discrete_count_csr(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
@@ -318,10 +93,12 @@ def count_csr(
             i = rows_by_class[q]
             w = sample_weight[i]
             for p in range(X_indptr[i], X_indptr[i + 1]):
-                out[c, X_indices[p]] += w * _value(X_data[p], threshold, binarize)
+                out[c, X_indices[p]] += w * fastnb_counted(
+                    X_data[p], threshold, binarize
+                )
 
 
-def count_csc(
+def discrete_count_csc(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
@@ -338,10 +115,12 @@ def count_csc(
     for j in prange(n_features, nogil=True, schedule="static", num_threads=n_threads):
         for p in range(X_indptr[j], X_indptr[j + 1]):
             r = X_indices[p]
-            out[y[r], j] += sample_weight[r] * _value(X_data[p], threshold, binarize)
+            out[y[r], j] += sample_weight[r] * fastnb_counted(
+                X_data[p], threshold, binarize
+            )
 
 
-def count_dense(
+def discrete_count_dense(
     const floating[:, :] X,
     const intp_t[::1] y,
     const double[::1] sample_weight,
@@ -367,14 +146,21 @@ def count_dense(
             c = y[i]
             w = sample_weight[i]
             for j in range(j_start, j_stop):
-                out[c, j] += w * _value(X[i, j], threshold, binarize)
+                out[c, j] += w * fastnb_counted(X[i, j], threshold, binarize)
 
 
 # ---------------------------------------------------------------------------
-# Scoring: joint log-likelihood intercept[k] + sum_j x_j * table[j, k] for
-# every row, against a feature-major table (n_features x n_classes), then
-# finished per row as requested by `output`.  A zero value contributes
-# nothing (x log p with x = 0), even where the table holds -inf.
+# Scoring.  Every scoring kernel starts a row's scores from an intercept,
+# adds each feature's term from feature-major tables (a row per feature or
+# category) in the C row helpers of _rows.h, then finishes the row as
+# requested by `output`.  Tables and intercepts have their classes padded
+# with zeros to whole blocks of CLASS_BLOCK (fastnb._base.pad_classes), so
+# every block runs in registers; the padded scores go to the scratch row
+# (which has room for them) and are never read: a row is finished over the
+# real classes, as many as scratch has columns.
+#
+# Discrete families: intercept[k] + sum_j x_j * table[j, k].  A zero value
+# contributes nothing (x log p with x = 0), even where the table holds -inf.
 # ---------------------------------------------------------------------------
 
 cdef inline void _finish_row(
@@ -430,104 +216,7 @@ cdef enum:
     ROW_CHUNK = 64
 
 
-cdef inline int _add_csr_row(
-    const floating[::1] X_data,
-    const index_t[::1] X_indices,
-    Py_ssize_t start,
-    Py_ssize_t stop,
-    const double[:, ::1] table,
-    double threshold,
-    bint binarize,
-    double* scores,
-) noexcept nogil:
-    """scores[k] += sum of x * table[j, k] over the nonzeros start..stop.
-
-    Returns -1 if a column is outside the table (checked in debug builds).
-    """
-    if start == stop:
-        return 0
-    cdef Py_ssize_t nnz = X_indices.shape[0]
-    cdef Py_ssize_t n_rows = table.shape[0]
-    cdef Py_ssize_t n_classes = table.shape[1]
-    if floating is double:
-        if index_t is int32_t:
-            return fastnb_sparse_row_f64_i32(
-                &X_data[0], &X_indices[0], start, stop, nnz, &table[0, 0],
-                n_rows, n_classes, threshold, binarize, scores,
-            )
-        else:
-            return fastnb_sparse_row_f64_i64(
-                &X_data[0], &X_indices[0], start, stop, nnz, &table[0, 0],
-                n_rows, n_classes, threshold, binarize, scores,
-            )
-    else:
-        if index_t is int32_t:
-            return fastnb_sparse_row_f32_i32(
-                &X_data[0], &X_indices[0], start, stop, nnz, &table[0, 0],
-                n_rows, n_classes, threshold, binarize, scores,
-            )
-        else:
-            return fastnb_sparse_row_f32_i64(
-                &X_data[0], &X_indices[0], start, stop, nnz, &table[0, 0],
-                n_rows, n_classes, threshold, binarize, scores,
-            )
-
-
-cdef inline void _add_dense_block(
-    const floating[:, :] X,
-    Py_ssize_t i,
-    const double[:, ::1] table,
-    Py_ssize_t k0,
-    Py_ssize_t width,
-    double threshold,
-    bint binarize,
-    double* scores,
-) noexcept nogil:
-    """scores[k0:k0 + width] += sum_j X[i, j] * table[j, k0:k0 + width]."""
-    cdef Py_ssize_t k, j
-    cdef double acc[FASTNB_BLOCK]
-    cdef double v
-    cdef const double* row
-    for k in range(FASTNB_BLOCK):
-        acc[k] = 0.0
-    for j in range(X.shape[1]):
-        v = _value(X[i, j], threshold, binarize)
-        if v != 0.0:
-            row = &table[j, k0]
-            if width == FASTNB_BLOCK:
-                for k in range(FASTNB_BLOCK):
-                    acc[k] += v * row[k]
-            else:
-                for k in range(width):
-                    acc[k] += v * row[k]
-    if width == FASTNB_BLOCK:
-        for k in range(FASTNB_BLOCK):
-            scores[k0 + k] += acc[k]
-    else:
-        for k in range(width):
-            scores[k0 + k] += acc[k]
-
-
-cdef inline void _add_dense_row(
-    const floating[:, :] X,
-    Py_ssize_t i,
-    const double[:, ::1] table,
-    double threshold,
-    bint binarize,
-    double* scores,
-) noexcept nogil:
-    """scores[k] += sum_j X[i, j] * table[j, k]."""
-    cdef Py_ssize_t n_classes = table.shape[1]
-    cdef Py_ssize_t b
-    for b in range((n_classes + FASTNB_BLOCK - 1) // FASTNB_BLOCK):
-        _add_dense_block(
-            X, i, table, b * FASTNB_BLOCK,
-            min(<Py_ssize_t> FASTNB_BLOCK, n_classes - b * FASTNB_BLOCK),
-            threshold, binarize, scores,
-        )
-
-
-def joint_log_likelihood_csr(
+def discrete_score_csr(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
@@ -543,8 +232,13 @@ def joint_log_likelihood_csr(
 ):
     """Score CSR rows against a feature-major table; scratch has a row per thread."""
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
-    cdef Py_ssize_t n_classes = table.shape[1]
+    cdef Py_ssize_t nnz = X_indices.shape[0]
+    cdef Py_ssize_t n_padded = table.shape[1]
+    # An X without stored values has only empty rows, which read nothing.
+    cdef const floating* data = &X_data[0] if nnz else NULL
+    cdef const index_t* indices = &X_indices[0] if nnz else NULL
     cdef Py_ssize_t i, k, t
+    cdef double* row
     for i in prange(
         n_samples,
         nogil=True,
@@ -553,18 +247,19 @@ def joint_log_likelihood_csr(
         num_threads=n_threads,
     ):
         t = threadid()
-        for k in range(n_classes):
-            scratch[t, k] = intercept[k]
-        if _add_csr_row(
-            X_data, X_indices, X_indptr[i], X_indptr[i + 1], table, threshold,
-            binarize, &scratch[t, 0],
+        row = &scratch[t, 0]
+        for k in range(n_padded):
+            row[k] = intercept[k]
+        if discrete_csr_row(
+            data, indices, X_indptr[i], X_indptr[i + 1], nnz, &table[0, 0],
+            table.shape[0], n_padded, threshold, binarize, row,
         ) != 0:
             with gil:
                 raise IndexError(f"row {i} has a column outside the table")
         _finish_row(scratch, t, output, out, labels, i)
 
 
-def joint_log_likelihood_dense(
+def discrete_score_dense(
     const floating[:, :] X,
     const double[:, ::1] table,
     const double[::1] intercept,
@@ -578,8 +273,10 @@ def joint_log_likelihood_dense(
 ):
     """Score dense rows against a feature-major table; scratch has a row per thread."""
     cdef Py_ssize_t n_samples = X.shape[0]
-    cdef Py_ssize_t n_classes = table.shape[1]
+    cdef Py_ssize_t n_padded = table.shape[1]
+    cdef Py_ssize_t stride = X.strides[1] // sizeof(floating)
     cdef Py_ssize_t i, k, t
+    cdef double* row
     for i in prange(
         n_samples,
         nogil=True,
@@ -588,13 +285,17 @@ def joint_log_likelihood_dense(
         num_threads=n_threads,
     ):
         t = threadid()
-        for k in range(n_classes):
-            scratch[t, k] = intercept[k]
-        _add_dense_row(X, i, table, threshold, binarize, &scratch[t, 0])
+        row = &scratch[t, 0]
+        for k in range(n_padded):
+            row[k] = intercept[k]
+        discrete_dense_row(
+            &X[i, 0], stride, X.shape[1], &table[0, 0], n_padded, threshold,
+            binarize, row,
+        )
         _finish_row(scratch, t, output, out, labels, i)
 
 
-def normalize_log_proba(
+def finish_scores(
     double[:, ::1] jll,
     int output,
     double[:, ::1] out,
@@ -623,7 +324,7 @@ def normalize_log_proba(
 # is updated by one thread in row order.
 # ---------------------------------------------------------------------------
 
-def welford_steps(
+def gaussian_steps(
     const intp_t[::1] y,
     const double[::1] sample_weight,
     Py_ssize_t chunk_rows,
@@ -665,7 +366,7 @@ cdef inline void _welford_row(
         ssd[j] = ssd[j] + w * d * (x[j] - mean[j])
 
 
-def moments_dense(
+def gaussian_moments_dense(
     const floating[:, :] X,
     const intp_t[::1] y,
     const double[::1] sample_weight,
@@ -727,7 +428,7 @@ cdef inline void _welford_add(
     ssd[c, j] += w * d * (x - mean[c, j])
 
 
-def moments_csr(
+def gaussian_moments_csr(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
@@ -756,7 +457,7 @@ def moments_csr(
                     _welford_add(X_data[p], w, c, X_indices[p], nz_weight, mean, ssd)
 
 
-def moments_csc(
+def gaussian_moments_csc(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
@@ -769,7 +470,7 @@ def moments_csc(
 ):
     """Welford moments of the stored values only, per class; a task a column.
 
-    As moments_csr.
+    As gaussian_moments_csr.
     """
     cdef Py_ssize_t n_features = X_indptr.shape[0] - 1
     cdef Py_ssize_t j, p, r
@@ -784,11 +485,9 @@ def moments_csc(
 
 # ---------------------------------------------------------------------------
 # Gaussian scoring: intercept[k] - 0.5 sum_j (x_j - theta[j, k])^2 * inv_var[j, k]
-# with feature-major theta and inverse variances whose classes are padded
-# to a multiple of FASTNB_BLOCK (padding has inverse variance 0 and scores 0,
-# so every block runs in registers; scratch rows have room for it).  For
-# sparse rows the intercept already holds the all-zeros row's score, and
-# each stored value corrects it by
+# with feature-major theta and inverse variances (the padding has inverse
+# variance 0).  For sparse rows the intercept already holds the all-zeros
+# row's score, and each stored value corrects it by
 # -0.5 x (x - 2 theta) inv_var = -0.5 ((x - theta)^2 - theta^2) inv_var.
 # ---------------------------------------------------------------------------
 
@@ -821,7 +520,7 @@ cdef inline void _add_gaussian_csr_block(
         scores[k0 + k] -= 0.5 * acc[k]
 
 
-def gaussian_jll_dense(
+def gaussian_score_dense(
     const floating[:, :] X,
     const double[:, ::1] theta,
     const double[:, ::1] inv_var,
@@ -848,20 +547,14 @@ def gaussian_jll_dense(
         row = &scratch[t, 0]
         for k in range(n_padded):
             row[k] = intercept[k]
-        if floating is double:
-            fastnb_gaussian_row_f64(
-                &X[i, 0], X.strides[1] // sizeof(double), X.shape[1],
-                &theta[0, 0], &inv_var[0, 0], n_padded, row,
-            )
-        else:
-            fastnb_gaussian_row_f32(
-                &X[i, 0], X.strides[1] // sizeof(float), X.shape[1],
-                &theta[0, 0], &inv_var[0, 0], n_padded, row,
-            )
+        gaussian_dense_row(
+            &X[i, 0], X.strides[1] // sizeof(floating), X.shape[1],
+            &theta[0, 0], &inv_var[0, 0], n_padded, row,
+        )
         _finish_row(scratch, t, output, out, labels, i)
 
 
-def gaussian_jll_csr(
+def gaussian_score_csr(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
@@ -874,7 +567,7 @@ def gaussian_jll_csr(
     double[:, :] scratch,
     int n_threads,
 ):
-    """Gaussian scores of CSR rows from the all-zeros scores; as gaussian_jll_dense."""
+    """As gaussian_score_dense for CSR rows, starting from the all-zeros scores."""
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef Py_ssize_t n_padded = theta.shape[1]
     cdef Py_ssize_t i, k, t, b
@@ -911,14 +604,7 @@ def gaussian_jll_csr(
 # to it when scoring).
 # ---------------------------------------------------------------------------
 
-ctypedef fused code_t:
-    int32_t
-    int64_t
-    float
-    double
-
-
-def count_categories(
+def categorical_count_dense(
     const code_t[:, :] X,
     const intp_t[::1] y,
     const double[::1] sample_weight,
@@ -943,7 +629,7 @@ def count_categories(
                 out[offsets[j] + <Py_ssize_t> X[i, j], c] += w
 
 
-def categorical_jll(
+def categorical_score_dense(
     const code_t[:, :] X,
     const intp_t[::1] offsets,
     const double[:, ::1] table,
@@ -976,20 +662,7 @@ def categorical_jll(
         row = &scratch[t, 0]
         for k in range(n_padded):
             row[k] = intercept[k]
-        if code_t is int32_t:
-            fastnb_categorical_row_i32(
-                &X[i, 0], stride, n_features, &offsets[0], &table[0, 0], n_padded, row
-            )
-        elif code_t is int64_t:
-            fastnb_categorical_row_i64(
-                &X[i, 0], stride, n_features, &offsets[0], &table[0, 0], n_padded, row
-            )
-        elif code_t is float:
-            fastnb_categorical_row_f32(
-                &X[i, 0], stride, n_features, &offsets[0], &table[0, 0], n_padded, row
-            )
-        else:
-            fastnb_categorical_row_f64(
-                &X[i, 0], stride, n_features, &offsets[0], &table[0, 0], n_padded, row
-            )
+        categorical_dense_row(
+            &X[i, 0], stride, n_features, &offsets[0], &table[0, 0], n_padded, row
+        )
         _finish_row(scratch, t, output, out, labels, i)

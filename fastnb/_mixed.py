@@ -651,7 +651,7 @@ poisson_params : dict, default=None
             part -= family_scoring["log_prior"]
             jll += part
         if output != _kernels.Output.JOINT_LOG_LIKELIHOOD:
-            _kernels.normalize_log_proba(
+            _kernels.finish_scores(
                 jll, output, out, labels, effective_n_threads(jll.size)
             )
 

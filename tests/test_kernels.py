@@ -47,14 +47,18 @@ def test_counting_does_not_depend_on_thread_count(n_threads):
     blocks = {"block_width": 16}
     cases = {
         "csr": (
-            _kernels.count_csr,
+            _kernels.discrete_count_csr,
             (*csr_parts, rows_by_class, class_ptr, weights),
             {},
         ),
-        "csc": (_kernels.count_csc, (Xc.data, Xc.indices, Xc.indptr, y, weights), {}),
-        "dense C": (_kernels.count_dense, (dense, y, weights), blocks),
+        "csc": (
+            _kernels.discrete_count_csc,
+            (Xc.data, Xc.indices, Xc.indptr, y, weights),
+            {},
+        ),
+        "dense C": (_kernels.discrete_count_dense, (dense, y, weights), blocks),
         "dense F": (
-            _kernels.count_dense,
+            _kernels.discrete_count_dense,
             (np.asfortranarray(dense), y, weights),
             blocks,
         ),
@@ -112,7 +116,7 @@ def test_debug_build_catches_out_of_range_index():
     rows = np.arange(2, dtype=np.intp)
     class_ptr = np.array([0, 2], dtype=np.intp)
     with pytest.raises(IndexError):
-        _kernels.count_csr(
+        _kernels.discrete_count_csr(
             X.data, indices, X.indptr, rows, class_ptr, np.ones(2), 0.0, False, out, 1
         )
 
@@ -164,18 +168,18 @@ def score_all_kernels(kernels):
     X, _ = tfidf_like(500, 40, 3, seed=3)
     dense = rng.normal(size=(300, 13)) * 5 + 2
     y = rng.integers(0, 11, 300)
-    table = np.log(rng.random((40, 11)))
+    table = pad_classes(np.log(rng.random((40, 11))))
     theta = pad_classes(rng.normal(size=(13, 11)))
     inv_var = pad_classes(rng.random((13, 11)) + 0.5)
     results = []
     for output in (kernels.Output.JOINT_LOG_LIKELIHOOD, kernels.Output.PROBA):
         out = np.empty((500, 11))
-        kernels.joint_log_likelihood_csr(
+        kernels.discrete_score_csr(
             X.data,
             X.indices,
             X.indptr,
             table,
-            np.zeros(11),
+            pad_classes(np.zeros(11)),
             0.0,
             False,
             output,
@@ -186,7 +190,7 @@ def score_all_kernels(kernels):
         )
         results.append(out)
         out = np.empty((300, 11))
-        kernels.gaussian_jll_dense(
+        kernels.gaussian_score_dense(
             dense,
             theta,
             inv_var,
@@ -199,9 +203,9 @@ def score_all_kernels(kernels):
         )
         results.append(out)
     steps = np.empty(300)
-    kernels.welford_steps(y, np.ones(300), 1 << 16, np.zeros((1, 11)), steps)
+    kernels.gaussian_steps(y, np.ones(300), 1 << 16, np.zeros((1, 11)), steps)
     mean, ssd = np.zeros((1, 11, 13)), np.zeros((1, 11, 13))
-    kernels.moments_dense(dense, y, np.ones(300), steps, 1 << 16, mean, ssd, 2)
+    kernels.gaussian_moments_dense(dense, y, np.ones(300), steps, 1 << 16, mean, ssd, 2)
     return results + [mean, ssd]
 
 

@@ -1,0 +1,278 @@
+/* Plain-C helpers of fastnb's compiled kernels (fastnb/_kernels.pyx),
+ * declared for Cython in fastnb/_rows.pxd.
+ *
+ * - Facts about the build and the CPU: OpenMP, bounds checks, instruction
+ *   sets.
+ * - The hottest row loops of the scoring kernels. With the classes taken in
+ *   blocks of FASTNB_BLOCK, accumulated in a local array of constant size,
+ *   compilers vectorise these loops for each instruction-set variant
+ *   (Cython's generated indexing defeats that). This header is compiled
+ *   once per variant (baseline, AVX2, AVX-512), so the vector width below
+ *   is the variant's own.
+ *
+ * The row helpers are generated for each element type by the macros at the
+ * end (one function per type, suffixed _f64, _f32, _i32, _i64) and chosen
+ * for a kernel's fused types in one place, _rows.pxd.
+ */
+#ifndef FASTNB_ROWS_H
+#define FASTNB_ROWS_H
+
+#include <Python.h>
+#include <numpy/npy_common.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---- The build and the CPU ---------------------------------------------- */
+
+#ifdef _OPENMP
+#include <omp.h>
+static inline int fastnb_openmp_enabled(void) { return 1; }
+static inline int fastnb_omp_max_threads(void)
+{
+    return omp_get_max_threads();
+}
+#else
+static inline int fastnb_openmp_enabled(void) { return 0; }
+static inline int fastnb_omp_max_threads(void) { return 1; }
+#endif
+
+#ifdef FASTNB_DEBUG
+static inline int fastnb_debug_build(void) { return 1; }
+#else
+static inline int fastnb_debug_build(void) { return 0; }
+#endif
+
+/* Whether this CPU runs the variants built for -march=haswell (AVX2 with
+ * FMA and BMI2) and -march=skylake-avx512. */
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+static inline int fastnb_cpu_runs_avx2(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+        && __builtin_cpu_supports("bmi2");
+}
+static inline int fastnb_cpu_runs_avx512(void)
+{
+    __builtin_cpu_init();
+    return fastnb_cpu_runs_avx2() && __builtin_cpu_supports("avx512f")
+        && __builtin_cpu_supports("avx512cd")
+        && __builtin_cpu_supports("avx512bw")
+        && __builtin_cpu_supports("avx512dq")
+        && __builtin_cpu_supports("avx512vl");
+}
+#else
+static inline int fastnb_cpu_runs_avx2(void) { return 0; }
+static inline int fastnb_cpu_runs_avx512(void) { return 0; }
+#endif
+
+/* ---- Blocks of classes -------------------------------------------------- */
+
+/* Classes scored together, their sums held in vector registers. */
+#define FASTNB_BLOCK 8
+
+/* Nonzeros ahead whose table rows are fetched early: rows of a large
+ * vocabulary are mostly not in cache, and the loop would wait on memory
+ * (8 measured best of 0, 8, 16 and 32). */
+#define FASTNB_AHEAD 8
+
+#if defined(__GNUC__) || defined(__clang__)
+#define FASTNB_PREFETCH(address) __builtin_prefetch(address)
+#else
+#define FASTNB_PREFETCH(address) ((void) 0)
+#endif
+
+/* A block of eight doubles is one vector of AVX-512, two of AVX2 or four of
+ * SSE2: vectors of the target's own width (a wider generic vector type is
+ * split badly by compilers). Other compilers get plain loops over eight.
+ *
+ * FASTNB_ZERO8(acc)              declares the block acc, all zeros
+ * FASTNB_AXPY8(acc, v, p)        acc[k] += v * p[k]
+ * FASTNB_SQDIFF8(acc, x, mu, iv) acc[k] += (x - mu[k])^2 * iv[k]
+ * FASTNB_LANE(acc, k)            acc[k], as a double
+ *
+ * Every lane is the same sum, in the same order, as a plain loop would
+ * compute for that class: the vectors change the speed, not the result. */
+#if defined(__GNUC__) || defined(__clang__)
+#if defined(__AVX512F__)
+typedef double fastnb_vec __attribute__((vector_size(64)));
+#elif defined(__AVX__)
+typedef double fastnb_vec __attribute__((vector_size(32)));
+#else
+typedef double fastnb_vec __attribute__((vector_size(16)));
+#endif
+#define FASTNB_LANES ((int) (sizeof(fastnb_vec) / sizeof(double)))
+#define FASTNB_PARTS (FASTNB_BLOCK / FASTNB_LANES)
+
+/* p need not be aligned: memcpy is the portable unaligned load. */
+static inline fastnb_vec fastnb_load(const double* p)
+{
+    fastnb_vec v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+#define FASTNB_ZERO8(acc)                                                     \
+    fastnb_vec acc[FASTNB_PARTS];                                             \
+    for (int q_ = 0; q_ < FASTNB_PARTS; q_++)                                 \
+        acc[q_] = (fastnb_vec) {0}
+#define FASTNB_AXPY8(acc, v, p)                                               \
+    for (int q_ = 0; q_ < FASTNB_PARTS; q_++)                                 \
+        acc[q_] += (v) * fastnb_load((p) + q_ * FASTNB_LANES)
+#define FASTNB_SQDIFF8(acc, x, mu, iv)                                        \
+    for (int q_ = 0; q_ < FASTNB_PARTS; q_++) {                               \
+        fastnb_vec d_ = (x) - fastnb_load((mu) + q_ * FASTNB_LANES);          \
+        acc[q_] += d_ * d_ * fastnb_load((iv) + q_ * FASTNB_LANES);           \
+    }
+#define FASTNB_LANE(acc, k) acc[(k) / FASTNB_LANES][(k) % FASTNB_LANES]
+#else
+#define FASTNB_ZERO8(acc) double acc[FASTNB_BLOCK] = {0, 0, 0, 0, 0, 0, 0, 0}
+#define FASTNB_AXPY8(acc, v, p)                                               \
+    for (int k_ = 0; k_ < FASTNB_BLOCK; k_++)                                 \
+        acc[k_] += (v) * (p)[k_]
+#define FASTNB_SQDIFF8(acc, x, mu, iv)                                        \
+    for (int k_ = 0; k_ < FASTNB_BLOCK; k_++) {                               \
+        double d_ = (x) - (mu)[k_];                                           \
+        acc[k_] += d_ * d_ * (iv)[k_];                                        \
+    }
+#define FASTNB_LANE(acc, k) acc[k]
+#endif
+
+/* ---- Row helpers -------------------------------------------------------- */
+
+/* In a FASTNB_DEBUG build a helper returns -1 when a column of X is outside
+ * its table; otherwise the check compiles to nothing. */
+#ifdef FASTNB_DEBUG
+#define FASTNB_CHECK_ROW(j, n_rows)                                           \
+    if ((Py_ssize_t) (j) < 0 || (Py_ssize_t) (j) >= (n_rows))                 \
+    return -1
+#else
+#define FASTNB_CHECK_ROW(j, n_rows)
+#endif
+
+/* A feature value as the discrete families count it: as it is, or 1/0
+ * against the threshold when binarizing. */
+static inline double fastnb_counted(double v, double threshold, int binarize)
+{
+    return binarize ? (v > threshold ? 1.0 : 0.0) : v;
+}
+
+/* scores[k] += sum of v * table[j, k] over the nonzeros v of a sparse row,
+ * stored at data[start:stop] with their columns j at indices[start:stop]
+ * (nnz stored values in all); table is (n_rows, n_padded). A value of zero
+ * (or one binarized to zero) adds nothing, even where the table holds -inf. */
+#define FASTNB_DISCRETE_CSR_ROW(NAME, T, I)                                   \
+    static inline int NAME(                                                   \
+        const T* data, const I* indices, Py_ssize_t start, Py_ssize_t stop,   \
+        Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,               \
+        Py_ssize_t n_padded, double threshold, int binarize, double* scores)  \
+    {                                                                         \
+        if (start == stop)                                                    \
+            return 0;                                                         \
+        for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
+            FASTNB_ZERO8(acc);                                                \
+            for (Py_ssize_t p = start; p < stop; p++) {                       \
+                if (k0 == 0 && p + FASTNB_AHEAD < nnz) {                      \
+                    const double* ahead =                                     \
+                        table + indices[p + FASTNB_AHEAD] * n_padded;         \
+                    for (Py_ssize_t k = 0; k < n_padded; k += 8)              \
+                        FASTNB_PREFETCH(ahead + k);                           \
+                    FASTNB_PREFETCH(ahead + n_padded - 1);                    \
+                }                                                             \
+                const double v =                                              \
+                    fastnb_counted(data[p], threshold, binarize);             \
+                if (v == 0.0)                                                 \
+                    continue;                                                 \
+                const Py_ssize_t j = indices[p];                              \
+                FASTNB_CHECK_ROW(j, n_rows);                                  \
+                FASTNB_AXPY8(acc, v, table + j * n_padded + k0);              \
+            }                                                                 \
+            for (int k = 0; k < FASTNB_BLOCK; k++)                            \
+                scores[k0 + k] += FASTNB_LANE(acc, k);                        \
+        }                                                                     \
+        return 0;                                                             \
+    }
+
+/* scores[k] += sum_j v_j * table[j, k] for a dense row x (elements x_stride
+ * apart), v_j its values as counted; table is (n_features, n_padded). As in
+ * sparse rows, a zero adds nothing. */
+#define FASTNB_DISCRETE_DENSE_ROW(NAME, T)                                    \
+    static inline void NAME(                                                  \
+        const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
+        const double* table, Py_ssize_t n_padded, double threshold,           \
+        int binarize, double* scores)                                         \
+    {                                                                         \
+        for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
+            FASTNB_ZERO8(acc);                                                \
+            for (Py_ssize_t j = 0; j < n_features; j++) {                     \
+                const double v =                                              \
+                    fastnb_counted(x[j * x_stride], threshold, binarize);     \
+                if (v == 0.0)                                                 \
+                    continue;                                                 \
+                FASTNB_AXPY8(acc, v, table + j * n_padded + k0);              \
+            }                                                                 \
+            for (int k = 0; k < FASTNB_BLOCK; k++)                            \
+                scores[k0 + k] += FASTNB_LANE(acc, k);                        \
+        }                                                                     \
+    }
+
+/* scores[k] -= 0.5 sum_j (x[j] - theta[j, k])^2 inv_var[j, k] for a dense
+ * row x (elements x_stride apart); theta and inv_var are (n_features,
+ * n_padded), n_padded a multiple of FASTNB_BLOCK. */
+#define FASTNB_GAUSSIAN_DENSE_ROW(NAME, T)                                    \
+    static inline void NAME(                                                  \
+        const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
+        const double* theta, const double* inv_var, Py_ssize_t n_padded,      \
+        double* scores)                                                       \
+    {                                                                         \
+        for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
+            FASTNB_ZERO8(acc);                                                \
+            for (Py_ssize_t j = 0; j < n_features; j++) {                     \
+                const double xj = (double) x[j * x_stride];                   \
+                FASTNB_SQDIFF8(acc, xj, theta + j * n_padded + k0,            \
+                               inv_var + j * n_padded + k0);                  \
+            }                                                                 \
+            for (int k = 0; k < FASTNB_BLOCK; k++)                            \
+                scores[k0 + k] -= 0.5 * FASTNB_LANE(acc, k);                  \
+        }                                                                     \
+    }
+
+/* scores[k] += sum_j table[offsets[j] + code_j, k] for a dense row of
+ * category codes x (elements x_stride apart): feature j owns the table rows
+ * offsets[j] .. offsets[j + 1] - 1, the last of them for codes never seen
+ * in training, which every larger code is clamped to. table is (rows,
+ * n_padded), n_padded a multiple of FASTNB_BLOCK. */
+#define FASTNB_CATEGORICAL_DENSE_ROW(NAME, T)                                 \
+    static inline void NAME(                                                  \
+        const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
+        const npy_intp* offsets, const double* table, Py_ssize_t n_padded,    \
+        double* scores)                                                       \
+    {                                                                         \
+        for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
+            FASTNB_ZERO8(acc);                                                \
+            for (Py_ssize_t j = 0; j < n_features; j++) {                     \
+                const Py_ssize_t unseen = offsets[j + 1] - offsets[j] - 1;    \
+                const double value = (double) x[j * x_stride];                \
+                const Py_ssize_t code =                                       \
+                    value > (double) unseen ? unseen : (Py_ssize_t) value;    \
+                FASTNB_AXPY8(acc, 1.0,                                        \
+                             table + (offsets[j] + code) * n_padded + k0);    \
+            }                                                                 \
+            for (int k = 0; k < FASTNB_BLOCK; k++)                            \
+                scores[k0 + k] += FASTNB_LANE(acc, k);                        \
+        }                                                                     \
+    }
+
+FASTNB_DISCRETE_CSR_ROW(fastnb_discrete_csr_row_f64_i32, double, int32_t)
+FASTNB_DISCRETE_CSR_ROW(fastnb_discrete_csr_row_f64_i64, double, int64_t)
+FASTNB_DISCRETE_CSR_ROW(fastnb_discrete_csr_row_f32_i32, float, int32_t)
+FASTNB_DISCRETE_CSR_ROW(fastnb_discrete_csr_row_f32_i64, float, int64_t)
+FASTNB_DISCRETE_DENSE_ROW(fastnb_discrete_dense_row_f64, double)
+FASTNB_DISCRETE_DENSE_ROW(fastnb_discrete_dense_row_f32, float)
+FASTNB_GAUSSIAN_DENSE_ROW(fastnb_gaussian_dense_row_f64, double)
+FASTNB_GAUSSIAN_DENSE_ROW(fastnb_gaussian_dense_row_f32, float)
+FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_i32, int32_t)
+FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_i64, int64_t)
+FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_f32, float)
+FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_f64, double)
+
+#endif /* FASTNB_ROWS_H */

@@ -1,0 +1,180 @@
+# The plain-C helpers of _rows.h, for fastnb/_kernels.pyx; and, in one place,
+# which typed row helper serves a kernel's fused element types.
+
+from cython cimport floating
+from libc.stdint cimport int32_t, int64_t
+
+cimport numpy as cnp
+
+ctypedef cnp.intp_t intp_t
+
+# Index type of sparse matrices (scipy's indices and indptr).
+ctypedef fused index_t:
+    int32_t
+    int64_t
+
+# Element type of category codes.
+ctypedef fused code_t:
+    int32_t
+    int64_t
+    float
+    double
+
+
+cdef extern from "_rows.h":
+    enum: FASTNB_BLOCK
+
+    int fastnb_openmp_enabled() noexcept nogil
+    int fastnb_omp_max_threads() noexcept nogil
+    int fastnb_debug_build() noexcept nogil
+    int fastnb_cpu_runs_avx2() noexcept nogil
+    int fastnb_cpu_runs_avx512() noexcept nogil
+
+    double fastnb_counted(double v, double threshold, bint binarize) noexcept nogil
+
+    int fastnb_discrete_csr_row_f64_i32(
+        const double* data, const int32_t* indices, Py_ssize_t start,
+        Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
+        Py_ssize_t n_padded, double threshold, int binarize, double* scores,
+    ) noexcept nogil
+    int fastnb_discrete_csr_row_f64_i64(
+        const double* data, const int64_t* indices, Py_ssize_t start,
+        Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
+        Py_ssize_t n_padded, double threshold, int binarize, double* scores,
+    ) noexcept nogil
+    int fastnb_discrete_csr_row_f32_i32(
+        const float* data, const int32_t* indices, Py_ssize_t start,
+        Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
+        Py_ssize_t n_padded, double threshold, int binarize, double* scores,
+    ) noexcept nogil
+    int fastnb_discrete_csr_row_f32_i64(
+        const float* data, const int64_t* indices, Py_ssize_t start,
+        Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
+        Py_ssize_t n_padded, double threshold, int binarize, double* scores,
+    ) noexcept nogil
+
+    void fastnb_discrete_dense_row_f64(
+        const double* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const double* table, Py_ssize_t n_padded, double threshold, int binarize,
+        double* scores,
+    ) noexcept nogil
+    void fastnb_discrete_dense_row_f32(
+        const float* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const double* table, Py_ssize_t n_padded, double threshold, int binarize,
+        double* scores,
+    ) noexcept nogil
+
+    void fastnb_gaussian_dense_row_f64(
+        const double* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const double* theta, const double* inv_var, Py_ssize_t n_padded,
+        double* scores,
+    ) noexcept nogil
+    void fastnb_gaussian_dense_row_f32(
+        const float* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const double* theta, const double* inv_var, Py_ssize_t n_padded,
+        double* scores,
+    ) noexcept nogil
+
+    void fastnb_categorical_dense_row_i32(
+        const int32_t* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const intp_t* offsets, const double* table, Py_ssize_t n_padded,
+        double* scores,
+    ) noexcept nogil
+    void fastnb_categorical_dense_row_i64(
+        const int64_t* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const intp_t* offsets, const double* table, Py_ssize_t n_padded,
+        double* scores,
+    ) noexcept nogil
+    void fastnb_categorical_dense_row_f32(
+        const float* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const intp_t* offsets, const double* table, Py_ssize_t n_padded,
+        double* scores,
+    ) noexcept nogil
+    void fastnb_categorical_dense_row_f64(
+        const double* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const intp_t* offsets, const double* table, Py_ssize_t n_padded,
+        double* scores,
+    ) noexcept nogil
+
+
+# The row helper for each specialisation: the branches are resolved when
+# Cython compiles each specialisation, leaving one direct call.
+
+cdef inline int discrete_csr_row(
+    const floating* data, const index_t* indices, Py_ssize_t start,
+    Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
+    Py_ssize_t n_padded, double threshold, bint binarize, double* scores,
+) noexcept nogil:
+    if floating is double and index_t is int32_t:
+        return fastnb_discrete_csr_row_f64_i32(
+            data, indices, start, stop, nnz, table, n_rows, n_padded, threshold,
+            binarize, scores,
+        )
+    elif floating is double:
+        return fastnb_discrete_csr_row_f64_i64(
+            data, indices, start, stop, nnz, table, n_rows, n_padded, threshold,
+            binarize, scores,
+        )
+    elif index_t is int32_t:
+        return fastnb_discrete_csr_row_f32_i32(
+            data, indices, start, stop, nnz, table, n_rows, n_padded, threshold,
+            binarize, scores,
+        )
+    else:
+        return fastnb_discrete_csr_row_f32_i64(
+            data, indices, start, stop, nnz, table, n_rows, n_padded, threshold,
+            binarize, scores,
+        )
+
+
+cdef inline void discrete_dense_row(
+    const floating* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+    const double* table, Py_ssize_t n_padded, double threshold, bint binarize,
+    double* scores,
+) noexcept nogil:
+    if floating is double:
+        fastnb_discrete_dense_row_f64(
+            x, x_stride, n_features, table, n_padded, threshold, binarize, scores
+        )
+    else:
+        fastnb_discrete_dense_row_f32(
+            x, x_stride, n_features, table, n_padded, threshold, binarize, scores
+        )
+
+
+cdef inline void gaussian_dense_row(
+    const floating* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+    const double* theta, const double* inv_var, Py_ssize_t n_padded,
+    double* scores,
+) noexcept nogil:
+    if floating is double:
+        fastnb_gaussian_dense_row_f64(
+            x, x_stride, n_features, theta, inv_var, n_padded, scores
+        )
+    else:
+        fastnb_gaussian_dense_row_f32(
+            x, x_stride, n_features, theta, inv_var, n_padded, scores
+        )
+
+
+cdef inline void categorical_dense_row(
+    const code_t* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+    const intp_t* offsets, const double* table, Py_ssize_t n_padded,
+    double* scores,
+) noexcept nogil:
+    if code_t is int32_t:
+        fastnb_categorical_dense_row_i32(
+            x, x_stride, n_features, offsets, table, n_padded, scores
+        )
+    elif code_t is int64_t:
+        fastnb_categorical_dense_row_i64(
+            x, x_stride, n_features, offsets, table, n_padded, scores
+        )
+    elif code_t is float:
+        fastnb_categorical_dense_row_f32(
+            x, x_stride, n_features, offsets, table, n_padded, scores
+        )
+    else:
+        fastnb_categorical_dense_row_f64(
+            x, x_stride, n_features, offsets, table, n_padded, scores
+        )
