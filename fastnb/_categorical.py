@@ -212,24 +212,18 @@ class CategoricalNB(BaseDiscreteNB):
         "class_count", "ndarray of shape (n_classes,): weighted samples per class."
     )
 
-    categories_ = fitted_statistic(
-        "categories", "list of ndarray: the category of each code, per feature."
+    # The statistics hold the categories seen; min_categories, a parameter,
+    # adds categories with zero counts in the tables and these attributes.
+    categories_ = fitted_table(
+        "categories_", "list of ndarray: the category of each code, per feature."
     )
-
-    @property
-    def n_categories_(self):
-        """ndarray of shape (n_features,): number of categories of each feature."""
-        return category_sizes(self._fitted_statistics("n_categories_")["categories"])
-
-    @property
-    def category_count_(self):
-        """list of ndarray (n_classes, n_categories_[i]): weighted counts."""
-        statistics = self._fitted_statistics("category_count_")
-        return per_feature(
-            statistics["category_count"],
-            category_sizes(statistics["categories"]),
-            block_extra=0,
-        )
+    n_categories_ = fitted_table(
+        "n_categories_", "ndarray of shape (n_features,): categories per feature."
+    )
+    category_count_ = fitted_table(
+        "category_count_",
+        "list of ndarray (n_classes, n_categories_[i]): weighted counts.",
+    )
 
     def _check_batch(self, X, y, reset):
         raw = X
@@ -237,17 +231,9 @@ class CategoricalNB(BaseDiscreteNB):
         codes_columns = column_kinds(raw, X)
         known = None if reset else self._statistics["categories"]
         codes, categories = self._encode(X, codes_columns, known, learn=True)
-        n_categories = self._with_min_categories(
-            np.array(
-                [c if isinstance(c, int) else len(c) for c in categories],
-                dtype=np.int64,
-            )
-        )
         categories = [
-            np.arange(n, dtype=np.int64) if is_code else c
-            for n, c, is_code in zip(
-                n_categories, categories, codes_columns, strict=True
-            )
+            np.arange(c, dtype=np.int64) if isinstance(c, int) else c
+            for c in categories
         ]
         return {"codes": codes, "categories": categories}, y
 
@@ -313,8 +299,11 @@ class CategoricalNB(BaseDiscreteNB):
         check_statistic(statistics, "category_count", (n_rows, n_classes))
 
     def _table_params(self, statistics, n_classes):
-        n_categories = category_sizes(statistics["categories"])
+        n_categories = self._with_min_categories(
+            category_sizes(statistics["categories"])
+        )
         return {
+            "n_categories": n_categories,
             "alpha": check_smoothing(
                 self.alpha,
                 len(n_categories),
@@ -415,15 +404,17 @@ class CategoricalNB(BaseDiscreteNB):
 
     def _tables(self, statistics, params):
         """Log tables with a row per category and one per feature for unseen ones."""
-        alpha = params["alpha"]
-        n_categories = category_sizes(statistics["categories"])
+        alpha, n_categories = params["alpha"], params["n_categories"]
+        categories = statistics["categories"]
         n_features = len(n_categories)
         offsets = table_offsets(n_categories, block_extra=1)
         feature = np.repeat(np.arange(n_features), n_categories + 1)
         position = np.arange(len(feature)) - offsets[feature]
         seen = position < n_categories[feature]
         counts = np.zeros((len(feature), len(statistics["class_count"])))
-        counts[seen] = statistics["category_count"]
+        # Rows of categories seen; those min_categories adds keep zero counts.
+        counted = position < category_sizes(categories)[feature]
+        counts[counted] = statistics["category_count"]
         if isinstance(alpha, MEstimate):
             m = np.broadcast_to(alpha.m, (n_features,))[feature]
             uniform = 1.0 / n_categories[feature]
@@ -447,6 +438,13 @@ class CategoricalNB(BaseDiscreteNB):
         attributes = {
             "feature_log_prob_": per_feature(table, n_categories, block_extra=1),
             "class_log_prior_": prior,
+            "category_count_": per_feature(counts, n_categories, block_extra=1),
+            "n_categories_": n_categories,
+            # A column of codes has the codes 0 .. n - 1 as its categories.
+            "categories_": [
+                np.arange(n) if c.dtype.kind in "iu" else c
+                for c, n in zip(categories, n_categories, strict=True)
+            ],
         }
         scoring = {
             "offsets": offsets,
