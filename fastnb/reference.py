@@ -4,10 +4,11 @@ This module holds deliberately simple implementations of every Naive Bayes
 family of :mod:`fastnb`. They are written for a reader checking the
 mathematics, not for speed: every step is a few vectorised NumPy or SciPy
 expressions (loops run over classes, features or families, never over
-samples), and sparse input stays sparse throughout. The tests compare the
-compiled estimators of :mod:`fastnb` against these classes, and the
-benchmarks use them as the baseline, so the module imports nothing from the
-rest of the package.
+samples), and sparse input is never densified whole (GaussianNB, whose sums
+run over every value, zeros included, reads it a block of rows at a time).
+The tests compare the compiled estimators of :mod:`fastnb` against these
+classes, and the benchmarks use them as the baseline, so the module imports
+nothing from the rest of the package.
 
 Every estimator follows fastnb's state protocol step for step, under the
 same names. A fitted model is its sufficient statistics, kept in
@@ -160,29 +161,56 @@ def _class_log_prior(class_count, class_prior, fit_prior):
 
 
 def _moments(X, y_encoded, sample_weight, n_classes):
-    """Weighted count, mean and ssd of every feature in each class, in two passes.
+    """Weighted count, mean and ssd of every feature in each class.
 
-    ssd is the sum of squared deviations from the class mean. A class without
-    weight has mean 0 and ssd 0. Sparse X stays sparse: its stored entries
-    add their squared deviations, and the zeros it does not store add
-    ``mean ** 2`` each.
+    ssd is the sum of squared deviations from the class mean; a class
+    without weight has mean 0 and ssd 0. Dense X takes two passes (mean,
+    then squared deviations from it) over the data shifted by the first row
+    of each class, so that a feature constant in a class has exactly that
+    mean and an ssd of exactly 0 (on which epsilon_ depends when every
+    feature is constant). Sparse X is read a block of rows at a time made
+    dense, never all of it, and the blocks' moments are merged.
     """
+    if sp.issparse(X):
+        blocks = [
+            _moments(block, y_encoded[rows], sample_weight[rows], n_classes)
+            for rows, block in _dense_row_blocks(X)
+        ]
+        count, mean, ssd = blocks[0]
+        for block_count, block_mean, block_ssd in blocks[1:]:
+            count, mean, ssd = _merge_moments(
+                count[:, np.newaxis],
+                mean,
+                ssd,
+                block_count[:, np.newaxis],
+                block_mean,
+                block_ssd,
+            )
+            count = count[:, 0]
+        return count, mean, ssd
     indicator = _class_indicator(y_encoded, sample_weight, n_classes)
     count = _class_count(y_encoded, sample_weight, n_classes)[:, np.newaxis]
+    present, first_row = np.unique(y_encoded, return_index=True)
+    shift = np.zeros((n_classes, X.shape[1]))
+    shift[present] = X[first_row]
     with np.errstate(divide="ignore", invalid="ignore"):
-        mean = np.where(count > 0, _dense(indicator @ X) / count, 0.0)
-    if not sp.issparse(X):
-        ssd = _dense(indicator @ (X - mean[y_encoded]) ** 2)
-        return count[:, 0], mean, ssd
-    X = sp.coo_array(X, copy=True)
-    X.sum_duplicates()  # a repeated entry is one value
-    deviation = X.data.astype(np.float64) - mean[y_encoded[X.row], X.col]
-    stored = sp.coo_array((deviation**2, (X.row, X.col)), shape=X.shape)
-    stored_weight = indicator @ sp.coo_array(
-        (np.ones(X.nnz), (X.row, X.col)), shape=X.shape
-    )
-    ssd = _dense(indicator @ stored) + (count - _dense(stored_weight)) * mean**2
+        mean = np.where(
+            count > 0, shift + _dense(indicator @ (X - shift[y_encoded])) / count, 0.0
+        )
+    ssd = _dense(indicator @ (X - mean[y_encoded]) ** 2)
     return count[:, 0], mean, ssd
+
+
+def _dense_row_blocks(X):
+    """Blocks of rows of sparse X, as (slice of rows, the rows as a dense array).
+
+    A block holds about 2**20 values (8 MiB of float64), never all of X.
+    """
+    X = sp.csr_array(X)
+    step = max(1, 2**20 // X.shape[1])
+    for start in range(0, X.shape[0], step):
+        rows = slice(start, start + step)
+        yield rows, X[rows].toarray()
 
 
 def _merge_moments(count_a, mean_a, ssd_a, count_b, mean_b, ssd_b):
@@ -234,7 +262,7 @@ class _ReferenceNB:
         Parameters
         ----------
         X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Training vectors. Sparse input is never densified.
+            Training vectors. Sparse input is never densified whole.
         y : ndarray of shape (n_samples,)
             Target labels, of any sortable type.
         sample_weight : ndarray of shape (n_samples,), default=None
@@ -261,7 +289,7 @@ class _ReferenceNB:
         Parameters
         ----------
         X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Training vectors. Sparse input is never densified.
+            Training vectors. Sparse input is never densified whole.
         y : ndarray of shape (n_samples,)
             Target labels, each one of ``classes``.
         classes : array-like of shape (n_classes,), default=None
@@ -850,6 +878,7 @@ class GaussianNB(_ReferenceNB):
     Each feature is normal within each class. Means and sums of squared
     deviations are weighted, computed in two passes (mean, then squared
     deviations from it); batches are merged with Chan's pairwise formula.
+    Sparse input is read and scored a block of rows at a time made dense.
 
     Parameters
     ----------
@@ -1024,35 +1053,36 @@ class GaussianNB(_ReferenceNB):
 
     def _score(self, X):
         # log P(c) - 0.5 sum_j [log(2 pi var_cj) + (x_j - theta_cj)^2 / var_cj],
-        # class by class, from the float64 statistics.
+        # from the float64 statistics.
         X = _numeric(X)
         theta = self.statistics_["mean"]
         variance, _ = self._variance(self.statistics_)
         if sp.issparse(X):
-            # A zero adds theta^2 / var; a stored x adds (x - theta)^2 / var.
-            X = sp.coo_array(X, copy=True)
-            X.sum_duplicates()
-            x = X.data.astype(np.float64)
-            squared = np.column_stack(
+            # A block of rows at a time made dense, never all of X: each zero
+            # adds theta^2 / var, and adding the zeros apart from the stored
+            # values (all zeros, then less the stored ones) would cancel
+            # catastrophically where theta^2 / var is large (a feature nearly
+            # constant in a class).
+            squared = np.vstack(
                 [
-                    (mu**2 / var).sum()
-                    + np.bincount(
-                        X.row,
-                        weights=((x - mu[X.col]) ** 2 - mu[X.col] ** 2) / var[X.col],
-                        minlength=X.shape[0],
-                    )
-                    for mu, var in zip(theta, variance, strict=True)
+                    _squared_distances(block, theta, variance)
+                    for _, block in _dense_row_blocks(X)
                 ]
             )
         else:
-            squared = np.column_stack(
-                [
-                    ((X - mu) ** 2 / var).sum(axis=1)
-                    for mu, var in zip(theta, variance, strict=True)
-                ]
-            )
+            squared = _squared_distances(X, theta, variance)
         normaliser = -0.5 * np.log(2 * np.pi * variance).sum(axis=1)
         return self._log_prior() + normaliser - 0.5 * squared
+
+
+def _squared_distances(X, theta, variance):
+    """sum_j (x_j - theta_cj)^2 / var_cj for each row of dense X and class c."""
+    return np.column_stack(
+        [
+            ((X - mu) ** 2 / var).sum(axis=1)
+            for mu, var in zip(theta, variance, strict=True)
+        ]
+    )
 
 
 # ---------------------------------------------------------------------------
