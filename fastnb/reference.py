@@ -1,19 +1,39 @@
 """Plain NumPy/SciPy Naive Bayes estimators: the test oracle and bench baseline.
 
-This module holds deliberately simple implementations of the count-based
-Naive Bayes families. They are written for a reader checking the mathematics,
-not for speed: every step is one vectorised NumPy or SciPy expression, and
-sparse input stays sparse throughout. The tests compare the compiled
-estimators of :mod:`fastnb` against these classes, and the benchmarks use
-them as the baseline, so the module imports nothing from the rest of the
-package.
+This module holds deliberately simple implementations of every Naive Bayes
+family of :mod:`fastnb`. They are written for a reader checking the
+mathematics, not for speed: every step is a few vectorised NumPy or SciPy
+expressions (loops run over classes, features or families, never over
+samples), and sparse input is never densified whole (GaussianNB, whose sums
+run over every value, zeros included, reads it a block of rows at a time).
+The tests compare the compiled estimators of :mod:`fastnb` against these
+classes, and the benchmarks use them as the baseline, so the module imports
+nothing from the rest of the package.
 
-The estimators trust their inputs. ``X`` is a dense ndarray or a SciPy sparse
-matrix or array (non-negative where the model needs it), ``y`` a 1-D array of
-labels and ``sample_weight`` an optional 1-D array of weights. Parameters and
-fitted attributes carry the same names, shapes and meaning as in
-:mod:`sklearn.naive_bayes`, and the results agree with scikit-learn's to
-rounding error.
+Every estimator follows fastnb's state protocol step for step, under the
+same names. A fitted model is its sufficient statistics, kept in
+``statistics_`` (a dict with the keys and shapes of the protocol), plus its
+constructor parameters; everything else is derived from them:
+
+``_batch_statistics(X, y_encoded, sample_weight, n_classes)``
+    The statistics of one batch, as a dict of fresh arrays.
+``_combine_statistics(a, b)``
+    The statistics of two batches together: sums, Chan's pairwise formula
+    for moments, the union of categories.
+``_tables(statistics)``
+    The public fitted attributes (``feature_log_prob_``, ``var_`` ...).
+``_score(X)``
+    The joint log-likelihood ``log P(c) + log P(x | c)``, float64.
+
+``fit`` is one batch; ``partial_fit`` combines the model's statistics with
+each new batch's.
+
+The estimators trust their inputs. ``X`` is a dense array (or a pandas
+DataFrame where a model reads columns of different kinds) or a SciPy sparse
+matrix or array, ``y`` a 1-D array of labels and ``sample_weight`` an
+optional 1-D array of non-negative weights. Parameters and fitted attributes
+carry the same names, shapes, dtypes and meaning as in :mod:`fastnb`, and
+those fastnb shares with :mod:`sklearn.naive_bayes` as there.
 
 Classes
 -------
@@ -23,29 +43,38 @@ ComplementNB
     Complement Naive Bayes of Rennie et al. (2003), for imbalanced text data.
 BernoulliNB
     Multivariate Bernoulli event model, for binary features.
-GaussianNB
-    Normal features, with the variance options of fastnb.GaussianNB.
 PoissonNB
     Counts as Poisson rates per class.
+GaussianNB
+    Normal features, with the variance options of fastnb.GaussianNB.
 CategoricalNB
-    A probability table per attribute, on category codes.
+    A probability table per attribute, on category codes or raw values.
+MixedNB
+    One model over families of columns of different kinds.
 """
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import gammaln, logsumexp
+from scipy.special import gammaln
 
 __all__ = [
     "BernoulliNB",
     "CategoricalNB",
     "ComplementNB",
     "GaussianNB",
+    "MixedNB",
     "MultinomialNB",
     "PoissonNB",
 ]
 
-# With force_alpha=False, smoothing below this value is raised to it.
+# With force_alpha=False, additive smoothing below this value is raised to it.
 _ALPHA_MIN = 1e-10
+_FLOAT_DTYPES = (np.float32, np.float64)
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
 
 
 def _dense(M):
@@ -55,16 +84,268 @@ def _dense(M):
     return np.asarray(M, dtype=np.float64)
 
 
-class _ReferenceNB:
-    """Prediction methods of every reference estimator.
+def _numeric(X):
+    """X as a model of numbers reads it: float32 or float64, sparse or dense.
 
-    A subclass supplies ``_joint_log_likelihood(X)`` and may override
-    ``_prepare_X(X)`` to transform the input of fit and predict.
+    Other dtypes (integers, objects holding numbers) become float64.
+    """
+    if sp.issparse(X):
+        return X if X.dtype in _FLOAT_DTYPES else X.astype(np.float64)
+    X = np.asarray(X)
+    return X if X.dtype in _FLOAT_DTYPES else X.astype(np.float64)
+
+
+def _weights(sample_weight, n_samples):
+    """The sample weights as float64, ones when None."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    return np.asarray(sample_weight, dtype=np.float64)
+
+
+def _class_indicator(y_encoded, sample_weight, n_classes):
+    """Sparse (n_classes, n_samples) matrix: each sample's weight in its class's row.
+
+    ``indicator @ X`` is the weighted sum of X's rows in each class.
+    """
+    n_samples = len(y_encoded)
+    return sp.csr_array(
+        (sample_weight, (y_encoded, np.arange(n_samples))),
+        shape=(n_classes, n_samples),
+    )
+
+
+def _class_count(y_encoded, sample_weight, n_classes):
+    """Total sample weight of each class."""
+    return np.bincount(y_encoded, weights=sample_weight, minlength=n_classes)
+
+
+def _linear_scores(X, weights):
+    """``X @ weights`` as a dense float64 array, summed over the nonzeros of X.
+
+    A zero in X adds nothing even against an infinite weight: a feature absent
+    from a sample carries no evidence (0 * -inf counts as 0, not NaN).
+    """
+    if not np.isfinite(weights).all():
+        # Only the nonzeros of X are multiplied by a sparse product.
+        X = sp.csr_array(X, copy=True)
+        X.eliminate_zeros()
+    return _dense(X @ weights)
+
+
+def _is_m_estimate(alpha):
+    """Whether ``alpha`` is an m-estimate (an object with ``m`` and ``prior``)."""
+    return hasattr(alpha, "m") and hasattr(alpha, "prior")
+
+
+def _smoothing(alpha, force_alpha):
+    """The smoothing as the tables use it: an m-estimate, or float64 pseudo-counts."""
+    if _is_m_estimate(alpha):
+        return alpha
+    alpha = np.asarray(alpha, dtype=np.float64)
+    return alpha if force_alpha else np.maximum(alpha, _ALPHA_MIN)
+
+
+def _class_log_prior(class_count, class_prior, fit_prior):
+    """Log class priors: given, fitted from the class weights, or uniform.
+
+    Uniform also when fitting the prior but no sample has carried weight yet.
+    """
+    n_classes = len(class_count)
+    if class_prior is not None:
+        return np.log(np.asarray(class_prior, dtype=np.float64))
+    if fit_prior and class_count.sum() > 0:
+        # A class without weight gets log(0) = -inf, silently.
+        with np.errstate(divide="ignore"):
+            return np.log(class_count) - np.log(class_count.sum())
+    return np.full(n_classes, -np.log(n_classes))
+
+
+def _moments(X, y_encoded, sample_weight, n_classes):
+    """Weighted count, mean and ssd of every feature in each class.
+
+    ssd is the sum of squared deviations from the class mean; a class
+    without weight has mean 0 and ssd 0. Dense X takes two passes (mean,
+    then squared deviations from it) over the data shifted by the first row
+    of each class, so that a feature constant in a class has exactly that
+    mean and an ssd of exactly 0 (on which epsilon_ depends when every
+    feature is constant). Sparse X is read a block of rows at a time made
+    dense, never all of it, and the blocks' moments are merged.
+    """
+    if sp.issparse(X):
+        blocks = [
+            _moments(block, y_encoded[rows], sample_weight[rows], n_classes)
+            for rows, block in _dense_row_blocks(X)
+        ]
+        count, mean, ssd = blocks[0]
+        for block_count, block_mean, block_ssd in blocks[1:]:
+            count, mean, ssd = _merge_moments(
+                count[:, np.newaxis],
+                mean,
+                ssd,
+                block_count[:, np.newaxis],
+                block_mean,
+                block_ssd,
+            )
+            count = count[:, 0]
+        return count, mean, ssd
+    indicator = _class_indicator(y_encoded, sample_weight, n_classes)
+    count = _class_count(y_encoded, sample_weight, n_classes)[:, np.newaxis]
+    present, first_row = np.unique(y_encoded, return_index=True)
+    shift = np.zeros((n_classes, X.shape[1]))
+    shift[present] = X[first_row]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(
+            count > 0, shift + _dense(indicator @ (X - shift[y_encoded])) / count, 0.0
+        )
+    ssd = _dense(indicator @ (X - mean[y_encoded]) ** 2)
+    return count[:, 0], mean, ssd
+
+
+def _dense_row_blocks(X):
+    """Blocks of rows of sparse X, as (slice of rows, the rows as a dense array).
+
+    A block holds about 2**20 values (8 MiB of float64), never all of X.
+    """
+    X = sp.csr_array(X)
+    step = max(1, 2**20 // X.shape[1])
+    for start in range(0, X.shape[0], step):
+        rows = slice(start, start + step)
+        yield rows, X[rows].toarray()
+
+
+def _merge_moments(count_a, mean_a, ssd_a, count_b, mean_b, ssd_b):
+    """Pairwise merge of two sets of moments (Chan, Golub and LeVeque).
+
+    The counts broadcast against the means and ssds. Returns the merged
+    (count, mean, ssd).
+    """
+    count = count_a + count_b
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(count > 0, count_b / count, 0.0)
+    delta = mean_b - mean_a
+    mean = mean_a + delta * share
+    ssd = ssd_a + ssd_b + delta**2 * count_a * share
+    return count, mean, ssd
+
+
+def _columns(X):
+    """The columns of a 2-D array or a DataFrame, each with its own dtype."""
+    if hasattr(X, "iloc"):
+        return [X.iloc[:, j].to_numpy() for j in range(X.shape[1])]
+    X = np.asarray(X)
+    return [X[:, j] for j in range(X.shape[1])]
+
+
+def _select(X, positions):
+    """The columns of X at ``positions``, a DataFrame's keeping their dtypes."""
+    if hasattr(X, "iloc"):
+        return X.iloc[:, positions]
+    return np.asarray(X)[:, positions]
+
+
+# ---------------------------------------------------------------------------
+# What every estimator shares
+# ---------------------------------------------------------------------------
+
+
+class _ReferenceNB:
+    """fit, partial_fit and the prediction methods, from the protocol's steps.
+
+    A subclass supplies ``_batch_statistics``, ``_combine_statistics``,
+    ``_tables`` and ``_score``, and may override ``_log_prior`` (the log
+    prior its ``_score`` adds) and ``_output_dtype``.
     """
 
-    def _prepare_X(self, X):
-        """Return ``X`` as the model reads it (unchanged by default)."""
-        return X
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model to training data: the statistics of one batch.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Training vectors. Sparse input is never densified whole.
+        y : ndarray of shape (n_samples,)
+            Target labels, of any sortable type.
+        sample_weight : ndarray of shape (n_samples,), default=None
+            Weight of each sample; None weights every sample by one.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        self.classes_, y_encoded = np.unique(y, return_inverse=True)
+        self.n_features_in_ = X.shape[1]
+        statistics = self._batch_statistics(
+            X,
+            y_encoded.reshape(-1),
+            _weights(sample_weight, len(y_encoded)),
+            len(self.classes_),
+        )
+        return self._fitted(statistics)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a batch of samples: combine its statistics with the model's.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Training vectors. Sparse input is never densified whole.
+        y : ndarray of shape (n_samples,)
+            Target labels, each one of ``classes``.
+        classes : array-like of shape (n_classes,), default=None
+            Every class that can appear in y; required on the first call
+            (unless the model was fitted), ignored afterwards.
+        sample_weight : ndarray of shape (n_samples,), default=None
+            Weight of each sample; None weights every sample by one.
+
+        Returns
+        -------
+        self : object
+            The updated estimator.
+        """
+        first_call = not hasattr(self, "statistics_")
+        if first_call:
+            self.classes_ = np.unique(classes)
+            self.n_features_in_ = X.shape[1]
+        y_encoded = np.searchsorted(self.classes_, np.asarray(y))
+        batch = self._batch_statistics(
+            X,
+            y_encoded,
+            _weights(sample_weight, len(y_encoded)),
+            len(self.classes_),
+        )
+        if first_call:
+            return self._fitted(batch)
+        return self._fitted(self._combine_statistics(self.statistics_, batch))
+
+    def _fitted(self, statistics):
+        """Keep ``statistics`` and set the public attributes derived from them."""
+        tables = self._tables(statistics)
+        # An attribute of earlier tables that these lack (coef_ of a GaussianNB
+        # whose var_type changed) must not outlive them.
+        for name in getattr(self, "_table_names", ()):
+            if name not in tables:
+                delattr(self, name)
+        for name, value in tables.items():
+            setattr(self, name, value)
+        self._table_names = list(tables)
+        self.statistics_ = statistics
+        return self
+
+    def _output_dtype(self, X):
+        """Floating dtype of the probability outputs (float64 unless overridden)."""
+        return np.float64
+
+    def _log_prior(self, statistics=None):
+        """The log prior the joint log-likelihood adds (of ``statistics_`` if None).
+
+        From ``class_prior`` and ``fit_prior``; GaussianNB overrides it.
+        """
+        if statistics is None:
+            statistics = self.statistics_
+        return _class_log_prior(
+            statistics["class_count"], self.class_prior, self.fit_prior
+        )
 
     def predict_joint_log_proba(self, X):
         """Return the joint log-likelihood ``log P(x, c)`` of each sample.
@@ -77,10 +358,20 @@ class _ReferenceNB:
         Returns
         -------
         jll : ndarray of shape (n_samples, n_classes)
-            Unnormalised log-probabilities, float64, with columns in the order
-            of ``classes_``.
+            Unnormalised log-probabilities, with columns in the order of
+            ``classes_``.
         """
-        return self._joint_log_likelihood(self._prepare_X(X))
+        return self._score(X).astype(self._output_dtype(X), copy=False)
+
+    def _log_proba(self, X):
+        """``log P(c | x)`` in float64."""
+        jll = self._score(X)
+        # Shifted by the row maximum, so exp() cannot overflow and the leading
+        # class is exact however large the scores are. A sample impossible in
+        # every class (-inf throughout) has no posterior: NaN.
+        with np.errstate(invalid="ignore"):
+            shifted = jll - jll.max(axis=1, keepdims=True)
+        return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
 
     def predict_log_proba(self, X):
         """Return the log of the posterior class probabilities.
@@ -93,12 +384,9 @@ class _ReferenceNB:
         Returns
         -------
         log_proba : ndarray of shape (n_samples, n_classes)
-            ``log P(c | x)``, float64, with columns in the order of
-            ``classes_``.
+            ``log P(c | x)``, with columns in the order of ``classes_``.
         """
-        jll = self.predict_joint_log_proba(X)
-        # Normalising in log space: exp(jll) can underflow to zero everywhere.
-        return jll - logsumexp(jll, axis=1)[:, np.newaxis]
+        return self._log_proba(X).astype(self._output_dtype(X), copy=False)
 
     def predict_proba(self, X):
         """Return the posterior class probabilities.
@@ -111,10 +399,10 @@ class _ReferenceNB:
         Returns
         -------
         proba : ndarray of shape (n_samples, n_classes)
-            ``P(c | x)``, float64, each row summing to one, with columns in
-            the order of ``classes_``.
+            ``P(c | x)``, each row summing to one, with columns in the order
+            of ``classes_``.
         """
-        return np.exp(self.predict_log_proba(X))
+        return np.exp(self._log_proba(X)).astype(self._output_dtype(X), copy=False)
 
     def predict(self, X):
         """Return the most probable class of each sample.
@@ -129,15 +417,22 @@ class _ReferenceNB:
         y_pred : ndarray of shape (n_samples,)
             Predicted labels, taken from ``classes_``.
         """
-        jll = self.predict_joint_log_proba(X)
-        return self.classes_[np.argmax(jll, axis=1)]
+        return self.classes_[np.argmax(self._score(X), axis=1)]
 
 
-class _ReferenceDiscreteNB(_ReferenceNB):
-    """Shared fit logic of the count-based reference estimators.
+# ---------------------------------------------------------------------------
+# Count-based families: class weights and per-class feature sums
+# ---------------------------------------------------------------------------
 
-    A subclass supplies ``_update_feature_log_prob(alpha)``, which turns the
-    counts into ``feature_log_prob_``, and ``_joint_log_likelihood(X)``.
+
+class _ReferenceCountNB(_ReferenceNB):
+    """The steps shared by the families whose statistics are feature sums.
+
+    Statistics: ``class_count`` (n_classes,) and ``feature_count``
+    (n_classes, n_features), the weighted sum of each feature (as
+    ``_counted`` reads it) over the samples of each class. A subclass
+    supplies ``_feature_tables(statistics, alpha)``, the tables other than
+    the counts and the class log prior, and ``_score``.
     """
 
     def __init__(self, *, alpha, force_alpha, fit_prior, class_prior):
@@ -146,74 +441,32 @@ class _ReferenceDiscreteNB(_ReferenceNB):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
 
-    def _alpha(self):
-        """Return the smoothing parameter as a float64 scalar or array."""
-        alpha = np.asarray(self.alpha, dtype=np.float64)
-        if not self.force_alpha:
-            alpha = np.maximum(alpha, _ALPHA_MIN)
-        return alpha
+    def _counted(self, X):
+        """X as the model counts and scores it (its numbers, by default)."""
+        return _numeric(X)
 
-    def _count(self, X, y, sample_weight):
-        """Set ``classes_``, ``class_count_`` and ``feature_count_``."""
-        self.classes_, y_index = np.unique(y, return_inverse=True)
-        n_classes = len(self.classes_)
-        n_samples = X.shape[0]
-        if sample_weight is None:
-            weights = np.ones(n_samples)
-        else:
-            weights = np.asarray(sample_weight, dtype=np.float64)
+    def _batch_statistics(self, X, y_encoded, sample_weight, n_classes):
+        indicator = _class_indicator(y_encoded, sample_weight, n_classes)
+        return {
+            "class_count": _class_count(y_encoded, sample_weight, n_classes),
+            "feature_count": _dense(indicator @ self._counted(X)),
+        }
 
-        # Sparse one-hot class indicator, shape (n_classes, n_samples), holding
-        # each sample's weight in the row of its class.
-        indicator = sp.csr_array(
-            (weights, (y_index, np.arange(n_samples))),
-            shape=(n_classes, n_samples),
-        )
-        self.class_count_ = np.bincount(y_index, weights=weights, minlength=n_classes)
-        self.feature_count_ = _dense(indicator @ X)
+    def _combine_statistics(self, a, b):
+        return {key: a[key] + b[key] for key in ("class_count", "feature_count")}
 
-    def _update_class_log_prior(self):
-        """Set ``class_log_prior_`` from the prior, the counts or uniformly."""
-        n_classes = len(self.classes_)
-        if self.class_prior is not None:
-            if len(self.class_prior) != n_classes:
-                raise ValueError("Number of priors must match number of classes.")
-            self.class_log_prior_ = np.log(
-                np.asarray(self.class_prior, dtype=np.float64)
-            )
-        elif self.fit_prior:
-            # A class whose samples all have zero weight gets log(0) = -inf.
-            with np.errstate(divide="ignore"):
-                log_class_count = np.log(self.class_count_)
-            self.class_log_prior_ = log_class_count - np.log(self.class_count_.sum())
-        else:
-            self.class_log_prior_ = np.full(n_classes, -np.log(n_classes))
-
-    def fit(self, X, y, sample_weight=None):
-        """Fit the model to training data.
-
-        Parameters
-        ----------
-        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Training vectors. Sparse input is never densified.
-        y : ndarray of shape (n_samples,)
-            Target labels, of any sortable type.
-        sample_weight : ndarray of shape (n_samples,), default=None
-            Weight of each sample; None weights every sample by one.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-        """
-        X = self._prepare_X(X)
-        self._count(X, y, sample_weight)
-        self._update_feature_log_prob(self._alpha())
-        self._update_class_log_prior()
-        return self
+    def _tables(self, statistics):
+        return {
+            "class_count_": statistics["class_count"],
+            "feature_count_": statistics["feature_count"],
+            "class_log_prior_": self._log_prior(statistics),
+            **self._feature_tables(
+                statistics, _smoothing(self.alpha, self.force_alpha)
+            ),
+        }
 
 
-class MultinomialNB(_ReferenceDiscreteNB):
+class MultinomialNB(_ReferenceCountNB):
     """Reference Naive Bayes classifier for multinomial models.
 
     Each class has a categorical distribution over features, estimated from
@@ -222,10 +475,12 @@ class MultinomialNB(_ReferenceDiscreteNB):
 
     Parameters
     ----------
-    alpha : float or ndarray of shape (n_features,), default=1.0
-        Additive (Laplace/Lidstone) smoothing added to every feature count.
+    alpha : float, ndarray of shape (n_features,) or MEstimate, default=1.0
+        Additive (Laplace/Lidstone) smoothing added to every feature count;
+        or an m-estimate (an object with ``m`` and ``prior``): ``m`` virtual
+        words spread over the features by ``prior`` (uniform when None).
     force_alpha : bool, default=True
-        If False, values of ``alpha`` below 1e-10 are raised to 1e-10.
+        If False, additive smoothing below 1e-10 is raised to 1e-10.
     fit_prior : bool, default=True
         Whether to estimate class priors from the data; if False the prior
         is uniform. Ignored when ``class_prior`` is given.
@@ -236,6 +491,8 @@ class MultinomialNB(_ReferenceDiscreteNB):
     ----------
     classes_ : ndarray of shape (n_classes,)
         Sorted unique class labels.
+    statistics_ : dict
+        ``class_count`` and ``feature_count``, the sufficient statistics.
     class_count_ : ndarray of shape (n_classes,)
         Total sample weight of each class.
     feature_count_ : ndarray of shape (n_classes, n_features)
@@ -244,6 +501,8 @@ class MultinomialNB(_ReferenceDiscreteNB):
         ``log P(feature | class)`` after smoothing.
     class_log_prior_ : ndarray of shape (n_classes,)
         Log prior probability of each class.
+    n_features_in_ : int
+        Number of features seen during fit.
 
     See Also
     --------
@@ -259,6 +518,10 @@ class MultinomialNB(_ReferenceDiscreteNB):
     >>> model = MultinomialNB().fit(X, y)
     >>> print(model.predict(np.array([[4, 1, 0]]))[0])
     sport
+    >>> chunked = MultinomialNB().partial_fit(X[:2], y[:2], classes=np.unique(y))
+    >>> chunked = chunked.partial_fit(X[2:], y[2:])
+    >>> bool(np.allclose(chunked.feature_log_prob_, model.feature_log_prob_))
+    True
     """
 
     def __init__(
@@ -271,17 +534,32 @@ class MultinomialNB(_ReferenceDiscreteNB):
             class_prior=class_prior,
         )
 
-    def _update_feature_log_prob(self, alpha):
-        smoothed = self.feature_count_ + alpha
-        self.feature_log_prob_ = np.log(smoothed) - np.log(
-            smoothed.sum(axis=1, keepdims=True)
+    def _feature_tables(self, statistics, alpha):
+        feature_count = statistics["feature_count"]
+        if _is_m_estimate(alpha):
+            n_features = feature_count.shape[1]
+            prior = 1.0 / n_features if alpha.prior is None else alpha.prior
+            pseudo = np.asarray(alpha.m, dtype=np.float64) * np.asarray(prior)
+        else:
+            pseudo = alpha
+        smoothed = feature_count + pseudo
+        # Without smoothing a feature never seen in a class has log(0) = -inf.
+        with np.errstate(divide="ignore"):
+            log_smoothed = np.log(smoothed)
+        return {
+            "feature_log_prob_": log_smoothed
+            - np.log(smoothed.sum(axis=1, keepdims=True))
+        }
+
+    def _score(self, X):
+        # sum_j x_j log P(j | c) + log P(c)
+        return (
+            _linear_scores(_numeric(X), self.feature_log_prob_.T)
+            + self.class_log_prior_
         )
 
-    def _joint_log_likelihood(self, X):
-        return _dense(X @ self.feature_log_prob_.T) + self.class_log_prior_
 
-
-class ComplementNB(_ReferenceDiscreteNB):
+class ComplementNB(_ReferenceCountNB):
     """Reference Complement Naive Bayes classifier (Rennie et al., 2003).
 
     Feature weights are estimated from the complement of each class (the
@@ -308,6 +586,8 @@ class ComplementNB(_ReferenceDiscreteNB):
     ----------
     classes_ : ndarray of shape (n_classes,)
         Sorted unique class labels.
+    statistics_ : dict
+        ``class_count`` and ``feature_count``, the sufficient statistics.
     class_count_ : ndarray of shape (n_classes,)
         Total sample weight of each class.
     feature_count_ : ndarray of shape (n_classes, n_features)
@@ -318,6 +598,8 @@ class ComplementNB(_ReferenceDiscreteNB):
         Feature weights of each class used for scoring.
     class_log_prior_ : ndarray of shape (n_classes,)
         Log prior probability of each class.
+    n_features_in_ : int
+        Number of features seen during fit.
 
     See Also
     --------
@@ -352,40 +634,46 @@ class ComplementNB(_ReferenceDiscreteNB):
         )
         self.norm = norm
 
-    def _update_feature_log_prob(self, alpha):
-        self.feature_all_ = self.feature_count_.sum(axis=0)
-        complement = self.feature_all_ + alpha - self.feature_count_
+    def _feature_tables(self, statistics, alpha):
+        feature_count = statistics["feature_count"]
+        feature_all = feature_count.sum(axis=0)
+        complement = feature_all + alpha - feature_count
         logged = np.log(complement / complement.sum(axis=1, keepdims=True))
         if self.norm:
-            self.feature_log_prob_ = logged / logged.sum(axis=1, keepdims=True)
+            weights = logged / logged.sum(axis=1, keepdims=True)
         else:
             # Negated so that the most likely class has the largest score.
-            self.feature_log_prob_ = -logged
+            weights = -logged
+        return {"feature_all_": feature_all, "feature_log_prob_": weights}
 
-    def _joint_log_likelihood(self, X):
-        jll = _dense(X @ self.feature_log_prob_.T)
+    def _score(self, X):
+        jll = _linear_scores(_numeric(X), self.feature_log_prob_.T)
+        # The prior only matters when there is nothing to compare against.
         if len(self.classes_) == 1:
             jll += self.class_log_prior_
         return jll
 
 
-class BernoulliNB(_ReferenceDiscreteNB):
+class BernoulliNB(_ReferenceCountNB):
     """Reference Naive Bayes classifier for multivariate Bernoulli models.
 
     Each feature is an independent binary event with a per-class
-    probability; unlike the multinomial model, the absence of a feature
-    counts as evidence too.
+    probability ``p``; unlike the multinomial model, the absence of a
+    feature counts as evidence too:
+    ``log P(x | c) = sum_j x_j log p_cj + (1 - x_j) log(1 - p_cj)``.
 
     Parameters
     ----------
-    alpha : float or ndarray of shape (n_features,), default=1.0
-        Additive (Laplace/Lidstone) smoothing added to every feature count.
+    alpha : float, ndarray of shape (n_features,) or MEstimate, default=1.0
+        Additive smoothing: ``p = (N_cj + alpha_j) / (N_c + 2 alpha_j)``; or
+        an m-estimate (an object with ``m`` and ``prior``):
+        ``p = (N_cj + m prior_j) / (N_c + m)``, ``prior`` 1/2 when None.
     force_alpha : bool, default=True
-        If False, values of ``alpha`` below 1e-10 are raised to 1e-10.
+        If False, additive smoothing below 1e-10 is raised to 1e-10.
     binarize : float or None, default=0.0
         Threshold for turning features into 0/1 (values above it become 1),
         applied in fit and predict. If None, ``X`` is taken to be binary
-        already. Sparse ``X`` needs a non-negative threshold.
+        already.
     fit_prior : bool, default=True
         Whether to estimate class priors from the data; if False the prior
         is uniform. Ignored when ``class_prior`` is given.
@@ -396,6 +684,8 @@ class BernoulliNB(_ReferenceDiscreteNB):
     ----------
     classes_ : ndarray of shape (n_classes,)
         Sorted unique class labels.
+    statistics_ : dict
+        ``class_count`` and ``feature_count``, the sufficient statistics.
     class_count_ : ndarray of shape (n_classes,)
         Total sample weight of each class.
     feature_count_ : ndarray of shape (n_classes, n_features)
@@ -404,6 +694,14 @@ class BernoulliNB(_ReferenceDiscreteNB):
         ``log P(feature = 1 | class)`` after smoothing.
     class_log_prior_ : ndarray of shape (n_classes,)
         Log prior probability of each class.
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    Notes
+    -----
+    Without smoothing a feature can be certain in a class (``p = 1``): a
+    sample lacking it then has probability 0 in that class (a joint
+    log-likelihood of -inf), and a sample having it loses nothing.
 
     See Also
     --------
@@ -437,12 +735,12 @@ class BernoulliNB(_ReferenceDiscreteNB):
         )
         self.binarize = binarize
 
-    def _prepare_X(self, X):
+    def _counted(self, X):
+        """X as 1/0 against the threshold (a copy), or X itself without one."""
+        X = _numeric(X)
         if self.binarize is None:
             return X
         if sp.issparse(X):
-            if self.binarize < 0:
-                raise ValueError("binarize must be non-negative for sparse X.")
             # Binarise the stored values only: implicit zeros stay zero.
             X = X.tocsr(copy=True)
             X.sum_duplicates()
@@ -450,157 +748,48 @@ class BernoulliNB(_ReferenceDiscreteNB):
             return X
         return (X > self.binarize).astype(np.float64)
 
-    def _update_feature_log_prob(self, alpha):
-        # Each feature is a two-outcome event, so the denominator is smoothed
-        # by 2 * alpha; with a per-feature alpha it differs by feature too.
-        smoothed_class_count = self.class_count_[:, np.newaxis] + 2 * alpha
-        self.feature_log_prob_ = np.log(self.feature_count_ + alpha) - np.log(
-            smoothed_class_count
-        )
-
-    def _joint_log_likelihood(self, X):
-        # sum_j [x_j log p_j + (1 - x_j) log(1 - p_j)]
-        #   = x . (log p - log(1 - p)) + sum_j log(1 - p_j),
-        # so only the nonzeros of X are touched.
-        neg_log_prob = np.log(1 - np.exp(self.feature_log_prob_))
-        jll = _dense(X @ (self.feature_log_prob_ - neg_log_prob).T)
-        return jll + self.class_log_prior_ + neg_log_prob.sum(axis=1)
-
-
-class GaussianNB(_ReferenceNB):
-    """Reference Gaussian Naive Bayes classifier.
-
-    Each feature is normal within each class. Means and variances are
-    weighted averages over the samples of the class, computed class by class
-    with two passes (mean, then squared deviations from it).
-
-    Parameters
-    ----------
-    priors : array-like of shape (n_classes,), default=None
-        Fixed class probabilities; by default the weighted class frequencies.
-    var_smoothing : float, default=1e-9
-        Fraction of the largest variance of any feature (over all samples,
-        unweighted) added to every variance; ``var_smoothing`` itself when
-        every feature is constant.
-    var_estimator : {"mle", "unbiased"}, default="mle"
-        Divide the sum of squared deviations by the class weight, or by the
-        class weight minus one (variance 0 when that is not positive).
-    var_type : {"diag", "tied", "spherical"}, default="diag"
-        One variance per class and feature, one per feature pooled over the
-        classes, or one per class pooled over the features.
-
-    Attributes
-    ----------
-    classes_ : ndarray of shape (n_classes,)
-        Sorted unique class labels.
-    class_count_ : ndarray of shape (n_classes,)
-        Total sample weight of each class.
-    class_prior_ : ndarray of shape (n_classes,)
-        Probability of each class.
-    theta_ : ndarray of shape (n_classes, n_features)
-        Mean of each feature per class.
-    var_ : ndarray of shape (n_classes, n_features)
-        Variance of each feature per class, smoothing included.
-    epsilon_ : float
-        Amount added to every variance.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from fastnb.reference import GaussianNB
-    >>> X = np.array([[180, 75], [165, 61], [167, 62], [160, 55.0]])
-    >>> model = GaussianNB().fit(X, np.array(["a", "a", "b", "b"]))
-    >>> print(model.predict(np.array([[175.0, 70.0]]))[0])
-    a
-    """
-
-    def __init__(
-        self, *, priors=None, var_smoothing=1e-9, var_estimator="mle", var_type="diag"
-    ):
-        self.priors = priors
-        self.var_smoothing = var_smoothing
-        self.var_estimator = var_estimator
-        self.var_type = var_type
-
-    def _prepare_X(self, X):
-        # Plain arithmetic below; sparse input is densified in the reference.
-        return _dense(X)
-
-    def fit(self, X, y, sample_weight=None):
-        """Fit the model to training data.
-
-        Parameters
-        ----------
-        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
-            Training vectors.
-        y : ndarray of shape (n_samples,)
-            Target labels, of any sortable type.
-        sample_weight : ndarray of shape (n_samples,), default=None
-            Weight of each sample; None weights every sample by one.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-        """
-        X = self._prepare_X(X)
-        weights = np.ones(len(X)) if sample_weight is None else sample_weight
-        self.classes_ = np.unique(y)
-        n_classes, n_features = len(self.classes_), X.shape[1]
-        count = np.array([weights[y == c].sum() for c in self.classes_])
-        mean = np.zeros((n_classes, n_features))
-        ssd = np.zeros((n_classes, n_features))
-        for k, c in enumerate(self.classes_):
-            in_class = y == c
-            if count[k] > 0:
-                mean[k] = np.average(X[in_class], axis=0, weights=weights[in_class])
-                deviation = X[in_class] - mean[k]
-                ssd[k] = weights[in_class] @ deviation**2
-        unbiased = 1 if self.var_estimator == "unbiased" else 0
-        if self.var_type == "diag":
-            ssd_pooled, dof = ssd, count[:, np.newaxis] - unbiased
-        elif self.var_type == "tied":
-            ssd_pooled = ssd.sum(axis=0)
-            dof = count.sum() - unbiased * np.count_nonzero(count)
+    def _feature_tables(self, statistics, alpha):
+        if _is_m_estimate(alpha):
+            prior = 0.5 if alpha.prior is None else np.asarray(alpha.prior)
+            m = np.asarray(alpha.m, dtype=np.float64)
+            pseudo_on, pseudo_total = m * prior, m
         else:
-            ssd_pooled = ssd.sum(axis=1, keepdims=True)
-            dof = n_features * (count[:, np.newaxis] - unbiased)
+            # A two-outcome event: the denominator is smoothed by 2 alpha.
+            pseudo_on, pseudo_total = alpha, 2 * alpha
         with np.errstate(divide="ignore", invalid="ignore"):
-            variance = np.where(dof > 0, ssd_pooled / dof, 0.0)
-        largest = np.var(X, axis=0).max()
-        self.epsilon_ = self.var_smoothing * (largest if largest > 0 else 1.0)
-        self.var_ = np.broadcast_to(variance, (n_classes, n_features)) + self.epsilon_
-        self.theta_ = mean
-        self.class_count_ = count
-        if self.priors is not None:
-            self.class_prior_ = np.asarray(self.priors, dtype=np.float64)
-        else:
-            self.class_prior_ = count / count.sum()
-        return self
+            feature_log_prob = np.log(statistics["feature_count"] + pseudo_on) - np.log(
+                statistics["class_count"][:, np.newaxis] + pseudo_total
+            )
+        return {"feature_log_prob_": feature_log_prob}
 
-    def _joint_log_likelihood(self, X):
-        # log P(c) - 0.5 sum_j [log(2 pi var_cj) + (x_j - theta_cj)^2 / var_cj],
-        # class by class.
+    def _score(self, X):
+        X = self._counted(X)
+        log_present = self.feature_log_prob_
         with np.errstate(divide="ignore"):
-            log_prior = np.log(self.class_prior_)
-        normaliser = -0.5 * np.log(2 * np.pi * self.var_).sum(axis=1)
-        squared = np.stack(
-            [
-                ((X - mu) ** 2 / var).sum(axis=1)
-                for mu, var in zip(self.theta_, self.var_, strict=True)
-            ],
-            axis=1,
-        )
-        return log_prior + normaliser - 0.5 * squared
+            log_absent = np.log(1 - np.exp(log_present))
+        # A certain feature (p = 1) has log(1 - p) = -inf: it is left out of
+        # the sums below, and a class is impossible for a sample lacking it.
+        certain = np.isneginf(log_absent)
+        log_absent[certain] = 0.0
+        # sum_j [x_j log p_j + (1 - x_j) log(1 - p_j)]
+        #   = sum_j log(1 - p_j) + sum_j x_j (log p_j - log(1 - p_j)),
+        # so only the nonzeros of X are touched.
+        jll = _linear_scores(X, (log_present - log_absent).T)
+        jll += self.class_log_prior_ + log_absent.sum(axis=1)
+        if certain.any():
+            present = _linear_scores(X, certain.T.astype(np.float64))
+            jll[present < certain.sum(axis=1) - 0.5] = -np.inf
+        return jll
 
 
-class PoissonNB(_ReferenceDiscreteNB):
+class PoissonNB(_ReferenceCountNB):
     """Reference Poisson Naive Bayes classifier.
 
     Each feature is a Poisson count with a rate per class, smoothed towards
-    the feature's overall rate ``r_i`` as if ``alpha`` samples at that rate
-    were added to every class: ``rate_ci = (S_ci + alpha r_i) / (N_c +
-    alpha)``, kept above the smallest positive float.
+    the feature's overall rate ``r_j`` (its weighted mean over all samples)
+    as if ``alpha`` samples at that rate were added to every class:
+    ``rate_cj = (S_cj + alpha_j r_j) / (N_c + alpha_j)``, kept above the
+    smallest positive float.
 
     Parameters
     ----------
@@ -618,6 +807,8 @@ class PoissonNB(_ReferenceDiscreteNB):
     ----------
     classes_ : ndarray of shape (n_classes,)
         Sorted unique class labels.
+    statistics_ : dict
+        ``class_count`` and ``feature_count``, the sufficient statistics.
     class_count_ : ndarray of shape (n_classes,)
         Total sample weight of each class.
     feature_count_ : ndarray of shape (n_classes, n_features)
@@ -626,6 +817,8 @@ class PoissonNB(_ReferenceDiscreteNB):
         Smoothed Poisson rate of each feature per class.
     class_log_prior_ : ndarray of shape (n_classes,)
         Log prior probability of each class.
+    n_features_in_ : int
+        Number of features seen during fit.
 
     Examples
     --------
@@ -647,33 +840,288 @@ class PoissonNB(_ReferenceDiscreteNB):
             class_prior=class_prior,
         )
 
-    def _update_feature_log_prob(self, alpha):
-        overall = self.feature_count_.sum(axis=0) / self.class_count_.sum()
-        rate = (self.feature_count_ + alpha * overall) / (
-            self.class_count_[:, np.newaxis] + alpha
-        )
-        self.rate_ = np.maximum(rate, np.finfo(np.float64).tiny)
+    def _feature_tables(self, statistics, alpha):
+        feature_count = statistics["feature_count"]
+        class_count = statistics["class_count"][:, np.newaxis]
+        total = class_count.sum()
+        overall = feature_count.sum(axis=0) / total if total > 0 else 0.0
+        weight = class_count + alpha
+        # A class with no weight (and alpha 0) takes the overall rate.
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rate = np.where(
+                weight > 0, (feature_count + alpha * overall) / weight, overall
+            )
+        return {"rate_": np.maximum(rate, np.finfo(np.float64).tiny)}
 
-    def _joint_log_likelihood(self, X):
-        # sum_i [x_i log rate_ci - rate_ci - log(x_i!)] + log P(c)
-        log_factorials = gammaln(_dense(X) + 1).sum(axis=1)
-        jll = _dense(X @ np.log(self.rate_).T) - self.rate_.sum(axis=1)
+    def _score(self, X):
+        # sum_j [x_j log rate_cj - rate_cj - log(x_j!)] + log P(c)
+        X = _numeric(X)
+        if sp.issparse(X):
+            factorials = sp.csr_array(X, copy=True)
+            factorials.sum_duplicates()
+            factorials.data = gammaln(factorials.data.astype(np.float64) + 1)
+            log_factorials = _dense(factorials.sum(axis=1)).reshape(-1)
+        else:
+            log_factorials = gammaln(X.astype(np.float64) + 1).sum(axis=1)
+        jll = _linear_scores(X, np.log(self.rate_).T) - self.rate_.sum(axis=1)
         return jll - log_factorials[:, np.newaxis] + self.class_log_prior_
 
 
-class CategoricalNB(_ReferenceDiscreteNB):
-    """Reference categorical Naive Bayes classifier, on category codes.
+# ---------------------------------------------------------------------------
+# Gaussian
+# ---------------------------------------------------------------------------
 
-    Each feature holds codes ``0 .. n_i - 1``; its probability table per
-    class is ``(N_ica + alpha_i) / sum_a (N_ica + alpha_i)``. A code never
-    seen in training (``>= n_i``) gets ``alpha_i / sum_a (N_ica + alpha_i)``.
+
+class GaussianNB(_ReferenceNB):
+    """Reference Gaussian Naive Bayes classifier.
+
+    Each feature is normal within each class. Means and sums of squared
+    deviations are weighted, computed in two passes (mean, then squared
+    deviations from it); batches are merged with Chan's pairwise formula.
+    Sparse input is read and scored a block of rows at a time made dense.
 
     Parameters
     ----------
-    alpha : float or ndarray of shape (n_features,), default=1.0
-        Additive smoothing, one value for all features or one per feature.
+    priors : array-like of shape (n_classes,), default=None
+        Fixed class probabilities; by default the weighted class frequencies.
+    var_smoothing : float, default=1e-9
+        Fraction of the largest variance of any feature (over all samples
+        seen, unweighted) added to every variance; ``var_smoothing`` itself
+        when every feature is constant.
+    var_estimator : {"mle", "unbiased"}, default="mle"
+        Divide the sum of squared deviations by the class weight, or by the
+        class weight minus one (variance 0 when that is not positive).
+    var_type : {"diag", "tied", "spherical"}, default="diag"
+        One variance per class and feature, one per feature pooled over the
+        classes (divided by the total weight, less the number of classes
+        with weight if unbiased), or one per class pooled over the features.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Sorted unique class labels.
+    statistics_ : dict
+        The sufficient statistics: per class ``class_count``, ``mean`` and
+        ``ssd`` (weighted); ``sample_count``, ``sample_mean`` and
+        ``sample_ssd`` (all samples, unweighted); ``dtype`` of the data.
+    class_count_ : ndarray of shape (n_classes,)
+        Total sample weight of each class.
+    class_prior_ : ndarray of shape (n_classes,)
+        Probability of each class.
+    theta_ : ndarray of shape (n_classes, n_features)
+        Mean of each feature per class.
+    var_ : ndarray of shape (n_classes, n_features)
+        Variance of each feature per class, smoothing included.
+    epsilon_ : float
+        Amount added to every variance.
+    coef_ : ndarray of shape (n_classes, n_features)
+        Only with ``var_type="tied"``: ``theta_ / var_``.
+    intercept_ : ndarray of shape (n_classes,)
+        Only with ``var_type="tied"``: ``log P(c) - 0.5 sum_j theta_cj^2 /
+        var_j``.
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    Notes
+    -----
+    The attributes (and the outputs, for input of the same dtype) are
+    float32 when the model was first fitted on float32 data; the statistics
+    and the scores are float64.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastnb.reference import GaussianNB
+    >>> X = np.array([[180, 75], [165, 61], [167, 62], [160, 55.0]])
+    >>> model = GaussianNB().fit(X, np.array(["a", "a", "b", "b"]))
+    >>> print(model.predict(np.array([[175.0, 70.0]]))[0])
+    a
+    """
+
+    def __init__(
+        self, *, priors=None, var_smoothing=1e-9, var_estimator="mle", var_type="diag"
+    ):
+        self.priors = priors
+        self.var_smoothing = var_smoothing
+        self.var_estimator = var_estimator
+        self.var_type = var_type
+
+    def _batch_statistics(self, X, y_encoded, sample_weight, n_classes):
+        X = _numeric(X)
+        n_samples = X.shape[0]
+        count, mean, ssd = _moments(X, y_encoded, sample_weight, n_classes)
+        everyone = _moments(X, np.zeros(n_samples, np.intp), np.ones(n_samples), 1)
+        return {
+            "class_count": count,
+            "mean": mean,
+            "ssd": ssd,
+            "sample_count": everyone[0][0],
+            "sample_mean": everyone[1][0],
+            "sample_ssd": everyone[2][0],
+            "dtype": X.dtype,
+        }
+
+    def _combine_statistics(self, a, b):
+        count, mean, ssd = _merge_moments(
+            a["class_count"][:, np.newaxis],
+            a["mean"],
+            a["ssd"],
+            b["class_count"][:, np.newaxis],
+            b["mean"],
+            b["ssd"],
+        )
+        sample_count, sample_mean, sample_ssd = _merge_moments(
+            a["sample_count"],
+            a["sample_mean"],
+            a["sample_ssd"],
+            b["sample_count"],
+            b["sample_mean"],
+            b["sample_ssd"],
+        )
+        return {
+            "class_count": count[:, 0],
+            "mean": mean,
+            "ssd": ssd,
+            "sample_count": sample_count,
+            "sample_mean": sample_mean,
+            "sample_ssd": sample_ssd,
+            # The model keeps the dtype of the data it was first fitted on.
+            "dtype": a["dtype"],
+        }
+
+    def _variance(self, statistics):
+        """The smoothed variances (n_classes, n_features), float64, and epsilon."""
+        count, ssd = statistics["class_count"], statistics["ssd"]
+        unbiased = 1 if self.var_estimator == "unbiased" else 0
+        if self.var_type == "diag":
+            pooled_ssd, dof = ssd, count[:, np.newaxis] - unbiased
+        elif self.var_type == "tied":
+            pooled_ssd = ssd.sum(axis=0)
+            dof = count.sum() - unbiased * np.count_nonzero(count)
+        else:
+            pooled_ssd = ssd.sum(axis=1, keepdims=True)
+            dof = ssd.shape[1] * (count[:, np.newaxis] - unbiased)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            variance = np.where(dof > 0, pooled_ssd / dof, 0.0)
+        # The scale of the smoothing: the largest (unweighted, maximum
+        # likelihood) variance of any feature over all samples seen.
+        largest = (
+            statistics["sample_ssd"] / max(statistics["sample_count"], 1.0)
+        ).max()
+        epsilon = self.var_smoothing * (largest if largest > 0 else 1.0)
+        return np.broadcast_to(variance, ssd.shape) + epsilon, epsilon
+
+    def _prior(self, statistics):
+        """The class probabilities, float64."""
+        if self.priors is not None:
+            return np.asarray(self.priors, dtype=np.float64)
+        count = statistics["class_count"]
+        if count.sum() > 0:
+            return count / count.sum()
+        return np.full(len(count), 1.0 / len(count))
+
+    def _log_prior(self, statistics=None):
+        """The log prior the joint log-likelihood adds (of ``statistics_`` if None)."""
+        if statistics is None:
+            statistics = self.statistics_
+        with np.errstate(divide="ignore"):
+            return np.log(self._prior(statistics))
+
+    def _tables(self, statistics):
+        dtype = statistics["dtype"]
+        variance, epsilon = self._variance(statistics)
+        theta = statistics["mean"]
+        tables = {
+            "class_count_": statistics["class_count"].astype(dtype),
+            "class_prior_": self._prior(statistics).astype(dtype),
+            "theta_": theta.astype(dtype),
+            "var_": variance.astype(dtype),
+            "epsilon_": dtype.type(epsilon),
+        }
+        if self.var_type == "tied":
+            # With one variance per feature the class scores are linear in x:
+            # the terms in x_j^2 and log(var_j) are the same for every class.
+            coef = theta / variance
+            intercept = self._log_prior(statistics) - 0.5 * (theta * coef).sum(axis=1)
+            tables["coef_"] = coef.astype(dtype)
+            tables["intercept_"] = intercept.astype(dtype)
+        return tables
+
+    def _output_dtype(self, X):
+        # float32 only when both the model and X are float32.
+        return np.result_type(self.statistics_["dtype"], _numeric(X).dtype)
+
+    def _score(self, X):
+        # log P(c) - 0.5 sum_j [log(2 pi var_cj) + (x_j - theta_cj)^2 / var_cj],
+        # from the float64 statistics.
+        X = _numeric(X)
+        theta = self.statistics_["mean"]
+        variance, _ = self._variance(self.statistics_)
+        if sp.issparse(X):
+            # A block of rows at a time made dense, never all of X: each zero
+            # adds theta^2 / var, and adding the zeros apart from the stored
+            # values (all zeros, then less the stored ones) would cancel
+            # catastrophically where theta^2 / var is large (a feature nearly
+            # constant in a class).
+            squared = np.vstack(
+                [
+                    _squared_distances(block, theta, variance)
+                    for _, block in _dense_row_blocks(X)
+                ]
+            )
+        else:
+            squared = _squared_distances(X, theta, variance)
+        normaliser = -0.5 * np.log(2 * np.pi * variance).sum(axis=1)
+        return self._log_prior() + normaliser - 0.5 * squared
+
+
+def _squared_distances(X, theta, variance):
+    """sum_j (x_j - theta_cj)^2 / var_cj for each row of dense X and class c."""
+    return np.column_stack(
+        [
+            ((X - mu) ** 2 / var).sum(axis=1)
+            for mu, var in zip(theta, variance, strict=True)
+        ]
+    )
+
+
+# ---------------------------------------------------------------------------
+# Categorical
+# ---------------------------------------------------------------------------
+
+
+def _encode(column, categories, unseen):
+    """The code of each value of ``column`` among ``categories``; ``unseen`` if none."""
+    values, inverse = np.unique(column, return_inverse=True)
+    code_of = {value: code for code, value in enumerate(categories.tolist())}
+    codes = np.array([code_of.get(value, unseen) for value in values.tolist()])
+    return codes.astype(np.intp)[inverse.reshape(-1)]
+
+
+class CategoricalNB(_ReferenceNB):
+    """Reference categorical Naive Bayes classifier.
+
+    Each feature takes one of ``n_i`` categories; its probability table per
+    class is ``(N_ica + alpha_i) / (N_c + alpha_i n_i)``, or with an
+    m-estimate ``(N_ica + m_i p_ia) / (N_c + m_i)``. A category never seen
+    in training gets the probability of a zero count, ``alpha_i / (N_c +
+    alpha_i n_i)`` (an m-estimate smooths it as if its prior were uniform,
+    ``m_i / n_i``).
+
+    A column of integers or floats holds category codes ``0, 1, ...``; any
+    other column (strings, booleans, objects) holds raw values, which the
+    model encodes: the first batch's values sorted, then each later batch's
+    new values sorted after them.
+
+    Parameters
+    ----------
+    alpha : float, ndarray of shape (n_features,) or MEstimate, default=1.0
+        Additive smoothing, one value for all features or one per feature;
+        or an m-estimate (an object with ``m``, a float or one per feature,
+        and ``prior``, None for uniform or a list with each feature's
+        category probabilities).
     force_alpha : bool, default=True
-        If False, values of ``alpha`` below 1e-10 are raised to 1e-10.
+        If False, additive smoothing below 1e-10 is raised to 1e-10.
     fit_prior : bool, default=True
         Whether to estimate class priors from the data; if False the prior
         is uniform. Ignored when ``class_prior`` is given.
@@ -686,6 +1134,12 @@ class CategoricalNB(_ReferenceDiscreteNB):
     ----------
     classes_ : ndarray of shape (n_classes,)
         Sorted unique class labels.
+    statistics_ : dict
+        The sufficient statistics: ``class_count``; ``category_count`` of
+        shape (sum of the features' categories seen, n_classes), feature by
+        feature, a row per category; ``categories``, per feature the codes
+        seen (``arange``, int64) or the raw values (object), in code order.
+        ``min_categories`` is applied in the tables.
     class_count_ : ndarray of shape (n_classes,)
         Total sample weight of each class.
     category_count_ : list of ndarray of shape (n_classes, n_categories_[i])
@@ -694,8 +1148,13 @@ class CategoricalNB(_ReferenceDiscreteNB):
         Smoothed log probabilities, one array per feature.
     n_categories_ : ndarray of shape (n_features,)
         Number of categories of each feature.
+    categories_ : list of ndarray
+        For each feature, the category of each code: ``arange(n)`` for code
+        columns, the values for encoded ones.
     class_log_prior_ : ndarray of shape (n_classes,)
         Log prior probability of each class.
+    n_features_in_ : int
+        Number of features seen during fit.
 
     Examples
     --------
@@ -705,6 +1164,10 @@ class CategoricalNB(_ReferenceDiscreteNB):
     >>> model = CategoricalNB().fit(X, np.array(["x", "x", "y", "y"]))
     >>> print(model.predict(np.array([[0, 2]]))[0])
     x
+    >>> weather = np.array([["sunny"], ["rain"], ["sunny"], ["rain"]])
+    >>> model = CategoricalNB().fit(weather, np.array([0, 1, 0, 1]))
+    >>> model.categories_[0]
+    array(['rain', 'sunny'], dtype=object)
     """
 
     def __init__(
@@ -716,48 +1179,326 @@ class CategoricalNB(_ReferenceDiscreteNB):
         class_prior=None,
         min_categories=None,
     ):
-        super().__init__(
-            alpha=alpha,
-            force_alpha=force_alpha,
-            fit_prior=fit_prior,
-            class_prior=class_prior,
-        )
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
         self.min_categories = min_categories
 
-    def _prepare_X(self, X):
-        return np.asarray(_dense(X), dtype=np.int64)
+    def _batch_statistics(self, X, y_encoded, sample_weight, n_classes):
+        categories, counts = [], []
+        for column in _columns(X):
+            if column.dtype.kind in "iuf":
+                codes = column.astype(np.int64)
+                values = np.arange(codes.max() + 1, dtype=np.int64)
+            else:
+                values, codes = np.unique(column, return_inverse=True)
+                values, codes = values.astype(object), codes.reshape(-1)
+            # Row a, column c: the weight of category a in class c.
+            count = np.bincount(
+                codes * n_classes + y_encoded,
+                weights=sample_weight,
+                minlength=len(values) * n_classes,
+            )
+            categories.append(values)
+            counts.append(count.reshape(len(values), n_classes))
+        return {
+            "class_count": _class_count(y_encoded, sample_weight, n_classes),
+            "category_count": np.concatenate(counts),
+            "categories": categories,
+        }
 
-    def _count(self, X, y, sample_weight):
-        self.classes_, y_index = np.unique(y, return_inverse=True)
-        n_classes, n_features = len(self.classes_), X.shape[1]
-        weights = np.ones(len(X)) if sample_weight is None else sample_weight
-        self.class_count_ = np.bincount(y_index, weights=weights, minlength=n_classes)
-        n_categories = X.max(axis=0) + 1
-        if self.min_categories is not None:
-            n_categories = np.maximum(n_categories, self.min_categories)
-        self.n_categories_ = n_categories.astype(np.int64)
-        self.category_count_ = []
-        for j in range(n_features):
-            counts = np.zeros((n_classes, self.n_categories_[j]))
-            np.add.at(counts, (y_index, X[:, j]), weights)
-            self.category_count_.append(counts)
+    @staticmethod
+    def _per_feature(statistics):
+        """The category counts split by feature: (n_categories seen, n_classes) each."""
+        sizes = [len(values) for values in statistics["categories"]]
+        return np.split(statistics["category_count"], np.cumsum(sizes)[:-1])
 
-    def _update_feature_log_prob(self, alpha):
-        alphas = np.broadcast_to(alpha, (len(self.category_count_),))
-        self.feature_log_prob_ = []
-        self._unseen_log_prob = []
-        for counts, feature_alpha in zip(self.category_count_, alphas, strict=True):
-            smoothed = counts + feature_alpha
-            log_total = np.log(smoothed.sum(axis=1, keepdims=True))
-            self.feature_log_prob_.append(np.log(smoothed) - log_total)
+    def _combine_statistics(self, a, b):
+        n_classes = len(a["class_count"])
+        categories, counts = [], []
+        for values_a, count_a, values_b, count_b in zip(
+            a["categories"],
+            self._per_feature(a),
+            b["categories"],
+            self._per_feature(b),
+            strict=True,
+        ):
+            # a's categories keep their codes; b's new ones follow, in b's order.
+            known = set(values_a.tolist())
+            new = [value for value in values_b.tolist() if value not in known]
+            values = np.concatenate([values_a, np.array(new, dtype=values_a.dtype)])
+            count = np.zeros((len(values), n_classes))
+            count[: len(values_a)] = count_a
+            count[_encode(values_b, values, len(values))] += count_b
+            categories.append(values)
+            counts.append(count)
+        return {
+            "class_count": a["class_count"] + b["class_count"],
+            "category_count": np.concatenate(counts),
+            "categories": categories,
+        }
+
+    def _n_categories(self, statistics):
+        """Number of categories of each feature: seen, or min_categories if more."""
+        seen = np.array([len(v) for v in statistics["categories"]], dtype=np.int64)
+        if self.min_categories is None:
+            return seen
+        return np.maximum(seen, self.min_categories).astype(np.int64)
+
+    def _pseudo_counts(self, n_categories):
+        """Per feature, the pseudo-count of each category and of an unseen one."""
+        alpha = _smoothing(self.alpha, self.force_alpha)
+        n_features = len(n_categories)
+        if not _is_m_estimate(alpha):
+            alphas = np.broadcast_to(alpha, (n_features,))
+            return [
+                (np.full(n, a), a) for n, a in zip(n_categories, alphas, strict=True)
+            ]
+        ms = np.broadcast_to(np.asarray(alpha.m, dtype=np.float64), (n_features,))
+        pseudo = []
+        for j, (n, m) in enumerate(zip(n_categories, ms, strict=True)):
+            # An unseen category is smoothed as if the prior were uniform.
+            if alpha.prior is None:
+                share = np.full(n, 1.0 / n)
+            else:
+                share = np.asarray(alpha.prior[j], dtype=np.float64)
+            pseudo.append((m * share, m / n))
+        return pseudo
+
+    def _log_tables(self, statistics):
+        """Per feature, (n_classes, n_categories + 1) log probabilities.
+
+        The last column is the log probability of a category never seen.
+        """
+        n_categories = self._n_categories(statistics)
+        tables = []
+        for count, n, (pseudo, pseudo_unseen) in zip(
+            self._per_feature(statistics),
+            n_categories,
+            self._pseudo_counts(n_categories),
+            strict=True,
+        ):
+            # Categories known from min_categories alone have zero counts.
+            count = np.pad(count, ((0, n - len(count)), (0, 0)))
+            unseen = np.full((1, count.shape[1]), pseudo_unseen)
+            smoothed = np.vstack([count + pseudo[:, np.newaxis], unseen])
+            # Without smoothing an unseen category has log(0) = -inf.
             with np.errstate(divide="ignore"):
-                self._unseen_log_prob.append(np.log(feature_alpha) - log_total[:, 0])
+                # The unseen row is not one of the n categories of the total.
+                log_total = np.log(smoothed[:-1].sum(axis=0))
+                tables.append((np.log(smoothed) - log_total).T)
+        return tables
 
-    def _joint_log_likelihood(self, X):
-        jll = np.zeros((len(X), len(self.classes_)))
-        for j, table in enumerate(self.feature_log_prob_):
-            codes = X[:, j]
-            seen = codes < table.shape[1]
-            jll[seen] += table[:, codes[seen]].T
-            jll[~seen] += self._unseen_log_prob[j]
-        return jll + self.class_log_prior_
+    def _tables(self, statistics):
+        n_categories = self._n_categories(statistics)
+        counts = [
+            np.pad(count, ((0, n - len(count)), (0, 0))).T
+            for count, n in zip(
+                self._per_feature(statistics), n_categories, strict=True
+            )
+        ]
+        return {
+            "class_count_": statistics["class_count"],
+            "class_log_prior_": self._log_prior(statistics),
+            "category_count_": counts,
+            "feature_log_prob_": [
+                table[:, :-1] for table in self._log_tables(statistics)
+            ],
+            "n_categories_": n_categories,
+            "categories_": [
+                values if values.dtype == object else np.arange(n, dtype=np.int64)
+                for values, n in zip(
+                    statistics["categories"], n_categories, strict=True
+                )
+            ],
+        }
+
+    def _score(self, X):
+        jll = np.zeros((X.shape[0], len(self.classes_))) + self.class_log_prior_
+        for column, values, table in zip(
+            _columns(X),
+            self.statistics_["categories"],
+            self._log_tables(self.statistics_),
+            strict=True,
+        ):
+            unseen = table.shape[1] - 1
+            if values.dtype == object:
+                codes = _encode(column, values, unseen)
+            else:
+                codes = np.minimum(column.astype(np.int64), unseen)
+            jll += table[:, codes].T
+        return jll
+
+
+# ---------------------------------------------------------------------------
+# Mixed
+# ---------------------------------------------------------------------------
+
+_FAMILIES = {
+    "gaussian": GaussianNB,
+    "categorical": CategoricalNB,
+    "bernoulli": BernoulliNB,
+    "multinomial": MultinomialNB,
+    "poisson": PoissonNB,
+}
+
+
+class MixedNB(_ReferenceNB):
+    """Reference Naive Bayes over families of columns of different kinds.
+
+    Each family of columns is modelled by the reference estimator of that
+    family, over the same classes and with a uniform prior; the features
+    being independent given the class, the joint log-likelihood is the
+    model's own log prior plus each family's log-likelihood::
+
+        log P(c, x) = log P(c) + sum_f [jll_f(x_f, c) - log P_f(c)]
+
+    with ``jll_f`` the joint log-likelihood of family f's estimator and
+    ``log P_f(c)`` the (uniform) log prior that estimator adds.
+
+    Parameters
+    ----------
+    families : dict
+        Family name ("gaussian", "categorical", "bernoulli", "multinomial",
+        "poisson") -> the positions of its columns. Every column belongs to
+        one family.
+    fit_prior : bool, default=True
+        Whether to estimate class priors from the data; if False the prior
+        is uniform. Ignored when ``class_prior`` is given.
+    class_prior : array-like of shape (n_classes,), default=None
+        Fixed prior probabilities of the classes.
+    gaussian_params, categorical_params, bernoulli_params, multinomial_params, \
+poisson_params : dict, default=None
+        Constructor parameters of that family's estimator, its prior aside.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Sorted unique class labels.
+    statistics_ : dict
+        ``class_count``, and for each family f ``f/columns`` (the positions
+        of its columns) and ``f/<key>`` for each of its estimator's
+        statistics.
+    class_count_ : ndarray of shape (n_classes,)
+        Total sample weight of each class.
+    class_log_prior_ : ndarray of shape (n_classes,)
+        Log prior probability of each class.
+    families_ : dict
+        Family name -> ndarray of the positions of its columns.
+    estimators_ : dict
+        Family name -> the fitted reference estimator of its columns.
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastnb.reference import MixedNB
+    >>> X = np.array([[180.0, 0], [176.0, 0], [162.0, 1], [158.0, 0]])
+    >>> model = MixedNB(families={"gaussian": [0], "categorical": [1]})
+    >>> model = model.fit(X, np.array(["a", "a", "b", "b"]))
+    >>> print(model.predict(np.array([[165.0, 1]]))[0])
+    b
+    >>> sorted(key for key in model.statistics_ if key.startswith("categorical/"))
+    ['categorical/categories', 'categorical/category_count', \
+'categorical/class_count', 'categorical/columns']
+    """
+
+    def __init__(
+        self,
+        *,
+        families,
+        fit_prior=True,
+        class_prior=None,
+        gaussian_params=None,
+        categorical_params=None,
+        bernoulli_params=None,
+        multinomial_params=None,
+        poisson_params=None,
+    ):
+        self.families = families
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.gaussian_params = gaussian_params
+        self.categorical_params = categorical_params
+        self.bernoulli_params = bernoulli_params
+        self.multinomial_params = multinomial_params
+        self.poisson_params = poisson_params
+
+    def _estimator(self, family, n_classes):
+        """A new estimator of the family: the user's parameters, a uniform prior."""
+        params = dict(getattr(self, f"{family}_params") or {})
+        if family == "gaussian":
+            params["priors"] = np.full(n_classes, 1.0 / n_classes)
+        else:
+            params.update(fit_prior=False, class_prior=None)
+        return _FAMILIES[family](**params)
+
+    @staticmethod
+    def _family_statistics(statistics, family):
+        """A family's statistics, without the family's prefix."""
+        prefix = f"{family}/"
+        return {
+            key.removeprefix(prefix): value
+            for key, value in statistics.items()
+            if key.startswith(prefix) and key != f"{family}/columns"
+        }
+
+    @staticmethod
+    def _families(statistics):
+        """Family name -> column positions, in the order of the statistics."""
+        return {
+            key.removesuffix("/columns"): value
+            for key, value in statistics.items()
+            if key.endswith("/columns")
+        }
+
+    def _batch_statistics(self, X, y_encoded, sample_weight, n_classes):
+        statistics = {"class_count": _class_count(y_encoded, sample_weight, n_classes)}
+        for family, columns in self.families.items():
+            if not len(columns):
+                continue
+            columns = np.asarray(columns, dtype=np.intp)
+            statistics[f"{family}/columns"] = columns
+            part = self._estimator(family, n_classes)._batch_statistics(
+                _select(X, columns), y_encoded, sample_weight, n_classes
+            )
+            statistics.update({f"{family}/{k}": v for k, v in part.items()})
+        return statistics
+
+    def _combine_statistics(self, a, b):
+        n_classes = len(a["class_count"])
+        combined = {"class_count": a["class_count"] + b["class_count"]}
+        for family, columns in self._families(a).items():
+            combined[f"{family}/columns"] = columns
+            part = self._estimator(family, n_classes)._combine_statistics(
+                self._family_statistics(a, family), self._family_statistics(b, family)
+            )
+            combined.update({f"{family}/{k}": v for k, v in part.items()})
+        return combined
+
+    def _tables(self, statistics):
+        class_count = statistics["class_count"]
+        families = self._families(statistics)
+        estimators = {}
+        for family, columns in families.items():
+            estimator = self._estimator(family, len(class_count))
+            estimator.classes_ = self.classes_
+            estimator.n_features_in_ = len(columns)
+            estimators[family] = estimator._fitted(
+                self._family_statistics(statistics, family)
+            )
+        return {
+            "class_count_": class_count,
+            "class_log_prior_": self._log_prior(statistics),
+            "families_": families,
+            "estimators_": estimators,
+        }
+
+    def _score(self, X):
+        jll = np.zeros((X.shape[0], len(self.classes_))) + self.class_log_prior_
+        for family, estimator in self.estimators_.items():
+            columns = _select(X, self.families_[family])
+            jll += estimator._score(columns) - estimator._log_prior()
+        return jll

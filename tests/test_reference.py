@@ -237,3 +237,203 @@ def test_poisson_matches_scipy(alpha):
         np.testing.assert_allclose(
             model.predict_joint_log_proba(X)[:, k], expected, rtol=1e-12
         )
+
+
+# ---------------------------------------------------------------------------
+# The state protocol (notes/protocol.md): statistics, steps, partial_fit
+# ---------------------------------------------------------------------------
+
+
+def gaussian_data(labels, seed=0):
+    """Normal features shifted by class, with positive weights."""
+    rng = np.random.default_rng(seed)
+    y = labels[rng.permutation(np.arange(N_SAMPLES) % len(labels))]
+    shift = np.searchsorted(np.unique(labels), y)[:, np.newaxis]
+    X = 3.0 + shift + rng.normal(size=(N_SAMPLES, N_FEATURES))
+    return X, y, rng.uniform(0.2, 3.0, N_SAMPLES)
+
+
+def shapes(statistics):
+    """Each statistic's shape (a list of shapes for a list of arrays)."""
+    return {
+        key: [np.shape(v) for v in value]
+        if isinstance(value, list)
+        else (value if isinstance(value, np.dtype) else np.shape(value))
+        for key, value in statistics.items()
+    }
+
+
+def test_statistics_follow_the_protocol():
+    # Keys and shapes as notes/protocol.md lists them: K classes, F features.
+    K, F = 5, N_FEATURES
+    X, y, sample_weight = make_data(LABELS["5 str"])
+    counts = {"class_count": (K,), "feature_count": (K, F)}
+    for name in ["MultinomialNB", "ComplementNB", "BernoulliNB", "PoissonNB"]:
+        model = getattr(reference, name)().fit(X, y, sample_weight)
+        assert shapes(model.statistics_) == counts, name
+        assert all(v.dtype == np.float64 for v in model.statistics_.values()), name
+
+    X_float32 = X.astype(np.float32)
+    gaussian = reference.GaussianNB().fit(X_float32, y, sample_weight)
+    assert shapes(gaussian.statistics_) == {
+        "class_count": (K,),
+        "mean": (K, F),
+        "ssd": (K, F),
+        "sample_count": (),
+        "sample_mean": (F,),
+        "sample_ssd": (F,),
+        "dtype": np.dtype(np.float32),
+    }
+    # The sample moments are unweighted: of every row, each counted once.
+    assert gaussian.statistics_["sample_count"] == N_SAMPLES
+    assert_allclose(
+        gaussian.statistics_["sample_mean"],
+        X_float32.astype(np.float64).mean(axis=0),
+        rtol=1e-12,
+    )
+
+    codes = np.array([[0, 2], [1, 0], [0, 0], [1, 2]])
+    words = np.array([["b"], ["a"], ["b"], ["c"]], dtype=object)
+    y_small = np.array([0, 1, 1, 0])
+    categorical = reference.CategoricalNB().fit(codes, y_small)
+    assert shapes(categorical.statistics_) == {
+        "class_count": (2,),
+        "category_count": (2 + 3, 2),
+        "categories": [(2,), (3,)],
+    }
+    assert [c.tolist() for c in categorical.statistics_["categories"]] == [
+        [0, 1],
+        [0, 1, 2],
+    ]
+    assert all(c.dtype == np.int64 for c in categorical.statistics_["categories"])
+    # Feature-major, a row per code, a column per class (weights of one).
+    assert_array_equal(
+        categorical.statistics_["category_count"],
+        [
+            [1, 1],  # feature 0, code 0: rows 0 (class 0) and 2 (class 1)
+            [1, 1],  # feature 0, code 1: rows 3 and 1
+            [0, 2],  # feature 1, code 0: rows 1 and 2
+            [0, 0],  # feature 1, code 1: none
+            [2, 0],  # feature 1, code 2: rows 0 and 3
+        ],
+    )
+    encoded = reference.CategoricalNB().fit(words, y_small).statistics_
+    assert encoded["categories"][0].dtype == object
+    assert encoded["categories"][0].tolist() == ["a", "b", "c"]
+
+    mixed = reference.MixedNB(families={"categorical": [1], "gaussian": [0]})
+    mixed.fit(codes.astype(np.float64), y_small)
+    assert list(mixed.statistics_) == [
+        "class_count",
+        "categorical/columns",
+        "categorical/class_count",
+        "categorical/category_count",
+        "categorical/categories",
+        "gaussian/columns",
+        "gaussian/class_count",
+        "gaussian/mean",
+        "gaussian/ssd",
+        "gaussian/sample_count",
+        "gaussian/sample_mean",
+        "gaussian/sample_ssd",
+        "gaussian/dtype",
+    ]
+    assert_array_equal(mixed.statistics_["gaussian/columns"], [0])
+    assert mixed.statistics_["gaussian/columns"].dtype == np.intp
+
+
+def test_categorical_partial_fit_appends_new_values_sorted():
+    # Codes of raw values never change: the first batch's values sorted,
+    # then each later batch's new values sorted after them.
+    first = np.array([["sun"], ["rain"], ["sun"]], dtype=object)
+    second = np.array([["fog"], ["wind"], ["rain"], ["fog"]], dtype=object)
+    model = reference.CategoricalNB(alpha=1.0)
+    model.partial_fit(first, np.array([0, 1, 0]), classes=[0, 1])
+    model.partial_fit(second, np.array([1, 1, 0, 0]))
+    assert model.categories_[0].tolist() == ["rain", "sun", "fog", "wind"]
+    # Weighted counts per class (rows) of rain, sun, fog, wind (columns).
+    assert_array_equal(model.category_count_[0], [[1, 2, 1, 0], [1, 0, 1, 1]])
+    # Class 1 (3 samples): (count + 1) / (3 + 4); unseen: 1 / 7.
+    assert_allclose(np.exp(model.feature_log_prob_[0][1]), [2 / 7, 1 / 7, 2 / 7, 2 / 7])
+    jll = model.predict_joint_log_proba(np.array([["snow"]], dtype=object))
+    assert_allclose(jll[0], np.log([4 / 7 * 1 / 8, 3 / 7 * 1 / 7]), rtol=1e-12)
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("container", list(CONTAINERS))
+@pytest.mark.parametrize(
+    "params", [{}, {"var_smoothing": 1e-3}, {"priors": [0.2, 0.3, 0.1, 0.25, 0.15]}]
+)
+def test_gaussian_matches_sklearn(params, container, dtype, weighted):
+    # scikit-learn's GaussianNB (no sparse input) on the same values.
+    X, y, sample_weight = gaussian_data(LABELS["5 str"])
+    X = X.astype(dtype)
+    sample_weight = sample_weight if weighted else None
+    ours = reference.GaussianNB(**params).fit(
+        CONTAINERS[container](X), y, sample_weight
+    )
+    theirs = sk_nb.GaussianNB(**params).fit(X, y, sample_weight)
+    rtol = RTOL[dtype]
+    assert_array_equal(ours.classes_, theirs.classes_)
+    for name in ["class_count_", "class_prior_", "theta_", "var_", "epsilon_"]:
+        value, expected = getattr(ours, name), getattr(theirs, name)
+        assert np.asarray(value).dtype == np.asarray(expected).dtype, name
+        assert_allclose(value, expected, rtol=rtol, err_msg=name)
+    # scikit-learn computes float32 input in float32: its scores are exact
+    # to about rtol times their size, and so are the log-probabilities.
+    scale = np.abs(theirs.predict_joint_log_proba(X)).max()
+    for method, atol in [
+        ("predict_joint_log_proba", rtol * scale),
+        ("predict_log_proba", rtol * scale),
+        ("predict_proba", rtol),
+    ]:
+        result = getattr(ours, method)(CONTAINERS[container](X))
+        expected = getattr(theirs, method)(X)
+        assert result.dtype == expected.dtype, method
+        assert_allclose(result, expected, rtol=rtol, atol=atol, err_msg=method)
+    assert_array_equal(ours.predict(CONTAINERS[container](X)), theirs.predict(X))
+
+
+@pytest.mark.parametrize("container", list(CONTAINERS))
+@pytest.mark.parametrize("name", ["MultinomialNB", "ComplementNB", "BernoulliNB"])
+def test_partial_fit_matches_sklearn(name, container):
+    X, y, sample_weight = make_data(LABELS["5 str"])
+    X = CONTAINERS[container](X)
+    ours = getattr(reference, name)()
+    theirs = getattr(sk_nb, name)()
+    for rows in [slice(0, 25), slice(25, 26), slice(26, N_SAMPLES)]:
+        for model in (ours, theirs):
+            model.partial_fit(
+                X[rows],
+                y[rows],
+                classes=LABELS["5 str"],
+                sample_weight=sample_weight[rows],
+            )
+    assert_same_model(ours, theirs, X, RTOL[np.float64])
+
+
+FAMILY_ESTIMATORS = {
+    "gaussian": "GaussianNB",
+    "categorical": "CategoricalNB",
+    "multinomial": "MultinomialNB",
+    "poisson": "PoissonNB",
+}
+
+
+@pytest.mark.parametrize("family", list(FAMILY_ESTIMATORS))
+def test_mixed_with_one_family_is_that_family(family):
+    # One family, and MixedNB's prior fitted: the family's own model.
+    rng = np.random.default_rng(3)
+    X = rng.poisson(2.0, size=(N_SAMPLES, 3)).astype(np.float64)
+    y = rng.integers(0, 3, N_SAMPLES)
+    sample_weight = rng.uniform(0.2, 3.0, N_SAMPLES)
+    mixed = reference.MixedNB(families={family: [0, 1, 2]})
+    mixed.fit(X, y, sample_weight)
+    alone = getattr(reference, FAMILY_ESTIMATORS[family])()
+    alone.fit(X, y, sample_weight)
+    class_weight = np.bincount(y, weights=sample_weight)
+    assert_allclose(mixed.class_log_prior_, np.log(class_weight / class_weight.sum()))
+    assert_allclose(
+        mixed.predict_joint_log_proba(X), alone.predict_joint_log_proba(X), rtol=1e-12
+    )
