@@ -7,8 +7,8 @@ names, dtypes and shapes) and give the same outputs, with the dtype they
 should have, to rounding: relative 1e-10 from float64 input and 1e-5 from
 float32, entry by entry. An entry near zero is compared against the typical
 size of its array's values, and every output of a row against the size of
-the row's leading joint log-likelihood. Once the state protocol lands
-(``fastnb.get_state``), their sufficient statistics must match too.
+the row's leading joint log-likelihood. Their sufficient statistics
+(``fastnb.get_state`` against the reference's ``statistics_``) match too.
 
 Each case names an estimator, its parameters and a kind of data; the data
 are dense C or F order, CSR and CSC where the estimator takes sparse input,
@@ -634,23 +634,15 @@ def test_matches_reference(case, container, dtype, weighted, mode, tol):
 
 
 @pytest.mark.filterwarnings("ignore:alpha too small:UserWarning")
-@pytest.mark.xfail(
-    not hasattr(fastnb, "get_state"),
-    reason="state protocol not landed yet",
-    raises=AttributeError,
-    strict=True,
-)
 @pytest.mark.parametrize(("case", "container", "dtype"), COMBINATIONS)
 def test_statistics_match_reference(case, container, dtype, tol):
-    get_state = fastnb.get_state  # first: until it exists, nothing else runs
     rtol = tolerance(tol, dtype)
-    # Weighted or not, fitted or partially fitted: four tests in one, as
-    # each failing test costs pytest a slow traceback while this is xfail.
+    # Weighted or not, fitted or partially fitted: four tests in one.
     for weighted in [False, True]:
         X, y, sample_weight, _ = training(case, container, dtype, weighted)
         for mode in ["fit", "partial_fit"]:
             fast, oracle = fit_pair(case, mode, X, y, sample_weight)
-            statistics = get_state(fast).statistics
+            statistics = fastnb.get_state(fast).statistics
             where = f"{mode}, {'weighted' if weighted else 'unweighted'}: "
             assert sorted(statistics) == sorted(oracle.statistics_), where
             for key, expected in oracle.statistics_.items():
