@@ -29,7 +29,7 @@ from fastnb._base import (
 )
 from fastnb._discrete import BaseDiscreteNB
 from fastnb._simd import kernels as _kernels
-from fastnb._smoothing import MEstimate, check_smoothing
+from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
 from fastnb._state import check_statistic
 
 CODE_DTYPES = (np.int32, np.int64, np.float32, np.float64)
@@ -415,18 +415,18 @@ class CategoricalNB(BaseDiscreteNB):
         # Rows of categories seen; those min_categories adds keep zero counts.
         counted = position < category_sizes(categories)[feature]
         counts[counted] = statistics["category_count"]
+        # alpha and the m-estimate's m and prior for every row of the table
+        # (the prior gives no share to unseen categories: they get uniform's).
+        uniform = 1.0 / n_categories[feature]
         if isinstance(alpha, MEstimate):
-            m = np.broadcast_to(alpha.m, (n_features,))[feature]
-            uniform = 1.0 / n_categories[feature]
-            if alpha.prior is None:
-                share = uniform
-            else:
-                given = np.concatenate(alpha.prior)
+            share = None
+            if alpha.prior is not None:
                 share = uniform.copy()
-                share[seen] = given
-            pseudo = m * share
+                share[seen] = np.concatenate(alpha.prior)
+            alpha = MEstimate(np.broadcast_to(alpha.m, (n_features,))[feature], share)
         else:
-            pseudo = np.broadcast_to(alpha, (n_features,))[feature]
+            alpha = np.broadcast_to(alpha, (n_features,))[feature]
+        pseudo, _ = pseudo_counts(alpha, uniform)
         smoothed = counts + pseudo[:, np.newaxis]
         # Sum over each feature's seen categories, in order (as scikit-learn).
         totals = np.add.reduceat(np.where(seen[:, None], smoothed, 0.0), offsets[:-1])

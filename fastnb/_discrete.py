@@ -32,7 +32,7 @@ from fastnb._base import (
     weights_or_ones,
 )
 from fastnb._simd import kernels as _kernels
-from fastnb._smoothing import MEstimate, check_smoothing
+from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
 from fastnb._state import check_statistic
 
 
@@ -259,14 +259,8 @@ class MultinomialNB(BaseDiscreteNB):
 
     def _log_tables(self, statistics, params, class_log_prior):
         feature_count = statistics["feature_count"]
-        alpha = params["alpha"]
-        if isinstance(alpha, MEstimate):
-            # m virtual words spread over the vocabulary by the prior.
-            n_features = feature_count.shape[1]
-            prior = 1.0 / n_features if alpha.prior is None else alpha.prior
-            pseudo = alpha.m * prior
-        else:
-            pseudo = alpha
+        # alpha, or m virtual words spread over the vocabulary by the prior.
+        pseudo, _ = pseudo_counts(params["alpha"], 1.0 / feature_count.shape[1])
         smoothed = feature_count + pseudo
         table = feature_major(
             np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True))
@@ -459,13 +453,9 @@ class BernoulliNB(BaseDiscreteNB):
         return self.binarize
 
     def _log_tables(self, statistics, params, class_log_prior):
-        alpha = params["alpha"]
-        if isinstance(alpha, MEstimate):
-            # (N_ci + m p_i) / (N_c + m): m virtual samples, p_i of them on.
-            prior = 0.5 if alpha.prior is None else alpha.prior
-            pseudo_on, pseudo_total = alpha.m * prior, alpha.m
-        else:
-            pseudo_on, pseudo_total = alpha, alpha * 2
+        # (N_ci + alpha) / (N_c + 2 alpha), or (N_ci + m p_i) / (N_c + m): m
+        # virtual samples, p_i of them on.
+        pseudo_on, pseudo_total = pseudo_counts(params["alpha"], 0.5)
         # (N_c + 2 alpha_i): a column for scalar alpha, a full table per feature.
         feature_log_prob = np.log(statistics["feature_count"] + pseudo_on) - np.log(
             statistics["class_count"].reshape(-1, 1) + pseudo_total

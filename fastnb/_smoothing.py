@@ -70,7 +70,20 @@ class MEstimate:
         )
 
     def __hash__(self):
-        return id(self)
+        # Equal m-estimates hash alike (__eq__ compares values).
+        return hash((_frozen(self.m), _frozen(self.prior)))
+
+
+def _frozen(value):
+    """A hashable copy of a number, an array or a list of them: nested tuples.
+
+    An array and a list of the same numbers freeze alike, as they compare.
+    """
+    if value is None:
+        return None
+    if np.ndim(value) == 0:
+        return float(value)
+    return tuple(_frozen(item) for item in value)
 
 
 def _same_prior(a, b):
@@ -151,6 +164,20 @@ def check_alpha(alpha, n_features, force_alpha):
         )
         return np.maximum(alpha, ALPHA_FLOOR)
     return alpha
+
+
+def pseudo_counts(alpha, uniform):
+    """The pseudo-count of each value and their total, for a checked ``alpha``.
+
+    ``uniform`` is each value's share under a uniform prior (1 / V for V
+    values). Additive smoothing adds ``alpha`` to every value (in all
+    ``alpha V``); the m-estimate adds ``m p``, with p the prior or else
+    ``uniform`` (in all ``m``).
+    """
+    if isinstance(alpha, MEstimate):
+        share = uniform if alpha.prior is None else alpha.prior
+        return alpha.m * share, alpha.m
+    return alpha, alpha / uniform
 
 
 def check_smoothing(alpha, n_features, force_alpha, prior_shape):

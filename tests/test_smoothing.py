@@ -334,3 +334,16 @@ def test_grid_search_over_m(name, make_counts):
     assert ours.best_index_ == theirs.best_index_
     assert ours.best_params_["alpha"] == MEstimate(m=ms[theirs.best_index_])
     assert_array_equal(ours.predict(X), theirs.predict(X))
+
+
+def test_equal_m_estimates_hash_alike():
+    # __eq__ compares values, so __hash__ must too: a set keeps one of them.
+    same = [
+        MEstimate(2.0, prior=np.array([0.25, 0.75])),
+        MEstimate(2.0, prior=[0.25, 0.75]),
+    ]
+    assert same[0] == same[1] and hash(same[0]) == hash(same[1])
+    assert len(set(same)) == 1
+    per_feature = MEstimate(np.array([1.0, 2.0]), prior=[np.array([0.5, 0.5])])
+    assert hash(per_feature) == hash(MEstimate([1.0, 2.0], prior=[[0.5, 0.5]]))
+    assert len({MEstimate(1.0), MEstimate(2.0), MEstimate(1.0, prior=[1.0])}) == 3
