@@ -22,8 +22,6 @@ from fastnb._base import (
     effective_n_threads,
     fitted_statistic,
     fitted_table,
-    log_class_prior,
-    pad_classes,
     thread_scratch,
     weights_or_ones,
 )
@@ -402,7 +400,7 @@ class CategoricalNB(BaseDiscreteNB):
 
     # -- tables and scoring ---------------------------------------------------
 
-    def _tables(self, statistics, params):
+    def _log_tables(self, statistics, params, class_log_prior):
         """Log tables with a row per category and one per feature for unseen ones."""
         alpha, n_categories = params["alpha"], params["n_categories"]
         categories = statistics["categories"]
@@ -432,12 +430,9 @@ class CategoricalNB(BaseDiscreteNB):
         totals = np.add.reduceat(np.where(seen[:, None], smoothed, 0.0), offsets[:-1])
         with np.errstate(divide="ignore"):
             table = np.log(smoothed) - np.log(totals)[feature]
-        prior = log_class_prior(
-            statistics["class_count"], params["class_prior"], params["fit_prior"]
-        )
         attributes = {
             "feature_log_prob_": per_feature(table, n_categories, block_extra=1),
-            "class_log_prior_": prior,
+            "class_log_prior_": class_log_prior,
             "category_count_": per_feature(counts, n_categories, block_extra=1),
             "n_categories_": n_categories,
             # A column of codes has the codes 0 .. n - 1 as its categories.
@@ -446,13 +441,11 @@ class CategoricalNB(BaseDiscreteNB):
                 for c, n in zip(categories, n_categories, strict=True)
             ],
         }
-        scoring = {
+        return attributes, {
             "offsets": offsets,
-            "table": pad_classes(table),
-            "intercept": pad_classes(prior),
-            "log_prior": prior,
+            "table": table,
+            "intercept": class_log_prior,
         }
-        return attributes, scoring
 
     def _score(self, X, scoring, output, out, labels):
         n_classes = len(scoring["log_prior"])

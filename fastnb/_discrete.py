@@ -6,6 +6,7 @@ kernel: ``intercept[c] + sum_j x_j * table[j, c]`` over a feature-major table.
 They differ only in how the tables are built from the counts.
 """
 
+from abc import abstractmethod
 from numbers import Real
 
 import numpy as np
@@ -111,7 +112,17 @@ class BaseDiscreteNB(BaseNB):
         return tags
 
     def _counts_binarize(self):
+        """The threshold above which a value counts as 1 (else 0), or None."""
         return None
+
+    @abstractmethod
+    def _log_tables(self, statistics, params, class_log_prior):
+        """``(attributes, scoring)`` of the family, from its statistics.
+
+        ``scoring`` holds ``table``, feature-major (n_features, n_classes),
+        and ``intercept`` (n_classes,), unpadded; ``_tables`` adds the log
+        prior and pads both to whole class blocks.
+        """
 
     # -- the state protocol ------------------------------------------------------
 
