@@ -45,8 +45,15 @@ def column_kinds(raw, X):
     return np.full(X.shape[1], X.dtype.kind in "iuf")
 
 
-def checked_codes(column, name):
-    """A column of codes as non-negative integers; ValueError otherwise."""
+# The largest code int64 holds: a larger unsigned code is unseen at predict.
+LARGEST_CODE = np.iinfo(np.int64).max
+
+
+def checked_codes(column, name, max_categories=None):
+    """A column of codes as non-negative integers; ValueError otherwise.
+
+    With ``max_categories`` (fitting), a code must also be below it.
+    """
     if column.dtype.kind not in "iuf":
         try:
             column = column.astype(np.float64)
@@ -66,14 +73,31 @@ def checked_codes(column, name):
             f"CategoricalNB: feature {name} has non-integer codes; category codes "
             "must be whole numbers (or pass the raw values as strings)."
         )
+    if max_categories is not None and column.size and column.max() >= max_categories:
+        highest = column.max()
+        shown = int(highest) if float(highest) < 2.0**64 else highest
+        raise ValueError(
+            f"CategoricalNB: feature {name} has code {shown}, which needs a table "
+            f"of more than max_categories={max_categories} categories; raise "
+            "max_categories if the feature really has that many."
+        )
     return column
 
 
-def check_code_matrix(codes):
+def as_int64_codes(column):
+    """Checked codes as int64; unsigned codes too large for it become LARGEST_CODE."""
+    if column.dtype.kind == "u" and column.dtype.itemsize == 8:
+        column = np.minimum(column, LARGEST_CODE)
+    return column.astype(np.int64)
+
+
+def check_code_matrix(codes, max_categories=None):
     """checked_codes for every column of a numeric matrix, in whole-array passes."""
     if not codes.size:
         return
-    bad = codes.min() < 0
+    bad = codes.min() < 0 or (
+        max_categories is not None and codes.max() >= max_categories
+    )
     if not bad and codes.dtype.kind == "f":
         # In row blocks: no temporary the size of X.
         for start in range(0, len(codes), 1 << 16):
@@ -83,7 +107,8 @@ def check_code_matrix(codes):
                 break
     if bad:
         for j in range(codes.shape[1]):
-            checked_codes(codes[:, j], j)  # raises, naming the first bad column
+            # Raises, naming the first bad column.
+            checked_codes(codes[:, j], j, max_categories)
 
 
 class CategoricalNB(BaseDiscreteNB):
@@ -121,6 +146,13 @@ class CategoricalNB(BaseDiscreteNB):
     min_categories : int or array-like of shape (n_features,), default=None
         Least number of categories per feature (codes ``0 ..
         min_categories - 1`` are then known even if unseen).
+    max_categories : int, default=1_000_000
+        Most categories a feature may have. ``fit`` and ``partial_fit`` refuse
+        a code ``>= max_categories`` (or more distinct raw values) with a
+        ValueError before any table is allocated: one stray huge code would
+        otherwise ask for a table of that many rows per class. Raise it for
+        features that really have more categories. At predict time any code
+        is accepted (a code never seen scores as unseen).
 
     Attributes
     ----------
@@ -172,6 +204,7 @@ class CategoricalNB(BaseDiscreteNB):
             "array-like",
             Interval(Integral, 1, None, closed="left"),
         ],
+        "max_categories": [Interval(Integral, 1, None, closed="left")],
     }
 
     feature_log_prob_ = fitted_table(
@@ -186,6 +219,7 @@ class CategoricalNB(BaseDiscreteNB):
         fit_prior=True,
         class_prior=None,
         min_categories=None,
+        max_categories=1_000_000,
     ):
         super().__init__(
             alpha=alpha,
@@ -194,6 +228,7 @@ class CategoricalNB(BaseDiscreteNB):
             class_prior=class_prior,
         )
         self.min_categories = min_categories
+        self.max_categories = max_categories
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -343,9 +378,10 @@ class CategoricalNB(BaseDiscreteNB):
         n_features = X.shape[1]
         if known is None:
             known = [np.arange(0)] * n_features
+        limit = self.max_categories if learn else None
         if codes_columns.all() and X.dtype.kind in "iuf":
-            codes = X if X.dtype in CODE_DTYPES else X.astype(np.int64)
-            check_code_matrix(codes)
+            check_code_matrix(X, limit)
+            codes = X if X.dtype in CODE_DTYPES else as_int64_codes(X)
             if not learn:
                 return codes, None
             highest = codes.max(axis=0).astype(np.int64) if len(codes) else 0
@@ -355,7 +391,7 @@ class CategoricalNB(BaseDiscreteNB):
         categories = []
         for j in range(n_features):
             if codes_columns[j]:
-                column = checked_codes(X[:, j], j).astype(np.int64)
+                column = as_int64_codes(checked_codes(X[:, j], j, limit))
                 size = max(int(column.max()) + 1 if len(column) else 0, len(known[j]))
                 categories.append(size)
                 codes[:, j] = column
@@ -363,6 +399,12 @@ class CategoricalNB(BaseDiscreteNB):
                 column_codes, column_categories = self._encode_values(
                     X[:, j], known[j], learn, j
                 )
+                if learn and len(column_categories) > self.max_categories:
+                    raise ValueError(
+                        f"CategoricalNB: feature {j} has {len(column_categories)} "
+                        f"categories, more than max_categories={self.max_categories}"
+                        "; raise max_categories if it really has that many."
+                    )
                 codes[:, j] = column_codes
                 categories.append(column_categories)
         return codes, categories

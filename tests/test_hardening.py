@@ -1,0 +1,116 @@
+"""Bad input that once reached the kernels: each case raises a clear error.
+
+Cases that corrupted memory or allocated without bound run in a child
+process, so that a regression shows as a failed test, not a dead run.
+"""
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import fastnb
+
+HUGE_CODES = {
+    "float 1e19": np.array([[0.0, 1.0], [1e19, 0.0]]),
+    "float 1e300": np.array([[0.0, 1.0], [1e300, 0.0]]),
+    "uint64 2**63 + 5": np.array([[0, 1], [2**63 + 5, 0]], dtype=np.uint64),
+    "int 10**9": np.array([[0, 1], [10**9, 0]]),
+}
+
+
+def run_child(code):
+    """Run code in a fresh interpreter; return (exit code, stderr)."""
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return result.returncode, result.stderr
+
+
+@pytest.mark.parametrize("name", HUGE_CODES)
+@pytest.mark.parametrize("estimator", ["CategoricalNB", "MixedNB"])
+def test_a_huge_code_at_fit_is_refused_before_allocating(name, estimator):
+    X = HUGE_CODES[name]
+    shown = {
+        "float 1e19": "10000000000000000000",
+        "float 1e300": "1e+300",
+        "uint64 2**63 + 5": str(2**63 + 5),
+        "int 10**9": str(10**9),
+    }[name]
+    params = (
+        {"families": {"categorical": "remaining"}} if estimator == "MixedNB" else {}
+    )
+    code = f"""
+        import numpy as np, fastnb
+        X = np.array({X.tolist()!r}, dtype=np.{X.dtype})
+        try:
+            fastnb.{estimator}(**{params!r}).fit(X, [0, 1])
+        except ValueError as exc:
+            raise SystemExit("ValueError: " + str(exc))
+        raise SystemExit("no error")
+    """
+    status, stderr = run_child(code)
+    assert status == 1, stderr
+    assert f"feature 0 has code {shown}" in stderr
+    assert "max_categories=1000000" in stderr
+
+
+def test_max_categories_can_be_raised():
+    X = np.array([[0, 1], [1_500_000, 0]])
+    with pytest.raises(ValueError, match="max_categories=1000000"):
+        fastnb.CategoricalNB().fit(X, [0, 1])
+    model = fastnb.CategoricalNB(max_categories=2_000_000).fit(X, [0, 1])
+    assert model.n_categories_.tolist() == [1_500_001, 2]
+
+
+def test_max_categories_counts_raw_values():
+    X = np.array([["a"], ["b"], ["c"]])
+    with pytest.raises(ValueError, match="3 categories, more than max_categories=2"):
+        fastnb.CategoricalNB(max_categories=2).fit(X, [0, 1, 0])
+    model = fastnb.CategoricalNB(max_categories=2).fit(X[:2], [0, 1])
+    with pytest.raises(ValueError, match="more than max_categories=2"):
+        model.partial_fit(X[2:], [0])
+    assert model.categories_[0].tolist() == ["a", "b"]
+
+
+@pytest.mark.parametrize("name", ["float 1e19", "float 1e300", "uint64 2**63 + 5"])
+def test_a_huge_code_at_predict_scores_as_unseen(name):
+    model = fastnb.CategoricalNB().fit(np.array([[0, 1], [1, 0], [1, 1]]), [0, 1, 1])
+    X = HUGE_CODES[name][1:]
+    unseen = np.array([[2, 0]], dtype=X.dtype)
+    np.testing.assert_array_equal(model.predict_proba(X), model.predict_proba(unseen))
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [fastnb.MultinomialNB, fastnb.BernoulliNB, fastnb.PoissonNB, fastnb.CategoricalNB],
+)
+@pytest.mark.parametrize(
+    ("prior", "message"),
+    [
+        ([0.5, -0.1, 0.6], "Priors must be non-negative"),
+        ([0.5, np.nan, 0.5], "NaN or infinity"),
+        ([0.2, 0.2, 0.2], "The sum of the priors should be 1"),
+        ([0.5, 0.5], "Number of priors must match number of classes"),
+    ],
+)
+def test_every_class_prior_is_checked(estimator, prior, message):
+    X = np.array([[1, 0], [0, 1], [1, 1]])
+    with pytest.raises(ValueError, match=message):
+        estimator(class_prior=prior).fit(X, [0, 1, 2])
+
+
+def test_mixed_family_alpha_of_the_wrong_length_is_refused():
+    model = fastnb.MixedNB(
+        families={"multinomial": [0, 1], "gaussian": [2]},
+        multinomial_params={"alpha": [1.0, 1.0, 1.0]},
+    )
+    X = np.array([[1.0, 0.0, 0.5], [0.0, 2.0, -0.5]])
+    with pytest.raises(ValueError, match="n_features") as raised:
+        model.fit(X, [0, 1])
+    assert "'multinomial' family" in "".join(raised.value.__notes__)
