@@ -12,6 +12,7 @@ from abc import ABCMeta, abstractmethod
 from numbers import Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_is_fitted
@@ -55,6 +56,19 @@ def sparse_arrays(X):
         X.indices.astype(index_dtype, copy=False),
         X.indptr.astype(index_dtype, copy=False),
     )
+
+
+def summed_duplicates(X):
+    """X with repeated sparse entries summed into one (a copy only if needed).
+
+    For scores that are not linear in a value (binarized, squared,
+    log-factorial), where a repeated entry must count as its sum, as in the
+    canonical matrix.
+    """
+    if sp.issparse(X) and not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
 
 
 def rows_by_class(y, n_classes):

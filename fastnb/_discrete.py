@@ -29,6 +29,7 @@ from fastnb._base import (
     pad_classes,
     rows_by_class,
     sparse_arrays,
+    summed_duplicates,
     thread_scratch,
     weights_or_ones,
 )
@@ -132,6 +133,8 @@ class BaseDiscreteNB(BaseNB):
         )
         if self._requires_non_negative:
             check_non_negative(X, f"{type(self).__name__} (input X)")
+        if self._counts_binarize() is not None:
+            X = summed_duplicates(X)
         return X, y
 
     def _empty_statistics(self, n_classes, X):
@@ -184,9 +187,8 @@ class BaseDiscreteNB(BaseNB):
         return attributes, scoring
 
     def _check_X(self, X):
-        return validate_data(
-            self, X, accept_sparse="csr", dtype=FLOAT_DTYPES, reset=False
-        )
+        X = validate_data(self, X, accept_sparse="csr", dtype=FLOAT_DTYPES, reset=False)
+        return X if self._counts_binarize() is None else summed_duplicates(X)
 
     def _score(self, X, scoring, output, out, labels):
         binarize = self._counts_binarize()
@@ -607,7 +609,7 @@ class PoissonNB(BaseDiscreteNB):
         X = super()._check_X(X)
         # A negative count has no Poisson probability (and no log-factorial).
         check_non_negative(X, "PoissonNB (input X)")
-        return X
+        return summed_duplicates(X)
 
     def _score(self, X, scoring, output, out, labels):
         super()._score(X, scoring, output, out, labels)

@@ -26,6 +26,7 @@ from fastnb._base import (
     pad_classes,
     rows_by_class,
     sparse_arrays,
+    summed_duplicates,
     thread_scratch,
     weights_or_ones,
 )
@@ -57,9 +58,7 @@ def class_moments(X, y, sample_weight, n_classes):
     count = class_weights(y, sample_weight, n_classes)
     mean = np.zeros((n_classes, n_features))
     ssd = np.zeros((n_classes, n_features))
-    if not X.has_canonical_format:
-        X = X.copy()
-        X.sum_duplicates()  # a repeated entry is one value, not two samples
+    X = summed_duplicates(X)  # a repeated entry is one value, not two samples
     stored = np.zeros((n_classes, n_features))
     if X.format == "csr":
         _kernels.gaussian_moments_csr(
@@ -446,9 +445,8 @@ class GaussianNB(BaseNB):
         return attributes, scoring
 
     def _check_X(self, X):
-        return validate_data(
-            self, X, accept_sparse="csr", dtype=FLOAT_DTYPES, reset=False
-        )
+        X = validate_data(self, X, accept_sparse="csr", dtype=FLOAT_DTYPES, reset=False)
+        return summed_duplicates(X)
 
     def _score(self, X, scoring, output, out, labels):
         n_classes = len(scoring["log_prior"])

@@ -10,6 +10,7 @@ import textwrap
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 import fastnb
 
@@ -114,3 +115,45 @@ def test_mixed_family_alpha_of_the_wrong_length_is_refused():
     with pytest.raises(ValueError, match="n_features") as raised:
         model.fit(X, [0, 1])
     assert "'multinomial' family" in "".join(raised.value.__notes__)
+
+
+def with_duplicates(X):
+    """X as a CSR matrix with every stored entry split in two halves."""
+    canonical = sp.csr_matrix(X)
+    counts = np.diff(canonical.indptr)
+    # Each row's entries, then the same entries again, each half its value.
+    data, indices = [], []
+    for i in range(X.shape[0]):
+        row = slice(canonical.indptr[i], canonical.indptr[i + 1])
+        data += [canonical.data[row] / 2] * 2
+        indices += [canonical.indices[row]] * 2
+    indptr = np.concatenate([[0], np.cumsum(2 * counts)])
+    split = sp.csr_matrix(
+        (np.concatenate(data), np.concatenate(indices), indptr), shape=X.shape
+    )
+    assert not split.has_canonical_format and split.nnz == 2 * canonical.nnz
+    return split
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        fastnb.MultinomialNB(),
+        fastnb.ComplementNB(),
+        fastnb.BernoulliNB(binarize=1.0),
+        fastnb.PoissonNB(),
+        fastnb.GaussianNB(),
+    ],
+    ids=type,
+)
+def test_duplicate_sparse_entries_count_as_their_sum(estimator):
+    rng = np.random.default_rng(3)
+    X = rng.poisson(1.0, size=(40, 5)).astype(np.float64)
+    y = np.arange(40) % 3
+    canonical = type(estimator)(**estimator.get_params()).fit(X, y)
+    split = type(estimator)(**estimator.get_params()).fit(with_duplicates(X), y)
+    np.testing.assert_allclose(
+        split.predict_joint_log_proba(with_duplicates(X)),
+        canonical.predict_joint_log_proba(X),
+        rtol=1e-10,
+    )
