@@ -20,6 +20,8 @@ from sklearn.utils.estimator_checks import (
 
 import fastnb
 
+from _helpers import require_data, tol
+
 N_FEATURES = 5
 N_SAMPLES = 90
 LABELS = {
@@ -152,7 +154,7 @@ def check_against_sklearn(dtype, layout, weighted, labels, params, rtol):
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 @pytest.mark.parametrize("layout", [dense_c, dense_f, dense_read_only])
 @pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64])
-def test_containers_match_sklearn(dtype, layout, weighted, tol):
+def test_containers_match_sklearn(dtype, layout, weighted):
     check_against_sklearn(
         dtype, layout, weighted, LABELS["5 str"], {"alpha": 0.7}, tol(np.float64)
     )
@@ -161,21 +163,21 @@ def test_containers_match_sklearn(dtype, layout, weighted, tol):
 @pytest.mark.parametrize("config", CONFIGS)
 @pytest.mark.parametrize("labels", LABELS)
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
-def test_parameters_match_sklearn(weighted, labels, config, tol):
+def test_parameters_match_sklearn(weighted, labels, config):
     check_against_sklearn(
         np.int64, dense_c, weighted, LABELS[labels], CONFIGS[config], tol(np.float64)
     )
 
 
 @pytest.mark.parametrize("config", ["min_categories array", "class_prior"])
-def test_parameters_match_sklearn_float32_fortran(config, tol):
+def test_parameters_match_sklearn_float32_fortran(config):
     check_against_sklearn(
         np.float32, dense_f, True, LABELS["5 str"], CONFIGS[config], tol(np.float64)
     )
 
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
-def test_large_input_matches_sklearn(weighted, tol):
+def test_large_input_matches_sklearn(weighted):
     # Large enough for the kernels to use several threads.
     labels = LABELS["5 str"]
     X, y, sample_weight = make_codes(labels, n_samples=40_000, seed=8)
@@ -210,7 +212,7 @@ def growing_batches(labels):
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 @pytest.mark.parametrize("labels", LABELS)
-def test_partial_fit_new_categories_equals_fit(labels, weighted, tol):
+def test_partial_fit_new_categories_equals_fit(labels, weighted):
     labels = LABELS[labels]
     batches = growing_batches(labels)
     X_all = np.concatenate([b[0] for b in batches])
@@ -229,7 +231,7 @@ def test_partial_fit_new_categories_equals_fit(labels, weighted, tol):
     assert_same_model(ours, refit, X_all, tol(np.float64))
 
 
-def test_partial_fit_strings_new_categories_equals_fit(tol):
+def test_partial_fit_strings_new_categories_equals_fit():
     rng = np.random.default_rng(5)
     X = rng.choice(["red", "green", "blue"], size=(150, 3)).astype(object)
     X[100:, 1] = rng.choice(["violet", "amber"], size=50)  # new in the last batch
@@ -294,7 +296,7 @@ def bad_batches():
 
 @pytest.mark.parametrize("predicted", [False, True], ids=["stale", "predicted"])
 @pytest.mark.parametrize("fault", list(bad_batches()))
-def test_failed_partial_fit_leaves_model_unchanged(fault, predicted, tol):
+def test_failed_partial_fit_leaves_model_unchanged(fault, predicted):
     labels = LABELS["5 str"]
     X, y, _ = make_codes(labels, n_samples=60)
     model = fastnb.CategoricalNB().partial_fit(X, y, classes=labels)
@@ -338,7 +340,7 @@ def hand_joint_log_proba(X_codes, y, sample_weight, x, alpha, n_categories):
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 @pytest.mark.parametrize("alpha", [1.0, 0.25, "per feature"])
-def test_unseen_code_gets_smoothed_zero_count(alpha, weighted, tol):
+def test_unseen_code_gets_smoothed_zero_count(alpha, weighted):
     X, y, w = make_codes(LABELS["5 str"])
     w = w if weighted else None
     alpha = np.linspace(0.2, 2.0, N_FEATURES) if alpha == "per feature" else alpha
@@ -354,7 +356,7 @@ def test_unseen_code_gets_smoothed_zero_count(alpha, weighted, tol):
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.float64])
-def test_huge_unseen_code_is_cheap(dtype, tol):
+def test_huge_unseen_code_is_cheap(dtype):
     # An unseen code scores like any other: it must not cost memory in
     # proportion to its value (nor fail for a code past any table size).
     X, y, _ = make_codes(LABELS["2 int"])
@@ -373,7 +375,7 @@ def test_huge_unseen_code_is_cheap(dtype, tol):
         assert peak < 10**6, f"code {code}: predict allocated {peak} bytes"
 
 
-def test_unseen_code_with_min_categories(tol):
+def test_unseen_code_with_min_categories():
     X, y, _ = make_codes(LABELS["2 int"])
     minimum = np.array([1, 7, 2, 9, 6])
     model = fastnb.CategoricalNB(alpha=0.5, min_categories=minimum).fit(X, y)
@@ -384,7 +386,7 @@ def test_unseen_code_with_min_categories(tol):
     assert_allclose(model.predict_joint_log_proba([row])[0], expected, rtol=1e-10)
 
 
-def test_unknown_string_gets_smoothed_zero_count(tol):
+def test_unknown_string_gets_smoothed_zero_count():
     rng = np.random.default_rng(11)
     X = rng.choice(["a", "bb", "ccc", "dddd"], size=(70, 3))
     y = rng.choice(["no", "yes"], size=70)
@@ -441,7 +443,7 @@ def assert_same_by_value(ours, theirs, categories, rtol):
 
 
 @pytest.mark.parametrize("kind", ["str", "object", "bool"])
-def test_raw_columns_match_sklearn_on_encoded(kind, tol):
+def test_raw_columns_match_sklearn_on_encoded(kind):
     rng = np.random.default_rng(2)
     n = 80
     y = rng.choice(["spam", "ham", "eggs"], size=n)
@@ -484,7 +486,7 @@ def mixed_frame(rng, n):
 RAW_COLUMNS = ["colour", "size", "shade", "flag"]
 
 
-def test_dataframe_mixed_columns_match_sklearn(tol):
+def test_dataframe_mixed_columns_match_sklearn():
     rng = np.random.default_rng(4)
     frame = mixed_frame(rng, 120)
     y = np.where(frame["colour"].isin(["red", "grey"]), "warm", "cool")
@@ -515,7 +517,7 @@ def test_dataframe_mixed_columns_match_sklearn(tol):
 
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
-def test_alpha_per_feature_hand_formula(weighted, tol):
+def test_alpha_per_feature_hand_formula(weighted):
     labels = LABELS["5 str"]
     X, y, w = make_codes(labels)
     w = w if weighted else np.ones(len(y))
@@ -632,7 +634,7 @@ def test_play_tennis_new_day():
     )
 
 
-def test_play_tennis_codes_match_sklearn(tol):
+def test_play_tennis_codes_match_sklearn():
     # Laplace smoothing, through an encoder, against scikit-learn.
     X, y = play_tennis()
     codes = OrdinalEncoder().fit_transform(X)
@@ -717,7 +719,7 @@ DATASETS = {
 
 
 @pytest.mark.parametrize("name", DATASETS)
-def test_real_data_matches_sklearn(name, require_data, tol):
+def test_real_data_matches_sklearn(name):
     X_train, X_test, y_train, y_test = DATASETS[name](require_data)
     # The encoder is fitted on the training part only (as a pipeline would);
     # test rows with a category never seen in training are dropped for the
@@ -760,7 +762,7 @@ def test_real_data_matches_sklearn(name, require_data, tol):
     )
 
 
-def test_car_accuracy_from_readme(require_data):
+def test_car_accuracy_from_readme():
     # README: car, OrdinalEncoder fitted on the training part, CategoricalNB
     # defaults, stratified 75/25 split with random_state=42: .8472.
     X_train, X_test, y_train, y_test = split(require_data("car/car.data"), 6)

@@ -18,6 +18,8 @@ from sklearn.utils.validation import check_is_fitted
 import fastnb
 from fastnb import reference
 
+from _helpers import make_counts, tol
+
 ESTIMATORS = ["MultinomialNB", "ComplementNB", "BernoulliNB"]
 N_FEATURES = 12
 ALPHA_PER_FEATURE = np.linspace(0.05, 3.0, N_FEATURES)
@@ -171,7 +173,7 @@ def fit_three(name, params, X, y, sample_weight=None):
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("name", ESTIMATORS)
 def test_matches_sklearn_and_reference(
-    name, dtype, make_container, index_dtype, weighted, make_counts, tol
+    name, dtype, make_container, index_dtype, weighted
 ):
     X_dense, y, sample_weight = make_counts(LABELS["5 str"])
     X = make_container(X_dense.astype(dtype), index_dtype)
@@ -194,7 +196,7 @@ def test_matches_sklearn_and_reference(
 
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("name", ESTIMATORS)
-def test_mixed_sparse_index_dtypes(name, index_dtype, make_counts, tol):
+def test_mixed_sparse_index_dtypes(name, index_dtype):
     # indices and indptr of different integer types.
     X_dense, y, sample_weight = make_counts(LABELS["5 str"])
     X = sp.csr_matrix(X_dense)
@@ -205,7 +207,7 @@ def test_mixed_sparse_index_dtypes(name, index_dtype, make_counts, tol):
 
 
 @pytest.mark.parametrize("name", ESTIMATORS)
-def test_non_contiguous_dense_views(name, make_counts, tol):
+def test_non_contiguous_dense_views(name):
     X_dense, y, sample_weight = make_counts(LABELS["5 str"], n_features=2 * N_FEATURES)
     # Every other column, rows reversed: neither C nor F contiguous.
     X = X_dense[::-1, ::2]
@@ -223,7 +225,7 @@ def test_non_contiguous_dense_views(name, make_counts, tol):
     ids=lambda value: value if isinstance(value, str) else None,
 )
 @pytest.mark.parametrize("name", ESTIMATORS)
-def test_other_dtypes_are_read_as_float64(name, input_dtype, sparse, make_counts, tol):
+def test_other_dtypes_are_read_as_float64(name, input_dtype, sparse):
     X_float, y, sample_weight = make_counts(LABELS["2 int"])
     X_float = np.round(X_float) if input_dtype is not bool else X_float > 1.0
     X_float = X_float.astype(np.float64)
@@ -274,9 +276,7 @@ CONFIGS = [
 @pytest.mark.parametrize(
     ("name", "params"), CONFIGS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CONFIGS)]
 )
-def test_parameters_match_sklearn_and_reference(
-    name, params, labels, container, make_counts, tol
-):
+def test_parameters_match_sklearn_and_reference(name, params, labels, container):
     X, y, sample_weight = make_counts(LABELS[labels])
     if "binarize" in params and params["binarize"] is None:
         # The model reads X as it is: give it 0/1 values.
@@ -316,7 +316,7 @@ def bernoulli_by_hand(X, y, sample_weight, alpha, threshold):
 
 
 @pytest.mark.parametrize("container", [np.asarray, sp.csr_matrix], ids=["dense", "csr"])
-def test_bernoulli_per_feature_alpha(container, make_counts, tol):
+def test_bernoulli_per_feature_alpha(container):
     # Deliberately unlike scikit-learn, which adds the alpha vector to the
     # class counts: each feature's denominator is N_c + 2 alpha_j.
     X, y, sample_weight = make_counts(LABELS["5 str"])
@@ -494,7 +494,7 @@ def test_grid_search_over_alpha(name):
 
 
 @pytest.mark.parametrize("name", ESTIMATORS)
-def test_clone(name, make_counts):
+def test_clone(name):
     X, y, _ = make_counts(LABELS["2 int"])
     params = {"alpha": ALPHA_PER_FEATURE, "fit_prior": False}
     model = getattr(fastnb, name)(**params).fit(X, y)
@@ -512,7 +512,7 @@ def test_clone(name, make_counts):
 
 @pytest.mark.parametrize("partial", [False, True], ids=["fit", "partial_fit"])
 @pytest.mark.parametrize("name", ESTIMATORS)
-def test_pickle_round_trip(name, partial, make_counts):
+def test_pickle_round_trip(name, partial):
     X, y, sample_weight = make_counts(LABELS["5 str"])
     model = getattr(fastnb, name)(alpha=0.7)
     if partial:
@@ -530,7 +530,7 @@ def test_pickle_round_trip(name, partial, make_counts):
 
 
 @pytest.mark.parametrize("name", ESTIMATORS)
-def test_feature_names_from_dataframe(name, make_counts):
+def test_feature_names_from_dataframe(name):
     pd = pytest.importorskip("pandas")
     X, y, _ = make_counts(LABELS["2 int"])
     columns = [f"word_{j}" for j in range(X.shape[1])]

@@ -12,7 +12,6 @@ import math
 import re
 import warnings
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,7 +27,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fastnb import GaussianNB
 
-DATA_DIR = Path(__file__).parents[1].parent / "shared" / "data"
+from _helpers import require_data
 
 OUTPUTS = ["predict_joint_log_proba", "predict_log_proba", "predict_proba"]
 ATTRIBUTES = ["theta_", "var_", "class_count_", "class_prior_", "epsilon_"]
@@ -986,15 +985,8 @@ SPAMBASE_ACCURACY = 0.8306  # from the data README, scikit-learn 1.9.1 defaults
 ADULT_NUMERIC = [0, 2, 4, 10, 11, 12]  # age, fnlwgt, education-num, capital-*, hours
 
 
-def data_file(relative_path):
-    path = DATA_DIR / relative_path
-    if not path.exists():
-        pytest.skip(f"shared data file {path} is not available")
-    return path
-
-
 def test_spambase_matches_sklearn_and_readme_accuracy():
-    data = np.loadtxt(data_file("spambase/spambase.data"), delimiter=",")
+    data = np.loadtxt(require_data("spambase/spambase.data"), delimiter=",")
     assert data.shape == (4601, 58)
     X, y = data[:, :-1], data[:, -1].astype(int)
     X_train, X_test, y_train, y_test = train_test_split(
@@ -1014,7 +1006,7 @@ def test_spambase_matches_sklearn_and_readme_accuracy():
 def read_adult(relative_path):
     """The numeric columns and the labels (without a trailing '.') of an Adult file."""
     rows, labels = [], []
-    with open(data_file(relative_path)) as lines:
+    with open(require_data(relative_path)) as lines:
         for line in lines:
             fields = [field.strip() for field in line.split(",")]
             if len(fields) != 15:  # the comment line of adult.test, blank lines

@@ -22,6 +22,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import fastnb
 from fastnb import MixedNB, _mixed
 
+from _helpers import make_counts, require_data
+
 OUTPUTS = ["predict_joint_log_proba", "predict_log_proba", "predict_proba"]
 LABELS = np.array(["a", "b", "c"])
 COLOURS = np.array(["red", "green", "blue", "white"])
@@ -109,7 +111,7 @@ def test_sklearn_estimator_checks(estimator, check):
 # ---------------------------------------------------------------------------
 
 
-def single_family_data(family, make_counts):
+def single_family_data(family):
     X, y, sample_weight = make_counts(LABELS, n_samples=90, n_features=6)
     if family == "gaussian":
         rng = np.random.default_rng(1)
@@ -127,8 +129,8 @@ def single_family_data(family, make_counts):
 @pytest.mark.parametrize(
     "prior", [{}, {"fit_prior": False}, {"class_prior": [0.2, 0.5, 0.3]}]
 )
-def test_single_family_is_that_estimator(family, prior, make_counts):
-    X, y, sample_weight = single_family_data(family, make_counts)
+def test_single_family_is_that_estimator(family, prior):
+    X, y, sample_weight = single_family_data(family)
     X_train, X_test = X[:70], X[70:]
     ours = MixedNB(families={family: "remaining"}, **prior)
     ours.fit(X_train, y[:70], sample_weight=sample_weight[:70])
@@ -681,7 +683,7 @@ def read_adult(path, skiprows=0):
     return frame, labels
 
 
-def test_adult_mixed_beats_each_family(require_data):
+def test_adult_mixed_beats_each_family():
     X_train, y_train = read_adult(require_data("adult/adult.data"))
     # adult.test starts with a comment line.
     X_test, y_test = read_adult(require_data("adult/adult.test"), skiprows=1)

@@ -16,6 +16,8 @@ from sklearn.utils.validation import check_is_fitted
 import fastnb
 from fastnb import reference
 
+from _helpers import make_counts
+
 ESTIMATORS = ["MultinomialNB", "ComplementNB", "BernoulliNB"]
 OUTPUTS = ["predict_joint_log_proba", "predict_log_proba", "predict_proba"]
 # Results summed in another order agree to rounding: relative 1e-10, and
@@ -126,7 +128,7 @@ def test_partial_fit_in_chunks_equals_fit(name, data, sparse, weighted, draw):
 
 
 @pytest.mark.parametrize("name", ESTIMATORS)
-def test_partial_fit_after_fit_adds_to_it(name, make_counts):
+def test_partial_fit_after_fit_adds_to_it(name):
     X, y, sample_weight = make_counts(["a", "b", "c"])
     model = getattr(fastnb, name)().fit(X[:50], y[:50], sample_weight[:50])
     model.feature_log_prob_  # noqa: B018 (built, then invalidated below)
@@ -136,7 +138,7 @@ def test_partial_fit_after_fit_adds_to_it(name, make_counts):
 
 
 @pytest.mark.parametrize("name", ESTIMATORS)
-def test_prior_is_uniform_until_some_sample_has_weight(name, make_counts):
+def test_prior_is_uniform_until_some_sample_has_weight(name):
     X, y, sample_weight = make_counts(["a", "b", "c"])
     model = getattr(fastnb, name)(fit_prior=True)
     model.partial_fit(
@@ -363,7 +365,7 @@ def test_failing_partial_fit_leaves_model_unchanged(name, call, arguments, param
 
 
 @pytest.mark.parametrize("name", ESTIMATORS)
-def test_failing_fit_leaves_fitted_model_unchanged(name, make_counts):
+def test_failing_fit_leaves_fitted_model_unchanged(name):
     X, y, sample_weight = make_counts(["a", "b"])
     model = getattr(fastnb, name)().fit(X, y, sample_weight)
     before = copy.deepcopy(vars(model))

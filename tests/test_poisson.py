@@ -10,6 +10,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import fastnb
 
+from _helpers import make_counts, tol
+
 LABELS = np.array(["ant", "bee", "cat"])
 N_FEATURES = 9
 ALPHA_PER_FEATURE = np.linspace(0.1, 4.0, N_FEATURES)
@@ -128,21 +130,21 @@ def check_against_scipy(dtype, container, weighted, params, rtol):
     "container", [dense_c, dense_f, dense_read_only, csr, csc, csr_array_read_only]
 )
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_containers_match_scipy_poisson(dtype, container, weighted, tol):
+def test_containers_match_scipy_poisson(dtype, container, weighted):
     check_against_scipy(dtype, container, weighted, {"alpha": 0.3}, tol(dtype))
 
 
 @pytest.mark.parametrize("config", CONFIGS)
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 @pytest.mark.parametrize("container", [dense_c, csr])
-def test_parameters_match_scipy_poisson(container, weighted, config, tol):
+def test_parameters_match_scipy_poisson(container, weighted, config):
     check_against_scipy(
         np.float64, container, weighted, CONFIGS[config], tol(np.float64)
     )
 
 
 @pytest.mark.parametrize("container", [dense_c, csr])
-def test_large_input_matches_scipy_poisson(container, tol):
+def test_large_input_matches_scipy_poisson(container):
     # Large enough for the kernels to use several threads.
     X, y, w = make_poisson(n_samples=30_000, seed=4)
     model = fastnb.PoissonNB(alpha=0.3).fit(container(X), y, sample_weight=w)
@@ -164,7 +166,7 @@ def test_alpha_zero_gives_class_means(weighted):
     assert_allclose(model.rate_, means, rtol=1e-12)
 
 
-def test_fractional_counts_posterior(make_counts, tol):
+def test_fractional_counts_posterior():
     # log x! does not depend on the class: the posterior is the softmax of
     # sum_i (x_i log rate_ci - rate_ci) + log P(c), whatever x is.
     X, y, w = make_counts(LABELS)
@@ -216,7 +218,7 @@ def test_count_never_seen_in_class_is_finite(container, alpha):
 
 @pytest.mark.parametrize("container", [dense_c, csr])
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
-def test_chunks_equal_fit(weighted, container, tol):
+def test_chunks_equal_fit(weighted, container):
     X, y, w = make_poisson()
     w = w if weighted else None
     whole = fastnb.PoissonNB(alpha=0.7).fit(container(X), y, sample_weight=w)
@@ -237,7 +239,7 @@ def test_chunks_equal_fit(weighted, container, tol):
     )
 
 
-def test_integer_weights_equal_repeats(tol):
+def test_integer_weights_equal_repeats():
     X, y, _ = make_poisson()
     counts = np.random.default_rng(3).integers(0, 4, size=len(y))
     weighted = fastnb.PoissonNB().fit(X, y, sample_weight=counts)
