@@ -12,11 +12,6 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn import naive_bayes as sk_nb
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import OrdinalEncoder
-from sklearn.utils.estimator_checks import (
-    check_classifiers_one_label_sample_weights,
-    check_sample_weight_equivalence_on_dense_data,
-    parametrize_with_checks,
-)
 
 import fastnb
 
@@ -775,40 +770,3 @@ def test_car_accuracy_from_readme():
     assert fastnb.CategoricalNB().fit(X_train, y_train).score(X_test, y_test) == (
         accuracy
     )
-
-
-# ---------------------------------------------------------------------------
-# scikit-learn's API checks
-# ---------------------------------------------------------------------------
-
-
-def expected_failed_checks(estimator):
-    reason = (
-        "feeds non-integer float features; CategoricalNB takes category codes "
-        "and rejects non-integer codes with a ValueError by design"
-    )
-    return {
-        "check_sample_weight_equivalence_on_dense_data": reason,
-        "check_classifiers_one_label_sample_weights": reason,
-    }
-
-
-def test_expected_failed_checks_fail_for_the_stated_reason():
-    estimator = fastnb.CategoricalNB()
-    with pytest.raises(ValueError, match="non-integer codes"):
-        check_sample_weight_equivalence_on_dense_data("CategoricalNB", estimator)
-    # This check turns the ValueError into an AssertionError of its own.
-    with pytest.raises(AssertionError) as raised:
-        check_classifiers_one_label_sample_weights("CategoricalNB", estimator)
-    assert "non-integer codes" in str(raised.value.__cause__)
-    assert set(expected_failed_checks(estimator)) == {
-        "check_sample_weight_equivalence_on_dense_data",
-        "check_classifiers_one_label_sample_weights",
-    }
-
-
-@parametrize_with_checks(
-    [fastnb.CategoricalNB()], expected_failed_checks=expected_failed_checks
-)
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)

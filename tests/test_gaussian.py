@@ -23,7 +23,6 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import logsumexp
 from sklearn import naive_bayes as sk_nb
 from sklearn.model_selection import train_test_split
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fastnb import GaussianNB
 
@@ -989,23 +988,7 @@ def test_bad_priors_raise_sklearns_messages(method, case):
 
 
 # ---------------------------------------------------------------------------
-# 6. scikit-learn's estimator checks
-# ---------------------------------------------------------------------------
-
-
-@parametrize_with_checks(
-    [
-        GaussianNB(),
-        GaussianNB(var_type="tied"),
-        GaussianNB(var_type="spherical", var_estimator="unbiased"),
-    ]
-)
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
-
-
-# ---------------------------------------------------------------------------
-# 7. Real data
+# 6. Real data
 # ---------------------------------------------------------------------------
 
 SPAMBASE_ACCURACY = 0.8306  # from the data README, scikit-learn 1.9.1 defaults

@@ -17,7 +17,6 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import logsumexp
 from sklearn import naive_bayes as sk_nb
 from sklearn.preprocessing import OrdinalEncoder
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import fastnb
 from fastnb import MixedNB, _mixed
@@ -69,41 +68,6 @@ def assert_same_outputs(ours, theirs, X_ours, X_theirs=None, rtol=1e-12):
             err_msg=method,
         )
     assert_array_equal(ours.predict(X_ours), theirs.predict(X_theirs))
-
-
-# ---------------------------------------------------------------------------
-# scikit-learn's API checks
-# ---------------------------------------------------------------------------
-
-
-def expected_failed_checks(estimator):
-    if estimator.families == {"gaussian": [0], "multinomial": "remaining"}:
-        return {
-            "check_fit_non_negative": (
-                "the check's negative values fall in column 0, which is gaussian "
-                "and takes any real value; only multinomial columns must be "
-                "non-negative (and are refused when negative)."
-            ),
-            "check_sample_weight_equivalence_on_dense_data": (
-                "GaussianNB's variance smoothing is var_smoothing times the "
-                "largest variance of the unweighted samples (as in scikit-learn), "
-                "so zero weights and repeats give another epsilon_; with a single "
-                "gaussian column and a class with one distinct sample this shows."
-            ),
-        }
-    return {}
-
-
-@parametrize_with_checks(
-    [
-        MixedNB(families={"gaussian": "remaining"}),
-        MixedNB(families={"bernoulli": [0], "gaussian": "remaining"}),
-        MixedNB(families={"gaussian": [0], "multinomial": "remaining"}),
-    ],
-    expected_failed_checks=expected_failed_checks,
-)
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
 
 
 # ---------------------------------------------------------------------------

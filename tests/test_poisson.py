@@ -6,7 +6,6 @@ import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import logsumexp
 from scipy.stats import poisson
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import fastnb
 
@@ -294,8 +293,3 @@ def test_negative_counts_raise_in_predict(container, value):
     X[3, 4] = value
     with pytest.raises(ValueError, match="[Nn]egative"):
         model.predict_proba(container(X))
-
-
-@parametrize_with_checks([fastnb.PoissonNB()])
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
