@@ -730,6 +730,10 @@ CASES = [
                 {"categorical_params": {"fit_prior": False}},
                 "prior belongs to MixedNB",
             ),
+            "a middle family's bad parameter": (
+                {"categorical_params": {"min_categories": -3}},
+                "'min_categories' parameter of CategoricalNB must be",
+            ),
         },
         repeat_params={"gaussian_params": {"var_smoothing": 0.0}},
         first_batch=max(N_CODES),
