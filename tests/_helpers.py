@@ -763,6 +763,13 @@ CASES = [
     ),
 ]
 CASE_IDS = [case.id for case in CASES]
+# The cases whose kernels get THREADED_ROWS rows of work for several threads:
+# raw strings are coded in Python first (the codes are CategoricalNB-codes'
+# work), and the DataFrame's families each get too few columns (the array's
+# multinomial columns do get enough).
+THREADED_CASES = [
+    case for case in CASES if case.id not in ("CategoricalNB-strings", "MixedNB-frame")
+]
 # Every public estimator class has a case.
 assert {case.name for case in CASES} == {
     name for name in fastnb.__all__ if name.endswith("NB")

@@ -36,6 +36,7 @@ from _helpers import (
     CASE_IDS,
     CASES,
     OUTPUTS,
+    THREADED_CASES,
     THREADED_ROWS,
     as_container,
     assert_matches_reference,
@@ -532,18 +533,7 @@ def test_probabilities_are_normalised_log_likelihoods(case, dtype, container, dr
 
 @pytest.mark.parametrize(
     CASE_INPUTS,
-    case_params(
-        # Raw strings are coded in Python before the kernels that CategoricalNB-
-        # codes runs; the frame's families each get too few columns to use
-        # several threads at this size (the array's multinomial columns do).
-        [
-            case
-            for case in CASES
-            if case.id not in ("CategoricalNB-strings", "MixedNB-frame")
-        ],
-        containers=("dense_c", "csr"),
-        other_dtypes_in=(),
-    ),
+    case_params(THREADED_CASES, containers=("dense_c", "csr"), other_dtypes_in=()),
 )
 def test_results_do_not_depend_on_thread_count(case, dtype, container):
     X, y, w = case.make(THREADED_ROWS, seed=3)
