@@ -53,6 +53,26 @@ def require_data(relative_path):
     return path
 
 
+# The columns of the UCI Adult files, adult/adult.data and adult/adult.test.
+ADULT_COLUMNS = [
+    "age",
+    "workclass",
+    "fnlwgt",
+    "education",
+    "education-num",
+    "marital-status",
+    "occupation",
+    "relationship",
+    "race",
+    "sex",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+    "native-country",
+    "income",
+]
+
+
 # ---------------------------------------------------------------------------
 # Tolerances
 # ---------------------------------------------------------------------------
@@ -399,6 +419,26 @@ DENSE = ("dense_c", "dense_f")
 SPARSE = ("csr", "csc")
 
 
+def dense_c(X):
+    """X as a C-ordered ndarray."""
+    return np.ascontiguousarray(X)
+
+
+def dense_f(X):
+    """X as an F-ordered ndarray, not C-ordered as well (but for a row or column)."""
+    X = np.asfortranarray(X)
+    assert min(X.shape) <= 1 or not X.flags.c_contiguous
+    return X
+
+
+def with_index_dtype(X, index_dtype):
+    """Set a sparse matrix's index arrays to ``index_dtype`` (scipy may downcast)."""
+    X.indices = X.indices.astype(index_dtype)
+    X.indptr = X.indptr.astype(index_dtype)
+    assert X.indices.dtype == index_dtype and X.indptr.dtype == index_dtype
+    return X
+
+
 def as_container(X, container, dtype=None):
     """X (an ndarray or a DataFrame) as ``container`` holds it, in ``dtype``.
 
@@ -408,9 +448,9 @@ def as_container(X, container, dtype=None):
         return X
     X = np.asarray(X, dtype=dtype)
     if container == "dense_c":
-        return np.ascontiguousarray(X)
+        return dense_c(X)
     if container == "dense_f":
-        return np.asfortranarray(X)
+        return dense_f(X)
     if container == "csr":
         return sp.csr_matrix(X)
     if container == "csc":

@@ -15,7 +15,14 @@ from sklearn.preprocessing import OrdinalEncoder
 
 import fastnb
 
-from _helpers import assert_same_state, require_data, tol
+from _helpers import (
+    ADULT_COLUMNS,
+    assert_same_state,
+    dense_c,
+    dense_f,
+    require_data,
+    tol,
+)
 
 N_FEATURES = 5
 N_SAMPLES = 90
@@ -81,16 +88,6 @@ def assert_agrees(ours, theirs, X, rtol):
 # ---------------------------------------------------------------------------
 # Category codes against scikit-learn
 # ---------------------------------------------------------------------------
-
-
-def dense_c(X):
-    return np.ascontiguousarray(X)
-
-
-def dense_f(X):
-    X = np.asfortranarray(X)
-    assert not X.flags.c_contiguous
-    return X
 
 
 def dense_read_only(X):
@@ -613,23 +610,6 @@ def test_play_tennis_codes_match_sklearn():
 # Real data (../shared/data)
 # ---------------------------------------------------------------------------
 
-ADULT_COLUMNS = [
-    "age",
-    "workclass",
-    "fnlwgt",
-    "education",
-    "education-num",
-    "marital-status",
-    "occupation",
-    "relationship",
-    "race",
-    "sex",
-    "capital-gain",
-    "capital-loss",
-    "hours-per-week",
-    "native-country",
-    "income",
-]
 ADULT_CATEGORICAL = [
     "workclass",
     "education",

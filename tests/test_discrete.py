@@ -14,7 +14,7 @@ from sklearn.pipeline import Pipeline
 import fastnb
 from fastnb import reference
 
-from _helpers import OUTPUTS, make_counts, tol
+from _helpers import OUTPUTS, dense_c, dense_f, make_counts, tol, with_index_dtype
 
 ESTIMATORS = ["MultinomialNB", "ComplementNB", "BernoulliNB"]
 N_FEATURES = 12
@@ -33,27 +33,9 @@ LABELS = {
 # ---------------------------------------------------------------------------
 
 
-def with_index_dtype(X, index_dtype):
-    """Set a sparse matrix's index arrays to ``index_dtype`` (scipy may downcast)."""
-    X.indices = X.indices.astype(index_dtype)
-    X.indptr = X.indptr.astype(index_dtype)
-    assert X.indices.dtype == index_dtype and X.indptr.dtype == index_dtype
-    return X
-
-
 def read_only(*arrays):
     for array in arrays:
         array.setflags(write=False)
-
-
-def dense_c(X, _):
-    return np.ascontiguousarray(X)
-
-
-def dense_f(X, _):
-    X = np.asfortranarray(X)
-    assert not X.flags.c_contiguous
-    return X
 
 
 def csr_matrix(X, index_dtype):
@@ -166,7 +148,8 @@ def test_matches_sklearn_and_reference(
     name, dtype, make_container, index_dtype, weighted
 ):
     X_dense, y, sample_weight = make_counts(LABELS["5 str"])
-    X = make_container(X_dense.astype(dtype), index_dtype)
+    X = X_dense.astype(dtype)
+    X = make_container(X) if index_dtype is None else make_container(X, index_dtype)
     assert X.dtype == dtype
     sample_weight = sample_weight if weighted else None
     before = snapshot(X)

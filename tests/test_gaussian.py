@@ -25,7 +25,14 @@ from sklearn.model_selection import train_test_split
 
 from fastnb import GaussianNB
 
-from _helpers import OUTPUTS, assert_same_model, require_data
+from _helpers import (
+    OUTPUTS,
+    assert_same_model,
+    dense_c,
+    dense_f,
+    require_data,
+    with_index_dtype,
+)
 
 ATTRIBUTES = ["theta_", "var_", "class_count_", "class_prior_", "epsilon_"]
 VAR_TYPES = ["diag", "tied", "spherical"]
@@ -78,22 +85,6 @@ def make_data(labels, n_samples=150, n_features=6, seed=0):
     X *= rng.random((n_samples, n_features)) < 0.7
     sample_weight = rng.uniform(0.1, 3.0, size=n_samples)
     return X, labels[y_index], sample_weight
-
-
-def with_index_dtype(X, index_dtype):
-    X.indices = X.indices.astype(index_dtype)
-    X.indptr = X.indptr.astype(index_dtype)
-    return X
-
-
-def dense_c(X):
-    return np.ascontiguousarray(X)
-
-
-def dense_f(X):
-    X = np.asfortranarray(X)
-    assert not X.flags.c_contiguous
-    return X
 
 
 def dense_strided(X):

@@ -18,7 +18,7 @@ from sklearn.preprocessing import OrdinalEncoder
 import fastnb
 from fastnb import MixedNB, _mixed
 
-from _helpers import make_counts, require_data
+from _helpers import ADULT_COLUMNS, make_counts, require_data
 
 OUTPUTS = ["predict_joint_log_proba", "predict_log_proba", "predict_proba"]
 LABELS = np.array(["a", "b", "c"])
@@ -503,23 +503,6 @@ def test_docstring_examples():
 # Real data: UCI Adult, 6 numeric and 8 categorical columns
 # ---------------------------------------------------------------------------
 
-ADULT_COLUMNS = [
-    "age",
-    "workclass",
-    "fnlwgt",
-    "education",
-    "education-num",
-    "marital-status",
-    "occupation",
-    "relationship",
-    "race",
-    "sex",
-    "capital-gain",
-    "capital-loss",
-    "hours-per-week",
-    "native-country",
-    "income",
-]
 ADULT_NUMERIC = [
     "age",
     "fnlwgt",

@@ -9,7 +9,7 @@ from scipy.stats import poisson
 
 import fastnb
 
-from _helpers import make_counts, tol
+from _helpers import dense_c, dense_f, make_counts, tol
 
 LABELS = np.array(["ant", "bee", "cat"])
 N_FEATURES = 9
@@ -43,14 +43,6 @@ def scipy_joint_log_proba(X, rates, log_prior):
     return log_prior + np.stack(
         [poisson.logpmf(X, rate).sum(axis=1) for rate in rates], axis=1
     )
-
-
-def dense_c(X):
-    return np.ascontiguousarray(X)
-
-
-def dense_f(X):
-    return np.asfortranarray(X)
 
 
 def csr(X):
