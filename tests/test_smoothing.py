@@ -20,7 +20,7 @@ N_FEATURES = 12
 OUTPUTS = ["predict_joint_log_proba", "predict_log_proba", "predict_proba"]
 
 
-def assert_same_outputs(ours, theirs, X, rtol):
+def assert_agrees(ours, theirs, X, rtol):
     assert_allclose(ours.feature_log_prob_, theirs.feature_log_prob_, rtol=rtol)
     assert_allclose(ours.class_log_prior_, theirs.class_log_prior_, rtol=rtol)
     for method in OUTPUTS:
@@ -81,7 +81,7 @@ def test_bernoulli_lidstone_is_m_estimate(alpha, weighted):
     ]
     for model in models:
         model.fit(X, y, sample_weight=w)
-        assert_same_outputs(model, theirs, X, tol(np.float64))
+        assert_agrees(model, theirs, X, tol(np.float64))
 
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
@@ -114,7 +114,7 @@ def test_multinomial_lidstone_is_m_estimate(alpha, weighted):
         MEstimate(m=alpha * N_FEATURES, prior=uniform),
     ]:
         ours = fastnb.MultinomialNB(alpha=estimate).fit(X, y, sample_weight=w)
-        assert_same_outputs(ours, theirs, X, tol(np.float64))
+        assert_agrees(ours, theirs, X, tol(np.float64))
 
 
 def assert_same_categorical(ours, theirs, X, rtol):
