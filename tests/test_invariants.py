@@ -218,6 +218,9 @@ CALLS = [
     ("partial_fit", "fit"),
     ("partial_fit", "partial_fit"),
 ]
+# Weights are checked by fit and by partial_fit, whatever the state: fewer
+# calls for the many kinds of bad weights.
+WEIGHT_CALLS = [CALLS[0], CALLS[2], CALLS[4]]
 # A DataFrame with a column more or less: "feature names should match".
 WRONG_N_FEATURES = (
     "X has {n} features, but {name} is expecting 8 features|feature names should match"
@@ -255,32 +258,32 @@ BAD_CALLS = {
     ),
     "1-D X": (CALLS, lambda X, y, w: {"X": take_rows(X, 0), "y": y[:1]}, ONE_D),
     "sample_weight too short": (
-        CALLS,
+        WEIGHT_CALLS,
         with_weights(lambda w: w[:-1]),
         "sample_weight.shape == \\(39,\\), expected \\(40,\\)",
     ),
     "sample_weight too long": (
-        CALLS,
+        WEIGHT_CALLS,
         with_weights(lambda w: np.append(w, 1.0)),
         "sample_weight.shape == \\(41,\\), expected \\(40,\\)",
     ),
     "sample_weight 2-D": (
-        CALLS,
+        WEIGHT_CALLS,
         with_weights(lambda w: w[:, None]),
         "sample_weight.shape == \\(40, 1\\), expected \\(40,\\)",
     ),
     "negative sample_weight": (
-        CALLS,
+        WEIGHT_CALLS,
         with_weights(lambda w: set_entry(w, -0.5)),
         "sample_weight contains negative values",
     ),
     "NaN sample_weight": (
-        CALLS,
+        WEIGHT_CALLS,
         with_weights(lambda w: set_entry(w, np.nan)),
         "sample_weight contains NaN",
     ),
     "infinite sample_weight": (
-        CALLS,
+        WEIGHT_CALLS,
         with_weights(lambda w: set_entry(w, np.inf)),
         "sample_weight contains NaN or infinity",
     ),
@@ -650,10 +653,16 @@ def test_clone_is_unfitted_with_the_same_params(case):
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("how", ["read-only", "memmap"])
 @pytest.mark.parametrize(
-    CASE_INPUTS,
-    case_params([case for case in CASES if case.id != "MixedNB-frame"]),
+    (*CASE_INPUTS, "how"),
+    [
+        pytest.param(*param.values, how, id=f"{param.id}-{how}")
+        for param in case_params([case for case in CASES if case.id != "MixedNB-frame"])
+        for how in ["read-only", "memmap"]
+        # A memory-mapped file is read-only input like any other, in one
+        # layout a kind.
+        if how == "read-only" or param.values[2] in ("dense_c", "csr", "native")
+    ],
 )
 def test_read_only_and_memory_mapped_input(case, dtype, container, how, tmp_path):
     labels = np.array(["ant", "bee", "cat"])
