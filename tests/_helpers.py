@@ -352,11 +352,11 @@ def codes_data(rng, index, n_classes, scale=1.0):
     starts at row 0 and has max(N_CODES) rows sees every category.
     """
     X = np.empty((len(index), N_FEATURES), dtype=np.int64)
+    first = min(len(index), max(N_CODES))
     for j, n_codes in enumerate(N_CODES):
         favourite = (index + j) % n_codes
         anything = rng.integers(0, n_codes, size=len(index))
         X[:, j] = np.where(rng.random(len(index)) < 0.5, favourite, anything)
-        first = min(len(index), max(N_CODES))
         X[:first, j] = np.arange(first) % n_codes
     return X
 
@@ -367,7 +367,10 @@ def strings_data(rng, index, n_classes, scale=1.0):
 
 
 def frame_data(rng, index, n_classes, scale=1.0):
-    """A DataFrame: two normal columns, words, codes and counts (FRAME_FAMILIES)."""
+    """A DataFrame: two normal columns, words, codes and counts (FRAME_FAMILIES).
+
+    ``scale`` multiplies the normal columns.
+    """
     codes = codes_data(rng, index, n_classes)
     return pd.DataFrame(
         {
