@@ -1,12 +1,130 @@
-"""scikit-learn's API conformance checks on every fastnb estimator."""
+"""scikit-learn's API conformance checks on every fastnb estimator.
 
-from sklearn.utils.estimator_checks import parametrize_with_checks
+The checks feed plain numeric arrays; MixedNB is given families that take
+them ("remaining" columns). The checks that fail by design are declared,
+with the reason, and the tests at the end show that they fail for it.
+"""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from sklearn.utils.estimator_checks import (
+    check_classifiers_one_label_sample_weights,
+    check_fit_non_negative,
+    check_sample_weight_equivalence_on_dense_data,
+    parametrize_with_checks,
+)
 
 import fastnb
 
+GAUSSIAN_AND_COUNTS = {"gaussian": [0], "multinomial": "remaining"}
+ESTIMATORS = [
+    fastnb.MultinomialNB(),
+    fastnb.ComplementNB(),
+    fastnb.BernoulliNB(),
+    fastnb.PoissonNB(),
+    fastnb.GaussianNB(),
+    fastnb.GaussianNB(var_type="tied"),
+    fastnb.GaussianNB(var_type="spherical", var_estimator="unbiased"),
+    fastnb.CategoricalNB(),
+    fastnb.MixedNB(families={"gaussian": "remaining"}),
+    fastnb.MixedNB(families={"bernoulli": [0], "gaussian": "remaining"}),
+    fastnb.MixedNB(families=GAUSSIAN_AND_COUNTS),
+]
 
-@parametrize_with_checks(
-    [fastnb.MultinomialNB(), fastnb.ComplementNB(), fastnb.BernoulliNB()]
+NON_INTEGER_CODES = (
+    "feeds non-integer float features; CategoricalNB takes category codes "
+    "and rejects non-integer codes with a ValueError by design"
 )
+CATEGORICAL_FAILURES = {
+    "check_sample_weight_equivalence_on_dense_data": NON_INTEGER_CODES,
+    "check_classifiers_one_label_sample_weights": NON_INTEGER_CODES,
+}
+MIXED_FAILURES = {
+    "check_fit_non_negative": (
+        "the check's negative values fall in column 0, which is gaussian "
+        "and takes any real value; only multinomial columns must be "
+        "non-negative (and are refused when negative)."
+    ),
+    "check_sample_weight_equivalence_on_dense_data": (
+        "GaussianNB's variance smoothing is var_smoothing times the "
+        "largest variance of the unweighted samples (as in scikit-learn), "
+        "so zero weights and repeats give another epsilon_; with a single "
+        "gaussian column and a class with one distinct sample this shows."
+    ),
+}
+
+
+def expected_failed_checks(estimator):
+    if isinstance(estimator, fastnb.CategoricalNB):
+        return CATEGORICAL_FAILURES
+    if isinstance(estimator, fastnb.MixedNB):
+        if estimator.families == GAUSSIAN_AND_COUNTS:
+            return MIXED_FAILURES
+    return {}
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+# ---------------------------------------------------------------------------
+# The expected failures fail for the reason given
+# ---------------------------------------------------------------------------
+
+
+def test_categorical_checks_fail_on_non_integer_codes():
+    estimator = fastnb.CategoricalNB()
+    with pytest.raises(ValueError, match="non-integer codes"):
+        check_sample_weight_equivalence_on_dense_data("CategoricalNB", estimator)
+    # This check turns the ValueError into an AssertionError of its own.
+    with pytest.raises(AssertionError) as raised:
+        check_classifiers_one_label_sample_weights("CategoricalNB", estimator)
+    assert "non-integer codes" in str(raised.value.__cause__)
+    assert set(expected_failed_checks(estimator)) == {
+        "check_sample_weight_equivalence_on_dense_data",
+        "check_classifiers_one_label_sample_weights",
+    }
+
+
+def test_mixed_non_negative_check_fails_on_a_gaussian_column():
+    estimator = fastnb.MixedNB(families=GAUSSIAN_AND_COUNTS)
+    with pytest.raises(AssertionError, match="Did not raise"):
+        check_fit_non_negative("MixedNB", estimator)
+    X = np.abs(np.random.default_rng(0).normal(size=(6, 3)))
+    y = [0, 1] * 3
+    X[2, 0] = -1.0  # the gaussian column
+    estimator.fit(X, y)
+    X[2, 1] = -1.0  # a multinomial column
+    with pytest.raises(ValueError, match="Negative values"):
+        fastnb.MixedNB(families=GAUSSIAN_AND_COUNTS).fit(X, y)
+
+
+def test_mixed_weight_check_fails_on_the_variance_smoothing_only():
+    estimator = fastnb.MixedNB(families=GAUSSIAN_AND_COUNTS)
+    with pytest.raises(AssertionError, match="not equivalent"):
+        check_sample_weight_equivalence_on_dense_data("MixedNB", estimator)
+    # The check's data: a class has a single distinct value in column 0.
+    rng = np.random.RandomState(42)
+    X = rng.rand(15, 30)
+    y = rng.randint(0, 3, size=15)
+    weights = rng.randint(0, 5, size=15)
+    X_repeated, y_repeated = X.repeat(weights, axis=0), y.repeat(weights)
+    weighted = fastnb.MixedNB(families=GAUSSIAN_AND_COUNTS).fit(X, y, weights)
+    repeated = fastnb.MixedNB(families=GAUSSIAN_AND_COUNTS).fit(X_repeated, y_repeated)
+    assert min(len(np.unique(X_repeated[y_repeated == c, 0])) for c in range(3)) == 1
+    counts = [model.estimators_["multinomial"] for model in (weighted, repeated)]
+    assert_allclose(counts[0].feature_count_, counts[1].feature_count_, rtol=1e-12)
+    gaussian = [model.estimators_["gaussian"] for model in (weighted, repeated)]
+    assert_allclose(gaussian[0].theta_, gaussian[1].theta_, rtol=1e-12)
+    assert_allclose(
+        gaussian[0].var_ - gaussian[0].epsilon_,
+        gaussian[1].var_ - gaussian[1].epsilon_,
+        rtol=1e-12,
+        atol=1e-15,
+    )
+    # Only the smoothing differs: 1e-9 times the variance of the rows given.
+    assert_allclose(gaussian[0].epsilon_, 1e-9 * X[:, 0].var(), rtol=1e-12)
+    assert_allclose(gaussian[1].epsilon_, 1e-9 * X_repeated[:, 0].var(), rtol=1e-12)
+    assert abs(gaussian[0].epsilon_ / gaussian[1].epsilon_ - 1) > 0.1

@@ -7,12 +7,10 @@ calls, weight checks), the expectations are computed here with NumPy or by
 hand.
 """
 
-import copy
 import math
 import re
 import warnings
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,13 +22,18 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import logsumexp
 from sklearn import naive_bayes as sk_nb
 from sklearn.model_selection import train_test_split
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fastnb import GaussianNB
 
-DATA_DIR = Path(__file__).parents[1].parent / "shared" / "data"
+from _helpers import (
+    OUTPUTS,
+    assert_same_model,
+    dense_c,
+    dense_f,
+    require_data,
+    with_index_dtype,
+)
 
-OUTPUTS = ["predict_joint_log_proba", "predict_log_proba", "predict_proba"]
 ATTRIBUTES = ["theta_", "var_", "class_count_", "class_prior_", "epsilon_"]
 VAR_TYPES = ["diag", "tied", "spherical"]
 VAR_ESTIMATORS = ["mle", "unbiased"]
@@ -49,8 +52,6 @@ SKLEARN_TOL = {
     np.dtype(np.float64): (1e-9, 1e-12),
     np.dtype(np.float32): (1e-4, 1e-5),
 }
-# Two fastnb computations of the same model (chunks versus one fit).
-SAME_RTOL = 1e-10
 
 
 def assert_close(actual, desired, dtype, err_msg=""):
@@ -62,25 +63,6 @@ def assert_close(actual, desired, dtype, err_msg=""):
     assert_allclose(
         actual, desired, rtol=rtol, atol=atol_scale * scale, err_msg=err_msg
     )
-
-
-def assert_same_model(model, expected, X, rtol=SAME_RTOL):
-    """Equal classes, attributes and outputs on X to ``rtol`` (absolute: by scale)."""
-    assert_array_equal(model.classes_, expected.classes_)
-    pairs = [
-        (name, getattr(model, name), getattr(expected, name)) for name in ATTRIBUTES
-    ]
-    pairs += [
-        (name, getattr(model, name)(X), getattr(expected, name)(X)) for name in OUTPUTS
-    ]
-    for name, actual, desired in pairs:
-        desired = np.asarray(desired)
-        finite = desired[np.isfinite(desired)]
-        scale = np.abs(finite).max() if finite.size else 0.0
-        assert_allclose(
-            actual, desired, rtol=rtol, atol=1e-3 * rtol * scale, err_msg=name
-        )
-    assert_array_equal(model.predict(X), expected.predict(X))
 
 
 # ---------------------------------------------------------------------------
@@ -103,28 +85,6 @@ def make_data(labels, n_samples=150, n_features=6, seed=0):
     X *= rng.random((n_samples, n_features)) < 0.7
     sample_weight = rng.uniform(0.1, 3.0, size=n_samples)
     return X, labels[y_index], sample_weight
-
-
-def with_index_dtype(X, index_dtype):
-    X.indices = X.indices.astype(index_dtype)
-    X.indptr = X.indptr.astype(index_dtype)
-    return X
-
-
-def dense_c(X):
-    return np.ascontiguousarray(X)
-
-
-def dense_f(X):
-    X = np.asfortranarray(X)
-    assert not X.flags.c_contiguous
-    return X
-
-
-def dense_read_only(X):
-    X = np.array(X)
-    X.setflags(write=False)
-    return X
 
 
 def dense_strided(X):
@@ -152,23 +112,15 @@ def csc_int64(X):
     return with_index_dtype(sp.csc_matrix(X), np.int64)
 
 
-def csr_read_only(X):
-    X = sp.csr_matrix(X)
-    for array in (X.data, X.indices, X.indptr):
-        array.setflags(write=False)
-    return X
-
-
+# Read-only input is test_invariants' (the same model as from writable input).
 CONTAINERS = {
     "dense C": dense_c,
     "dense F": dense_f,
-    "dense read-only": dense_read_only,
     "dense strided": dense_strided,
     "CSR int32": csr_int32,
     "CSR int64": csr_int64,
     "CSC int32": csc_int32,
     "CSC int64": csc_int64,
-    "CSR read-only": csr_read_only,
 }
 FEW_CONTAINERS = {
     name: CONTAINERS[name] for name in ["dense C", "CSR int32", "CSC int32"]
@@ -458,37 +410,8 @@ def test_coef_and_intercept_only_for_tied(var_type):
 
 
 # ---------------------------------------------------------------------------
-# 3. partial_fit, weights and invariants
+# 3. partial_fit and weights: what differs from scikit-learn
 # ---------------------------------------------------------------------------
-
-SPLITS = [0, 1, 2, 40, 41, 97, 150]  # one-row chunks and long ones
-
-
-@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
-@pytest.mark.parametrize("container", list(FEW_CONTAINERS))
-@pytest.mark.parametrize("var_type", VAR_TYPES)
-def test_partial_fit_in_chunks_equals_fit(var_type, container, weighted):
-    labels = np.array(["ant", "bee", "cat"])
-    X, y, sample_weight = make_data(labels, seed=13)
-    # Put every "cat" row at the end: early chunks miss a class.
-    order = np.argsort(y == "cat", kind="stable")
-    X, y, sample_weight = X[order], y[order], sample_weight[order]
-    sample_weight = sample_weight if weighted else None
-    to_container = FEW_CONTAINERS[container]
-    params = {"var_type": var_type, "var_estimator": "unbiased", "var_smoothing": 1e-4}
-
-    model = GaussianNB(**params)
-    for start, stop in zip(SPLITS[:-1], SPLITS[1:], strict=True):
-        model.partial_fit(
-            to_container(X[start:stop]),
-            y[start:stop],
-            classes=labels,
-            sample_weight=None if sample_weight is None else sample_weight[start:stop],
-        )
-    expected = GaussianNB(**params).fit(to_container(X), y, sample_weight=sample_weight)
-    assert_same_model(model, expected, to_container(X))
-    # epsilon_ comes from all the data seen, not from the last chunk.
-    assert_allclose(model.epsilon_, 1e-4 * np.var(X, axis=0).max(), rtol=1e-12)
 
 
 def test_partial_fit_epsilon_uses_all_batches_unlike_sklearn():
@@ -523,7 +446,9 @@ def weighted_problems(draw, max_weight=3):
     var_type=st.sampled_from(VAR_TYPES),
     var_estimator=st.sampled_from(VAR_ESTIMATORS),
 )
-def test_integer_weights_equal_repeated_rows(problem, var_type, var_estimator):
+def test_weights_are_repeated_rows_but_for_the_smoothing(
+    problem, var_type, var_estimator
+):
     X, y, weights, container = problem
     # Every class keeps some weight, so both models know the same classes.
     assume(all(weights[y == c].sum() > 0 for c in np.unique(y)))
@@ -547,147 +472,6 @@ def test_integer_weights_equal_repeated_rows(problem, var_type, var_estimator):
     )
     scale = np.var(X, axis=0).max()
     assert_allclose(weighted.epsilon_, 1e-9 * (scale if scale > 0 else 1.0), rtol=1e-12)
-
-
-@PROPERTY_SETTINGS
-@given(
-    problem=weighted_problems(max_weight=4),
-    cuts=st.lists(st.integers(0, 14), max_size=4),
-    var_type=st.sampled_from(VAR_TYPES),
-)
-def test_partial_fit_in_random_chunks_equals_fit(problem, cuts, var_type):
-    X, y, weights, container = problem
-    assume(weights.sum() > 0)
-    weights = weights * 0.75  # fractional, some zero
-    to_container = FEW_CONTAINERS[container]
-    classes = np.unique(y)
-    bounds = [0, *sorted(min(cut, len(y)) for cut in cuts), len(y)]
-    model = GaussianNB(var_type=var_type)
-    for start, stop in zip(bounds[:-1], bounds[1:], strict=True):
-        if start == stop:
-            continue  # scikit-learn's validation refuses an empty batch
-        model.partial_fit(
-            to_container(X[start:stop]),
-            y[start:stop],
-            classes=classes,
-            sample_weight=weights[start:stop],
-        )
-    expected = GaussianNB(var_type=var_type).fit(
-        to_container(X), y, sample_weight=weights
-    )
-    assert_same_model(model, expected, to_container(X))
-
-
-@PROPERTY_SETTINGS
-@given(
-    seed=st.integers(0, 2**32 - 1),
-    n_classes=st.integers(1, 6),
-    log_scale=st.floats(-3, 6),
-    var_type=st.sampled_from(VAR_TYPES),
-    var_estimator=st.sampled_from(VAR_ESTIMATORS),
-    container=st.sampled_from(list(FEW_CONTAINERS)),
-)
-def test_probabilities_sum_to_one(
-    seed, n_classes, log_scale, var_type, var_estimator, container
-):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(scale=10.0**log_scale, size=(30, 4)) * (rng.random((30, 4)) < 0.8)
-    y = rng.integers(0, n_classes, size=30)
-    # Far-away test points make the joint log-likelihoods very negative.
-    X_test = rng.normal(scale=10.0 ** (log_scale + 2), size=(20, 4))
-    to_container = FEW_CONTAINERS[container]
-    model = GaussianNB(var_type=var_type, var_estimator=var_estimator)
-    model.fit(to_container(X), y)
-    for X_eval in (X, X_test):
-        proba = model.predict_proba(to_container(X_eval))
-        log_proba = model.predict_log_proba(to_container(X_eval))
-        assert np.all(np.isfinite(log_proba)) and np.all(log_proba <= 0)
-        assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
-        assert_allclose(np.exp(log_proba), proba, rtol=1e-10, atol=1e-15)
-        predicted = np.searchsorted(model.classes_, model.predict(to_container(X_eval)))
-        assert_array_equal(proba[np.arange(len(proba)), predicted], proba.max(axis=1))
-
-
-def assert_identical(actual, expected, path="vars(model)"):
-    """Recursive exact equality of attributes: arrays by dtype, shape and bits."""
-    assert type(actual) is type(expected), path
-    if isinstance(expected, dict):
-        assert actual.keys() == expected.keys(), path
-        for key in expected:
-            assert_identical(actual[key], expected[key], f"{path}[{key!r}]")
-    elif isinstance(expected, np.ndarray):
-        assert actual.dtype == expected.dtype and actual.shape == expected.shape, path
-        assert_array_equal(actual, expected, err_msg=path, strict=True)
-    elif isinstance(expected, (list, tuple)):
-        assert len(actual) == len(expected), path
-        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
-            assert_identical(a, e, f"{path}[{i}]")
-    else:
-        assert actual == expected or (actual != actual and expected != expected), path
-
-
-def bad_batch(kind, X, y, w):
-    """A copy of the batch (X, y, w) spoilt in the way ``kind`` says."""
-    X, y, w = X.copy(), y.copy(), w.copy()
-    if kind == "unknown label":
-        y[y == "b"] = "z"
-    elif kind == "wrong n_features":
-        X = X[:, :-1]
-    elif kind == "NaN in X":
-        X[3, 1] = np.nan
-    elif kind == "inf in X":
-        X[X > 1] = np.inf
-    elif kind == "negative weight":
-        w[3] = -1.0
-    elif kind == "NaN weight":
-        w[3] = np.nan
-    elif kind == "wrong number of weights":
-        w = w[:-1]
-    return X, y, w
-
-
-BAD_BATCHES = [
-    "unknown label",
-    "wrong n_features",
-    "NaN in X",
-    "inf in X",
-    "negative weight",
-    "NaN weight",
-    "wrong number of weights",
-    "other classes",
-]
-
-
-@pytest.mark.parametrize("predicted_before", [False, True], ids=["stale", "scored"])
-@pytest.mark.parametrize("bad", BAD_BATCHES)
-def test_failed_partial_fit_leaves_model_unchanged(bad, predicted_before):
-    labels = np.array(["a", "b", "c"])
-    X, y, w = make_data(labels, n_samples=60, seed=15)
-    model = GaussianNB(var_type="tied")
-    model.partial_fit(X[:30], y[:30], classes=labels, sample_weight=w[:30])
-    model.partial_fit(X[30:45], y[30:45], sample_weight=w[30:45])
-    if predicted_before:
-        model.predict_proba(X)
-    before = copy.deepcopy(vars(model))
-    X_bad, y_bad, w_bad = bad_batch(bad, X[45:], y[45:], w[45:])
-    classes = ["a", "b", "d"] if bad == "other classes" else None
-    with pytest.raises(ValueError):
-        model.partial_fit(X_bad, y_bad, classes=classes, sample_weight=w_bad)
-    assert_identical(vars(model), before)
-    # The model goes on as if the failed call had not happened.
-    model.partial_fit(X[45:], y[45:], sample_weight=w[45:])
-    expected = GaussianNB(var_type="tied").fit(X, y, sample_weight=w)
-    assert_same_model(model, expected, X)
-
-
-def test_failed_fit_leaves_fitted_model_unchanged():
-    X, y, w = make_data([0, 1], seed=16)
-    model = GaussianNB().fit(X, y, sample_weight=w)
-    model.predict(X)
-    before = copy.deepcopy(vars(model))
-    with pytest.raises(ValueError):
-        model.fit(X[:, :3], y, sample_weight=-w)
-    assert_identical(vars(model), before)
 
 
 OFFSET = 1e8
@@ -805,31 +589,6 @@ def test_worked_example_heights_and_weights():
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
-@pytest.mark.parametrize("container", list(FEW_CONTAINERS))
-def test_non_finite_X_is_refused(value, container):
-    X, y, _ = make_data([0, 1], seed=18)
-    X_bad = X.copy()
-    X_bad[5, 2] = value
-    to_container = FEW_CONTAINERS[container]
-    with pytest.raises(ValueError, match="NaN|infinity"):
-        GaussianNB().fit(to_container(X_bad), y)
-    model = GaussianNB().fit(to_container(X), y)
-    for method in ["predict", *OUTPUTS]:
-        with pytest.raises(ValueError, match="NaN|infinity"):
-            getattr(model, method)(to_container(X_bad))
-
-
-@pytest.mark.parametrize("container", list(FEW_CONTAINERS))
-def test_wrong_number_of_features_at_predict(container):
-    X, y, _ = make_data([0, 1], seed=19)
-    model = GaussianNB().fit(FEW_CONTAINERS[container](X), y)
-    for X_bad in (X[:, :-1], np.hstack([X, X[:, :1]])):
-        for method in ["predict", *OUTPUTS]:
-            with pytest.raises(ValueError, match="features"):
-                getattr(model, method)(FEW_CONTAINERS[container](X_bad))
-
-
 @pytest.mark.parametrize("container", list(FEW_CONTAINERS))
 @pytest.mark.parametrize("var_estimator", VAR_ESTIMATORS)
 def test_class_with_a_single_sample(var_estimator, container):
@@ -845,6 +604,33 @@ def test_class_with_a_single_sample(var_estimator, container):
     proba = model.predict_proba(to_container(X))
     assert np.all(np.isfinite(proba))
     assert model.predict(to_container(X[-1:]))[0] == "lone"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "sparse scoring starts from the score of the all-zeros row and corrects "
+        "it per nonzero: where a variance is about zero (a class of one sample "
+        "has var_ = epsilon_) the terms theta**2 / var cancel, and the joint "
+        "log-likelihood keeps only about 8 of its 16 digits"
+    ),
+)
+@pytest.mark.parametrize("container", ["CSR int32", "CSC int32"])
+def test_sparse_scores_of_a_class_of_one_sample_match_sklearn(container):
+    # Class 0 is one row: its variances are epsilon_ (about 6e-9), and the
+    # zeros of a sparse row score sum(theta**2 / var) / 2, about 3e9, which the
+    # nonzeros then take back.
+    X = np.array([[3.0, 0.0, -2.0, 5.0], [0.0, 1.0, 4.0, -1.0], [1.0, 2.0, 0.0, 2.0]])
+    y = np.array([0, 1, 1])
+    to_container = FEW_CONTAINERS[container]
+    ours = GaussianNB().fit(to_container(X), y)
+    theirs = sk_nb.GaussianNB().fit(X, y)
+    assert_allclose(ours.var_, theirs.var_, rtol=1e-12)
+    assert_allclose(
+        ours.predict_joint_log_proba(to_container(X)),
+        theirs.predict_joint_log_proba(X),
+        rtol=1e-10,
+    )
 
 
 @pytest.mark.parametrize("container", list(FEW_CONTAINERS))
@@ -907,7 +693,8 @@ def test_float16_input_is_converted_to_float64():
     expected = GaussianNB().fit(X16.astype(np.float64), y)
     for name in ATTRIBUTES:
         assert np.asarray(getattr(model, name)).dtype == np.float64, name
-    assert_same_model(model, expected, X16.astype(np.float64), rtol=1e-15)
+    # The same computation: the same model, bit for bit.
+    assert_same_model(model, expected, X16.astype(np.float64))
     assert model.predict_proba(X16).dtype == np.float64
     assert_array_equal(model.predict(X16), expected.predict(X16.astype(np.float64)))
 
@@ -922,20 +709,6 @@ def test_object_array_of_strings_is_refused():
     model = GaussianNB().fit(np.array([[1.0, 2.0], [2.0, 1.0], [0.0, 1.0]]), y)
     with pytest.raises(ValueError):
         model.predict(X)
-
-
-@pytest.mark.parametrize(
-    "bad_weight", [-0.5, np.nan, np.inf], ids=["negative", "NaN", "inf"]
-)
-@pytest.mark.parametrize("method", ["fit", "partial_fit"])
-def test_bad_sample_weight_is_refused(method, bad_weight):
-    X, y, w = make_data([0, 1], seed=24)
-    w[7] = bad_weight
-    model = GaussianNB()
-    kwargs = {"classes": [0, 1]} if method == "partial_fit" else {}
-    with pytest.raises(ValueError, match="sample_weight"):
-        getattr(model, method)(X, y, sample_weight=w, **kwargs)
-    assert not hasattr(model, "classes_")
 
 
 PRIOR_ERRORS = {
@@ -963,38 +736,15 @@ def test_bad_priors_raise_sklearns_messages(method, case):
 
 
 # ---------------------------------------------------------------------------
-# 6. scikit-learn's estimator checks
-# ---------------------------------------------------------------------------
-
-
-@parametrize_with_checks(
-    [
-        GaussianNB(),
-        GaussianNB(var_type="tied"),
-        GaussianNB(var_type="spherical", var_estimator="unbiased"),
-    ]
-)
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
-
-
-# ---------------------------------------------------------------------------
-# 7. Real data
+# 6. Real data
 # ---------------------------------------------------------------------------
 
 SPAMBASE_ACCURACY = 0.8306  # from the data README, scikit-learn 1.9.1 defaults
 ADULT_NUMERIC = [0, 2, 4, 10, 11, 12]  # age, fnlwgt, education-num, capital-*, hours
 
 
-def data_file(relative_path):
-    path = DATA_DIR / relative_path
-    if not path.exists():
-        pytest.skip(f"shared data file {path} is not available")
-    return path
-
-
 def test_spambase_matches_sklearn_and_readme_accuracy():
-    data = np.loadtxt(data_file("spambase/spambase.data"), delimiter=",")
+    data = np.loadtxt(require_data("spambase/spambase.data"), delimiter=",")
     assert data.shape == (4601, 58)
     X, y = data[:, :-1], data[:, -1].astype(int)
     X_train, X_test, y_train, y_test = train_test_split(
@@ -1014,7 +764,7 @@ def test_spambase_matches_sklearn_and_readme_accuracy():
 def read_adult(relative_path):
     """The numeric columns and the labels (without a trailing '.') of an Adult file."""
     rows, labels = [], []
-    with open(data_file(relative_path)) as lines:
+    with open(require_data(relative_path)) as lines:
         for line in lines:
             fields = [field.strip() for field in line.split(",")]
             if len(fields) != 15:  # the comment line of adult.test, blank lines

@@ -1,4 +1,7 @@
-"""The compiled kernels: thread-count independence, bounds checks, memory use."""
+"""The compiled kernels: thread-count independence, bounds checks, memory use.
+
+(The estimators' results against the thread count: test_invariants.)
+"""
 
 import importlib
 import tracemalloc
@@ -13,6 +16,8 @@ from fastnb import _kernels as baseline
 from fastnb._base import effective_n_threads, pad_classes, thread_scratch
 from fastnb._simd import VARIANTS
 from fastnb._simd import kernels as _kernels
+
+from _helpers import THREADED_CASES, THREADED_ROWS
 
 ESTIMATORS = [fastnb.MultinomialNB, fastnb.ComplementNB, fastnb.BernoulliNB]
 
@@ -69,20 +74,21 @@ def test_counting_does_not_depend_on_thread_count(n_threads):
         assert np.array_equal(serial, parallel), name
 
 
-@pytest.mark.parametrize("Estimator", ESTIMATORS)
-def test_estimators_do_not_depend_on_thread_count(Estimator):
-    X, y = tfidf_like(20_000, 200, 4)
-    if _kernels.openmp_enabled() and effective_n_threads() > 1:
-        # Large enough that the estimators do use several threads.
-        assert effective_n_threads(X.nnz) > 1
-    with threadpool_limits(limits=1, user_api="openmp"):
-        assert effective_n_threads() == 1
-        one = Estimator().fit(X, y)
-        one_proba = one.predict_proba(X)
-    many = Estimator().fit(X, y)
-    assert np.array_equal(one.feature_count_, many.feature_count_)
-    assert np.array_equal(one_proba, many.predict_proba(X))
-    assert np.array_equal(one.predict(X), many.predict(X))
+@pytest.mark.parametrize(
+    # MixedNB's families each read their own columns.
+    "case",
+    [case for case in THREADED_CASES if case.name != "MixedNB"],
+    ids=lambda case: case.id,
+)
+def test_thread_invariant_data_give_work_for_several_threads(case):
+    # test_invariants compares the estimators' results with one thread and
+    # with more: its input must make the kernels use several.
+    if not _kernels.openmp_enabled() or effective_n_threads() == 1:
+        pytest.skip("the kernels run one thread here (no OpenMP, or one CPU)")
+    X = case.make(THREADED_ROWS, seed=3)[0]
+    assert effective_n_threads(X.size) > 1
+    if case.sparse:
+        assert effective_n_threads(sp.csr_matrix(X).nnz) > 1
 
 
 def test_openmp_threads_follow_the_limit():

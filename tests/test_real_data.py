@@ -16,6 +16,8 @@ from sklearn.model_selection import train_test_split
 
 import fastnb
 
+from _helpers import require_data
+
 ESTIMATORS = ["MultinomialNB", "ComplementNB", "BernoulliNB"]
 VECTORIZERS = {"count": CountVectorizer, "tfidf": TfidfVectorizer}
 
@@ -67,7 +69,7 @@ def assert_same_predictions(name, X_train, y_train, X_test):
 
 
 @pytest.fixture(scope="module")
-def sms(require_data):
+def sms():
     path = require_data("sms_spam/SMSSpamCollection")
     labels, texts = [], []
     with open(path, encoding="utf-8") as f:
@@ -99,7 +101,7 @@ def test_sms_spam(name, vectorizer, sms):
 
 
 @pytest.fixture(scope="session")
-def newsgroups(require_data, tmp_path_factory):
+def newsgroups(tmp_path_factory):
     """Train and test bunches, through scikit-learn's loader on a local cache."""
     archive = require_data("20newsgroups/20news-bydate.tar.gz")
     script = archive.with_name("make_sklearn_cache.py")

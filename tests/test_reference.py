@@ -73,7 +73,7 @@ def fit_both(name, params, X, y, sample_weight=None):
     return ours, theirs
 
 
-def assert_same_model(ours, theirs, X, rtol):
+def assert_agrees(ours, theirs, X, rtol):
     """Assert equal fitted attributes and predictions on ``X``."""
     assert_array_equal(ours.classes_, theirs.classes_)
     attributes = [
@@ -115,7 +115,7 @@ def test_matches_sklearn(name, params, container, dtype, labels, weighted):
         prior = np.linspace(1.0, 2.0, len(labels))
         params = {**params, "class_prior": prior / prior.sum()}
     ours, theirs = fit_both(name, params, X, y, sample_weight if weighted else None)
-    assert_same_model(ours, theirs, X, RTOL[dtype])
+    assert_agrees(ours, theirs, X, RTOL[dtype])
 
 
 @pytest.mark.parametrize("container", list(OTHER_SPARSE))
@@ -124,7 +124,7 @@ def test_other_sparse_formats_match_sklearn(name, container):
     X, y, sample_weight = make_data(LABELS["5 str"])
     X = OTHER_SPARSE[container](X)
     ours, theirs = fit_both(name, {}, X, y, sample_weight)
-    assert_same_model(ours, theirs, X, RTOL[np.float64])
+    assert_agrees(ours, theirs, X, RTOL[np.float64])
 
 
 @pytest.mark.parametrize("name", ["MultinomialNB", "ComplementNB", "BernoulliNB"])
@@ -133,7 +133,7 @@ def test_single_class_matches_sklearn(name):
     X, _, sample_weight = make_data(LABELS["2 int"])
     y = np.full(N_SAMPLES, "only")
     ours, theirs = fit_both(name, {}, X, y, sample_weight)
-    assert_same_model(ours, theirs, X, RTOL[np.float64])
+    assert_agrees(ours, theirs, X, RTOL[np.float64])
 
 
 @pytest.mark.parametrize("name", ["MultinomialNB", "ComplementNB", "BernoulliNB"])
@@ -148,7 +148,7 @@ def test_zero_weight_class_matches_sklearn(name):
     theirs = getattr(sk_nb, name)().fit(X, y, sample_weight)
     if name != "ComplementNB":
         assert ours.class_log_prior_[2] == -np.inf
-    assert_same_model(ours, theirs, X, RTOL[np.float64])
+    assert_agrees(ours, theirs, X, RTOL[np.float64])
 
 
 @pytest.mark.parametrize("container", ["dense", "csr"])

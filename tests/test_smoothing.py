@@ -13,12 +13,14 @@ from sklearn.utils._param_validation import InvalidParameterError
 import fastnb
 from fastnb import MEstimate
 
+from _helpers import make_counts, tol
+
 LABELS = np.array(["ant", "bee", "cat"])
 N_FEATURES = 12
 OUTPUTS = ["predict_joint_log_proba", "predict_log_proba", "predict_proba"]
 
 
-def assert_same_outputs(ours, theirs, X, rtol):
+def assert_agrees(ours, theirs, X, rtol):
     assert_allclose(ours.feature_log_prob_, theirs.feature_log_prob_, rtol=rtol)
     assert_allclose(ours.class_log_prior_, theirs.class_log_prior_, rtol=rtol)
     for method in OUTPUTS:
@@ -67,7 +69,7 @@ def bernoulli_by_hand(X, y, w, pseudo_on, pseudo_total):
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 @pytest.mark.parametrize("alpha", [1.0, 0.3, 2.5])
-def test_bernoulli_lidstone_is_m_estimate(alpha, weighted, make_counts, tol):
+def test_bernoulli_lidstone_is_m_estimate(alpha, weighted):
     X, y, w = make_counts(LABELS, n_features=N_FEATURES)
     X[:, 3] = 0.0  # a feature never on
     w = w if weighted else None
@@ -79,11 +81,11 @@ def test_bernoulli_lidstone_is_m_estimate(alpha, weighted, make_counts, tol):
     ]
     for model in models:
         model.fit(X, y, sample_weight=w)
-        assert_same_outputs(model, theirs, X, tol(np.float64))
+        assert_agrees(model, theirs, X, tol(np.float64))
 
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
-def test_bernoulli_lidstone_per_feature_is_m_estimate(weighted, make_counts, tol):
+def test_bernoulli_lidstone_per_feature_is_m_estimate(weighted):
     # scikit-learn's BernoulliNB cannot take alpha per feature: count by hand.
     X, y, w = make_counts(LABELS, n_features=N_FEATURES)
     X[:, 3] = 0.0
@@ -102,7 +104,7 @@ def test_bernoulli_lidstone_per_feature_is_m_estimate(weighted, make_counts, tol
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 @pytest.mark.parametrize("alpha", [1.0, 0.3, 2.5])
-def test_multinomial_lidstone_is_m_estimate(alpha, weighted, make_counts, tol):
+def test_multinomial_lidstone_is_m_estimate(alpha, weighted):
     X, y, w = make_counts(LABELS, n_features=N_FEATURES)
     w = w if weighted else None
     theirs = sk_nb.MultinomialNB(alpha=alpha).fit(X, y, sample_weight=w)
@@ -112,7 +114,7 @@ def test_multinomial_lidstone_is_m_estimate(alpha, weighted, make_counts, tol):
         MEstimate(m=alpha * N_FEATURES, prior=uniform),
     ]:
         ours = fastnb.MultinomialNB(alpha=estimate).fit(X, y, sample_weight=w)
-        assert_same_outputs(ours, theirs, X, tol(np.float64))
+        assert_agrees(ours, theirs, X, tol(np.float64))
 
 
 def assert_same_categorical(ours, theirs, X, rtol):
@@ -127,7 +129,7 @@ def assert_same_categorical(ours, theirs, X, rtol):
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 @pytest.mark.parametrize("alpha", [1.0, 0.3, 2.5])
-def test_categorical_lidstone_is_m_estimate(alpha, weighted, tol):
+def test_categorical_lidstone_is_m_estimate(alpha, weighted):
     X, y, w = make_codes()
     w = w if weighted else None
     n_categories = X.max(axis=0) + 1
@@ -149,7 +151,7 @@ def test_categorical_lidstone_is_m_estimate(alpha, weighted, tol):
 
 
 @pytest.mark.parametrize("m", [3.0, "per feature"])
-def test_bernoulli_non_uniform_prior(m, make_counts, tol):
+def test_bernoulli_non_uniform_prior(m):
     X, y, w = make_counts(LABELS, n_features=N_FEATURES)
     m = np.linspace(0.5, 6.0, N_FEATURES) if m == "per feature" else m
     prior = np.linspace(0.05, 0.95, N_FEATURES)
@@ -160,7 +162,7 @@ def test_bernoulli_non_uniform_prior(m, make_counts, tol):
     assert_allclose(model.predict_joint_log_proba(X), joint, rtol=tol(np.float64))
 
 
-def test_multinomial_non_uniform_prior(make_counts, tol):
+def test_multinomial_non_uniform_prior():
     X, y, w = make_counts(LABELS, n_features=N_FEATURES)
     prior = np.arange(1.0, N_FEATURES + 1.0)
     prior /= prior.sum()
@@ -176,7 +178,7 @@ def test_multinomial_non_uniform_prior(make_counts, tol):
 
 
 @pytest.mark.parametrize("m", [4.0, "per feature"])
-def test_categorical_non_uniform_prior(m, tol):
+def test_categorical_non_uniform_prior(m):
     X, y, w = make_codes()
     n_categories = [3, 4, 5, 6]
     m = np.array([0.5, 2.0, 5.0, 11.0]) if m == "per feature" else m
@@ -230,7 +232,7 @@ INVALID = {
 
 @pytest.mark.parametrize("invalid", INVALID)
 @pytest.mark.parametrize("name", ["BernoulliNB", "MultinomialNB"])
-def test_invalid_m_estimate_raises(name, invalid, make_counts):
+def test_invalid_m_estimate_raises(name, invalid):
     X, y, _ = make_counts(LABELS, n_features=N_FEATURES)
     model = getattr(fastnb, name)(alpha=INVALID[invalid](N_FEATURES))
     with pytest.raises(ValueError):
@@ -266,7 +268,7 @@ def test_invalid_m_estimate_raises_categorical(invalid):
 
 
 @pytest.mark.parametrize("name", ["ComplementNB", "PoissonNB"])
-def test_models_without_m_estimate_reject_it(name, make_counts):
+def test_models_without_m_estimate_reject_it(name):
     X, y, _ = make_counts(LABELS)
     assert issubclass(InvalidParameterError, ValueError)
     for estimate in [MEstimate(m=1.0), MEstimate(m=2.0, prior=np.full(12, 0.5))]:
@@ -281,7 +283,7 @@ def test_models_without_m_estimate_reject_it(name, make_counts):
 # ---------------------------------------------------------------------------
 
 
-def test_m_estimate_survives_clone_and_pickle(make_counts):
+def test_m_estimate_survives_clone_and_pickle():
     X, y, w = make_counts(LABELS, n_features=N_FEATURES)
     estimate = MEstimate(m=3.0, prior=np.linspace(0.1, 0.9, N_FEATURES))
     model = fastnb.BernoulliNB(alpha=estimate).fit(X, y, sample_weight=w)
@@ -315,7 +317,7 @@ def test_m_estimate_survives_clone_and_pickle(make_counts):
 
 
 @pytest.mark.parametrize("name", ["BernoulliNB", "MultinomialNB"])
-def test_grid_search_over_m(name, make_counts):
+def test_grid_search_over_m(name):
     X, y, _ = make_counts(LABELS, n_samples=150, n_features=N_FEATURES)
     X = np.round(X)
     ms = [0.05, 0.5, 2.0, 8.0, 40.0]
