@@ -955,7 +955,7 @@ class GaussianNB(_ReferenceNB):
             "class_count": count,
             "mean": mean,
             "ssd": ssd,
-            "sample_count": everyone[0][0],
+            "sample_count": np.asarray(everyone[0][0], dtype=np.float64),
             "sample_mean": everyone[1][0],
             "sample_ssd": everyone[2][0],
             "dtype": X.dtype,
@@ -982,7 +982,7 @@ class GaussianNB(_ReferenceNB):
             "class_count": count[:, 0],
             "mean": mean,
             "ssd": ssd,
-            "sample_count": sample_count,
+            "sample_count": np.asarray(sample_count, dtype=np.float64),
             "sample_mean": sample_mean,
             "sample_ssd": sample_ssd,
             # The model keeps the dtype of the data it was first fitted on.

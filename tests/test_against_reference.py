@@ -27,6 +27,8 @@ from numpy.testing import assert_array_equal
 import fastnb
 from fastnb import reference
 
+from _helpers import tol
+
 LABELS = np.array(["ant", "bee", "cat"])
 OUTPUTS = ["predict_joint_log_proba", "predict_log_proba", "predict_proba"]
 N_SAMPLES = 90
@@ -609,7 +611,7 @@ def assert_same_outputs(fast, oracle, X, rtol, dtype):
     assert_array_equal(predicted, expected)
 
 
-def tolerance(tol, dtype):
+def tolerance(dtype):
     """Data of objects holds float64 numbers, or none at all."""
     return tol(np.float64 if dtype is object else dtype)
 
@@ -625,18 +627,18 @@ def tolerance(tol, dtype):
 @pytest.mark.parametrize(
     ("case", "container", "dtype"), combinations(with_known_disagreements=True)
 )
-def test_matches_reference(case, container, dtype, weighted, mode, tol):
+def test_matches_reference(case, container, dtype, weighted, mode):
     X, y, sample_weight, X_test = training(case, container, dtype, weighted)
     fast, oracle = fit_pair(case, mode, X, y, sample_weight)
-    rtol = tolerance(tol, dtype)
+    rtol = tolerance(dtype)
     assert_same_model(fast, oracle, rtol)
     assert_same_outputs(fast, oracle, X_test, rtol, output_dtype(case, dtype))
 
 
 @pytest.mark.filterwarnings("ignore:alpha too small:UserWarning")
 @pytest.mark.parametrize(("case", "container", "dtype"), COMBINATIONS)
-def test_statistics_match_reference(case, container, dtype, tol):
-    rtol = tolerance(tol, dtype)
+def test_statistics_match_reference(case, container, dtype):
+    rtol = tolerance(dtype)
     # Weighted or not, fitted or partially fitted: four tests in one.
     for weighted in [False, True]:
         X, y, sample_weight, _ = training(case, container, dtype, weighted)
@@ -654,7 +656,7 @@ def test_statistics_match_reference(case, container, dtype, tol):
     ("case", "container", "dtype"),
     [p for p in COMBINATIONS if p.values[0].data not in ENCODED],
 )
-def test_reference_chunks_equal_reference_fit(case, container, dtype, weighted, tol):
+def test_reference_chunks_equal_reference_fit(case, container, dtype, weighted):
     # The premise of crossing partial_fit: the reference's combine step of
     # the chunks' statistics gives the statistics of the whole. (Not for raw
     # values, whose codes follow the order in which the chunks bring them.)
@@ -662,7 +664,7 @@ def test_reference_chunks_equal_reference_fit(case, container, dtype, weighted, 
     make = getattr(reference, case.name)
     whole = fit(make(**case.params), "fit", X, y, sample_weight)
     chunked = fit(make(**case.params), "partial_fit", X, y, sample_weight)
-    rtol = tolerance(tol, dtype)
+    rtol = tolerance(dtype)
     assert_same(chunked.statistics_, whole.statistics_, rtol, "statistics_")
     assert_same_model(chunked, whole, rtol)
     assert_same_outputs(chunked, whole, X_test, rtol, output_dtype(case, dtype))
@@ -675,7 +677,7 @@ def test_reference_chunks_equal_reference_fit(case, container, dtype, weighted, 
     [c for c in CASES if c.label == "default" and c.data in ("counts", "gaussian")],
     ids=str,
 )
-def test_chunks_of_either_dtype_match_reference(case, container, first, tol):
+def test_chunks_of_either_dtype_match_reference(case, container, first):
     # Chunks of float32 and float64 in turn: a model keeps the dtype of the
     # data it was first fitted on (GaussianNB's attributes and outputs).
     X, y, sample_weight, X_test = training(case, container, np.float64, True)

@@ -4,73 +4,25 @@ import copy
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 import fastnb
 from fastnb import ModelState, combine_states, from_state, get_state
 from fastnb._base import BaseNB
+from fastnb._state import same_value
+
+from _helpers import CASE_IDS, CASES, N_FEATURES, take_rows
 
 N_SAMPLES = 90
+CASE = {case.id: case for case in CASES}
 
 
-def counts(rng):
-    return rng.poisson(1.5, size=(N_SAMPLES, 6)).astype(np.float64)
-
-
-def codes(rng):
-    return rng.integers(0, 4, size=(N_SAMPLES, 3))
-
-
-def strings(rng):
-    return np.array(["sun", "rain", "fog", "snow"])[rng.integers(0, 4, (N_SAMPLES, 2))]
-
-
-def frame(rng):
-    return pd.DataFrame(
-        {
-            "height": rng.normal(170, 8, N_SAMPLES),
-            "colour": np.array(["red", "blue", "green"])[rng.integers(0, 3, N_SAMPLES)],
-            "visits": rng.poisson(2.0, N_SAMPLES),
-        }
-    )
-
-
-# (estimator, data maker): every estimator, each on data it models.
-CASES = {
-    "MultinomialNB": (fastnb.MultinomialNB(alpha=0.5), counts),
-    "ComplementNB": (fastnb.ComplementNB(norm=True), counts),
-    "BernoulliNB": (fastnb.BernoulliNB(binarize=1.0), counts),
-    "PoissonNB": (fastnb.PoissonNB(), counts),
-    "GaussianNB": (fastnb.GaussianNB(var_type="tied"), counts),
-    "CategoricalNB codes": (fastnb.CategoricalNB(min_categories=5), codes),
-    "CategoricalNB strings": (fastnb.CategoricalNB(), strings),
-    "MixedNB": (
-        fastnb.MixedNB(
-            families={
-                "gaussian": ["height"],
-                "categorical": ["colour"],
-                "poisson": ["visits"],
-            }
-        ),
-        frame,
-    ),
-}
-
-
-def data(case, seed=0):
-    rng = np.random.default_rng(seed)
-    estimator, make = CASES[case]
-    return (
-        estimator,
-        make(rng),
-        np.array(["a", "b", "c"])[rng.integers(0, 3, N_SAMPLES)],
-    )
-
-
-def rows(X, where):
-    return X.iloc[where] if hasattr(X, "iloc") else X[where]
+def data(case_id, seed=0):
+    """A new estimator of the case, its X and y (labels "a", "b", "c")."""
+    case = CASE[case_id]
+    X, y, _ = case.make(n_samples=N_SAMPLES, seed=seed)
+    return case.estimator(), X, y
 
 
 def assert_same_statistics(got, expected, rtol=0.0):
@@ -88,7 +40,7 @@ def assert_same_statistics(got, expected, rtol=0.0):
             assert_array_equal(got[key], expected[key], err_msg=key)
 
 
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", CASE_IDS)
 def test_from_state_rebuilds_the_model(case):
     estimator, X, y = data(case)
     model = estimator.fit(X, y)
@@ -97,14 +49,14 @@ def test_from_state_rebuilds_the_model(case):
     assert state.n_features_in == model.n_features_in_
     rebuilt = from_state(state)
     assert type(rebuilt) is type(model)
-    assert rebuilt.get_params() == model.get_params()
+    assert same_value(rebuilt.get_params(), model.get_params())
     assert_array_equal(rebuilt.classes_, model.classes_)
     assert_same_statistics(get_state(rebuilt).statistics, state.statistics)
     for method in ("predict_joint_log_proba", "predict_proba", "predict"):
         assert_array_equal(getattr(rebuilt, method)(X), getattr(model, method)(X))
 
 
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", CASE_IDS)
 def test_state_is_a_copy(case):
     estimator, X, y = data(case)
     model = estimator.fit(X, y)
@@ -117,33 +69,33 @@ def test_state_is_a_copy(case):
     assert_array_equal(rebuilt.predict_proba(X), expected)
 
 
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", CASE_IDS)
 def test_rebuilt_model_goes_on_with_partial_fit(case):
     estimator, X, y = data(case)
     half = np.arange(N_SAMPLES) < N_SAMPLES // 2
     classes = np.unique(y)
-    model = copy.deepcopy(estimator).partial_fit(rows(X, half), y[half], classes)
+    model = copy.deepcopy(estimator).partial_fit(take_rows(X, half), y[half], classes)
     rebuilt = from_state(get_state(model))
-    model.partial_fit(rows(X, ~half), y[~half])
-    rebuilt.partial_fit(rows(X, ~half), y[~half])
+    model.partial_fit(take_rows(X, ~half), y[~half])
+    rebuilt.partial_fit(take_rows(X, ~half), y[~half])
     assert_same_statistics(get_state(rebuilt).statistics, get_state(model).statistics)
     assert_array_equal(rebuilt.predict_proba(X), model.predict_proba(X))
 
 
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", CASE_IDS)
 def test_combined_states_equal_one_fit(case):
     estimator, X, y = data(case)
-    first = np.arange(N_SAMPLES) < 50
+    first = np.arange(N_SAMPLES) < 50  # holds every category (first_batch)
     whole = copy.deepcopy(estimator).fit(X, y)
-    a = copy.deepcopy(estimator).fit(rows(X, first), y[first])
-    b = copy.deepcopy(estimator).fit(rows(X, ~first), y[~first])
+    a = copy.deepcopy(estimator).fit(take_rows(X, first), y[first])
+    b = copy.deepcopy(estimator).fit(take_rows(X, ~first), y[~first])
     a_state, b_state = get_state(a), get_state(b)
     a_before, b_before = copy.deepcopy(a_state), copy.deepcopy(b_state)
     combined = from_state(combine_states(a_state, b_state))
     assert_same_statistics(a_state.statistics, a_before.statistics)
     assert_same_statistics(b_state.statistics, b_before.statistics)
     assert_array_equal(combined.classes_, whole.classes_)
-    if case == "CategoricalNB strings":
+    if case in ("CategoricalNB-strings", "MixedNB-frame"):
         # The categories come in the order the two fits met them (one fit
         # sorts them all), so the tables' rows may differ in order.
         assert_allclose(
@@ -160,16 +112,16 @@ def test_combined_states_equal_one_fit(case):
     )
 
 
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", CASE_IDS)
 def test_combined_states_unite_the_classes(case):
     estimator, X, y = data(case)
     first = y != "c"  # the first model never sees class "c", the second not "a"
     second = y != "a"
-    a = copy.deepcopy(estimator).fit(rows(X, first), y[first])
-    b = copy.deepcopy(estimator).fit(rows(X, second), y[second])
+    a = copy.deepcopy(estimator).fit(take_rows(X, first), y[first])
+    b = copy.deepcopy(estimator).fit(take_rows(X, second), y[second])
     combined = from_state(combine_states(get_state(a), get_state(b)))
     both = np.concatenate([np.flatnonzero(first), np.flatnonzero(second)])
-    whole = copy.deepcopy(estimator).fit(rows(X, both), y[both])
+    whole = copy.deepcopy(estimator).fit(take_rows(X, both), y[both])
     assert_array_equal(combined.classes_, ["a", "b", "c"])
     assert_allclose(
         combined.predict_proba(X), whole.predict_proba(X), rtol=1e-12, atol=1e-15
@@ -190,6 +142,7 @@ def test_combined_categories_keep_the_first_order_then_the_new():
 
 
 def fitted_state(case="MultinomialNB"):
+    """The state of the case's estimator fitted on 3 classes, N_FEATURES columns."""
     estimator, X, y = data(case)
     return get_state(estimator.fit(X, y))
 
@@ -212,11 +165,11 @@ def edited(state, **changes):
         ({"classes": np.array(["a", "a", "c"])}, "unique and sorted"),
         ({"classes": np.array([], dtype=str)}, "non-empty"),
         ({"n_features_in": 0}, "at least 1"),
-        ({"n_features_in": 7}, "shape"),
+        ({"n_features_in": N_FEATURES - 1}, "shape"),
         ({"n_features_in": 2.5}, "integer"),
         ({"feature_names_in": np.array(["x"])}, "feature_names_in"),
-        ({"statistics": {"feature_count": np.zeros((3, 5))}}, "shape"),
-        ({"statistics": {"feature_count": -np.ones((3, 6))}}, "negative"),
+        ({"statistics": {"feature_count": np.zeros((3, N_FEATURES - 1))}}, "shape"),
+        ({"statistics": {"feature_count": -np.ones((3, N_FEATURES))}}, "negative"),
         ({"statistics": {"class_count": np.array([1.0, np.nan, 2.0])}}, "NaN"),
         ({"statistics": {"class_count": np.array([1, 2, 3])}}, "float64"),
         ({"statistics": {"class_count": [1.0, 2.0, 3.0]}}, "float64"),
@@ -239,14 +192,14 @@ def test_from_state_refuses_a_missing_statistic():
     ("case", "statistics", "message"),
     [
         ("GaussianNB", {"dtype": np.dtype(np.int64)}, "float32 or float64"),
-        ("GaussianNB", {"ssd": -np.ones((3, 6))}, "negative"),
-        ("CategoricalNB codes", {"categories": [np.arange(5)] * 2}, "list of 3"),
-        ("CategoricalNB codes", {"category_count": np.zeros((14, 3))}, "shape"),
-        ("MixedNB", {"gaussian/columns": np.array([1])}, "exactly once"),
-        ("MixedNB", {"gaussian/columns": np.array([5])}, "positions below 3"),
-        ("MixedNB", {"mystery/columns": np.array([0])}, "unknown families"),
+        ("GaussianNB", {"ssd": -np.ones((3, N_FEATURES))}, "negative"),
+        ("CategoricalNB-codes", {"categories": [np.arange(5)] * 2}, "list of 8"),
+        ("CategoricalNB-codes", {"category_count": np.zeros((5, 3))}, "shape"),
+        ("MixedNB-frame", {"poisson/columns": np.array([3])}, "exactly once"),
+        ("MixedNB-frame", {"poisson/columns": np.array([5])}, "positions below 5"),
+        ("MixedNB-frame", {"mystery/columns": np.array([0])}, "unknown families"),
         (
-            "MixedNB",
+            "MixedNB-frame",
             {"poisson/class_count": np.array([1.0, 2.0, 3.0])},
             "differs from 'class_count'",
         ),
@@ -277,8 +230,8 @@ def test_get_state_takes_only_a_fitted_fastnb_estimator():
     [
         ({"estimator": "PoissonNB"}, "Cannot combine a MultinomialNB with a PoissonNB"),
         ({"params": {"alpha": 2.0}}, "different parameters"),
-        ({"n_features_in": 5}, "6 and 5 features"),
-        ({"feature_names_in": np.array(list("abcdef"))}, "feature names"),
+        ({"n_features_in": 5}, f"{N_FEATURES} and 5 features"),
+        ({"feature_names_in": np.array(list("abcdefgh"))}, "feature names"),
     ],
 )
 def test_combine_states_refuses_models_that_differ(change, message):
