@@ -10,8 +10,10 @@ include paths), and ``fastnb._simd`` picks the best one the CPU runs, once, at
 import; a variant the compiler cannot target is left out. Environment
 switches:
 
-* ``FASTNB_DEBUG=1`` builds with bounds checks, wraparound and initialisation
-  checks on, and without optimisation, for tests and fuzzing (baseline only).
+* ``FASTNB_DEBUG=1`` builds with bounds and initialisation checks on, and
+  without optimisation, for tests and fuzzing (baseline only): an index out
+  of range raises IndexError, in the C row helpers of _rows.h too. Negative
+  indices are out of range as well (no wraparound: the kernels use none).
 * ``FASTNB_NO_OPENMP=1`` builds without OpenMP even when it is available.
 * ``FASTNB_NO_DISPATCH=1`` builds the baseline kernels only.
 * ``FASTNB_NATIVE=1`` builds the baseline kernels only, for this machine's
@@ -38,7 +40,7 @@ DEBUG = _env_flag("FASTNB_DEBUG")
 DIRECTIVES = {
     "language_level": 3,
     "boundscheck": DEBUG,
-    "wraparound": DEBUG,
+    "wraparound": False,
     "initializedcheck": DEBUG,
     "cdivision": True,
 }

@@ -1,7 +1,8 @@
 """Compiled loops of fastnb.
 
 Every kernel trusts its inputs: shapes, dtypes, contiguity and value ranges
-are checked in Python before the call.  The caller allocates every output.
+are checked in Python before the call (a FASTNB_DEBUG=1 build checks every
+index anyway, and raises IndexError).  The caller allocates every output.
 Values are read in their own precision (float32 or float64); statistics and
 scores are accumulated in float64.
 """
@@ -24,6 +25,7 @@ from fastnb._rows cimport (
     fastnb_debug_build,
     fastnb_omp_max_threads,
     fastnb_openmp_enabled,
+    gaussian_csr_row,
     gaussian_dense_row,
     index_t,
     intp_t,
@@ -163,14 +165,14 @@ def discrete_count_dense(
 # contributes nothing (x log p with x = 0), even where the table holds -inf.
 # ---------------------------------------------------------------------------
 
-cdef inline void _finish_row(
+cdef inline int _finish_row(
     double[:, :] scores,
     Py_ssize_t t,
     int output,
     double[:, ::1] out,
     intp_t[::1] labels,
     Py_ssize_t i,
-) noexcept nogil:
+) except -1 nogil:
     """Write the row's scores (scores[t]) to out[i] or labels[i] as `output` asks."""
     cdef Py_ssize_t n_classes = scores.shape[1]
     cdef Py_ssize_t k, best
@@ -182,11 +184,11 @@ cdef inline void _finish_row(
             if scores[t, k] > scores[t, best]:
                 best = k
         labels[i] = best
-        return
+        return 0
     if output == JOINT_LOG_LIKELIHOOD:
         for k in range(n_classes):
             out[i, k] = scores[t, k]
-        return
+        return 0
     # log-sum-exp shifted by the row maximum so exp() cannot overflow.
     top = scores[t, 0]
     for k in range(1, n_classes):
@@ -204,6 +206,7 @@ cdef inline void _finish_row(
     else:
         for k in range(n_classes):
             out[i, k] = exp((scores[t, k] - top) - log_total)
+    return 0
 
 
 # Classes scored together (their accumulators stay in registers); tables
@@ -255,7 +258,10 @@ def discrete_score_csr(
             table.shape[0], n_padded, threshold, binarize, row,
         ) != 0:
             with gil:
-                raise IndexError(f"row {i} has a column outside the table")
+                raise IndexError(
+                    f"row {i} has a column outside the table or an offset past "
+                    "the stored values"
+                )
         _finish_row(scratch, t, output, out, labels, i)
 
 
@@ -288,10 +294,12 @@ def discrete_score_dense(
         row = &scratch[t, 0]
         for k in range(n_padded):
             row[k] = intercept[k]
-        discrete_dense_row(
-            &X[i, 0], stride, X.shape[1], &table[0, 0], n_padded, threshold,
-            binarize, row,
-        )
+        if discrete_dense_row(
+            &X[i, 0], stride, X.shape[1], &table[0, 0], table.shape[0], n_padded,
+            threshold, binarize, row,
+        ) != 0:
+            with gil:
+                raise IndexError(f"row {i} has a column outside the table")
         _finish_row(scratch, t, output, out, labels, i)
 
 
@@ -357,7 +365,11 @@ cdef inline void _welford_row(
     double* mean,
     double* ssd,
 ) noexcept nogil:
-    """Add the contiguous values x[0:n] with weight w to mean[0:n] and ssd[0:n]."""
+    """Add the contiguous values x[0:n] with weight w to mean[0:n] and ssd[0:n].
+
+    No indexing that could fail: the caller takes the row pointers from its
+    memoryviews (bounds-checked in a debug build).
+    """
     cdef Py_ssize_t j
     cdef double d
     for j in range(n):
@@ -411,7 +423,7 @@ def gaussian_moments_dense(
                         ssd[b, c, j] += w * d * (x - mean[b, c, j])
 
 
-cdef inline void _welford_add(
+cdef inline int _welford_add(
     double x,
     double w,
     Py_ssize_t c,
@@ -419,13 +431,14 @@ cdef inline void _welford_add(
     double[:, ::1] weight,
     double[:, ::1] mean,
     double[:, ::1] ssd,
-) noexcept nogil:
+) except -1 nogil:
     """Add value x with weight w > 0 to the moments of entry (c, j)."""
     cdef double d
     weight[c, j] += w
     d = x - mean[c, j]
     mean[c, j] += (w / weight[c, j]) * d
     ssd[c, j] += w * d * (x - mean[c, j])
+    return 0
 
 
 def gaussian_moments_csr(
@@ -486,39 +499,9 @@ def gaussian_moments_csc(
 # ---------------------------------------------------------------------------
 # Gaussian scoring: intercept[k] - 0.5 sum_j (x_j - theta[j, k])^2 * inv_var[j, k]
 # with feature-major theta and inverse variances (the padding has inverse
-# variance 0).  For sparse rows the intercept already holds the all-zeros
-# row's score, and each stored value corrects it by
-# -0.5 x (x - 2 theta) inv_var = -0.5 ((x - theta)^2 - theta^2) inv_var.
+# variance 0).  Sparse rows start from the all-zeros row's scores, which
+# each stored value corrects (see _rows.h).
 # ---------------------------------------------------------------------------
-
-cdef inline void _add_gaussian_csr_block(
-    const floating[::1] X_data,
-    const index_t[::1] X_indices,
-    Py_ssize_t start,
-    Py_ssize_t stop,
-    const double[:, ::1] theta,
-    const double[:, ::1] inv_var,
-    Py_ssize_t k0,
-    double* scores,
-) noexcept nogil:
-    """scores[k0:k0 + 8] -= 0.5 sum of x (x - 2 theta[j, k]) inv_var[j, k]."""
-    cdef Py_ssize_t k, p, j
-    cdef double acc[FASTNB_BLOCK]
-    cdef double x
-    cdef const double* mu
-    cdef const double* iv
-    for k in range(FASTNB_BLOCK):
-        acc[k] = 0.0
-    for p in range(start, stop):
-        x = X_data[p]
-        j = X_indices[p]
-        mu = &theta[j, k0]
-        iv = &inv_var[j, k0]
-        for k in range(FASTNB_BLOCK):
-            acc[k] += x * (x - 2.0 * mu[k]) * iv[k]
-    for k in range(FASTNB_BLOCK):
-        scores[k0 + k] -= 0.5 * acc[k]
-
 
 def gaussian_score_dense(
     const floating[:, :] X,
@@ -534,6 +517,7 @@ def gaussian_score_dense(
     """Gaussian scores of dense rows; class-padded tables, a scratch row a thread."""
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_padded = theta.shape[1]
+    cdef Py_ssize_t stride = X.strides[1] // sizeof(floating)
     cdef Py_ssize_t i, k, t
     cdef double* row
     for i in prange(
@@ -547,10 +531,12 @@ def gaussian_score_dense(
         row = &scratch[t, 0]
         for k in range(n_padded):
             row[k] = intercept[k]
-        gaussian_dense_row(
-            &X[i, 0], X.strides[1] // sizeof(floating), X.shape[1],
-            &theta[0, 0], &inv_var[0, 0], n_padded, row,
-        )
+        if gaussian_dense_row(
+            &X[i, 0], stride, X.shape[1], &theta[0, 0], &inv_var[0, 0],
+            theta.shape[0], n_padded, row,
+        ) != 0:
+            with gil:
+                raise IndexError(f"row {i} has a column outside the table")
         _finish_row(scratch, t, output, out, labels, i)
 
 
@@ -569,8 +555,12 @@ def gaussian_score_csr(
 ):
     """As gaussian_score_dense for CSR rows, starting from the all-zeros scores."""
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
+    cdef Py_ssize_t nnz = X_indices.shape[0]
     cdef Py_ssize_t n_padded = theta.shape[1]
-    cdef Py_ssize_t i, k, t, b
+    # An X without stored values has only empty rows, which read nothing.
+    cdef const floating* data = &X_data[0] if nnz else NULL
+    cdef const index_t* indices = &X_indices[0] if nnz else NULL
+    cdef Py_ssize_t i, k, t
     cdef double* row
     for i in prange(
         n_samples,
@@ -583,17 +573,15 @@ def gaussian_score_csr(
         row = &scratch[t, 0]
         for k in range(n_padded):
             row[k] = zeros_intercept[k]
-        for b in range(n_padded // FASTNB_BLOCK):
-            _add_gaussian_csr_block(
-                X_data,
-                X_indices,
-                X_indptr[i],
-                X_indptr[i + 1],
-                theta,
-                inv_var,
-                b * FASTNB_BLOCK,
-                row,
-            )
+        if gaussian_csr_row(
+            data, indices, X_indptr[i], X_indptr[i + 1], nnz, &theta[0, 0],
+            &inv_var[0, 0], theta.shape[0], n_padded, row,
+        ) != 0:
+            with gil:
+                raise IndexError(
+                    f"row {i} has a column outside the table or an offset past "
+                    "the stored values"
+                )
         _finish_row(scratch, t, output, out, labels, i)
 
 
@@ -662,7 +650,10 @@ def categorical_score_dense(
         row = &scratch[t, 0]
         for k in range(n_padded):
             row[k] = intercept[k]
-        categorical_dense_row(
-            &X[i, 0], stride, n_features, &offsets[0], &table[0, 0], n_padded, row
-        )
+        if categorical_dense_row(
+            &X[i, 0], stride, n_features, &offsets[0], offsets.shape[0],
+            &table[0, 0], table.shape[0], n_padded, row,
+        ) != 0:
+            with gil:
+                raise IndexError(f"row {i} has a category code outside the table")
         _finish_row(scratch, t, output, out, labels, i)

@@ -88,6 +88,7 @@ static inline int fastnb_cpu_runs_avx512(void) { return 0; }
  * FASTNB_ZERO8(acc)              declares the block acc, all zeros
  * FASTNB_AXPY8(acc, v, p)        acc[k] += v * p[k]
  * FASTNB_SQDIFF8(acc, x, mu, iv) acc[k] += (x - mu[k])^2 * iv[k]
+ * FASTNB_XDIFF8(acc, x, mu, iv)  acc[k] += x * (x - 2 mu[k]) * iv[k]
  * FASTNB_LANE(acc, k)            acc[k], as a double
  *
  * Every lane is the same sum, in the same order, as a plain loop would
@@ -123,6 +124,12 @@ static inline fastnb_vec fastnb_load(const double* p)
         fastnb_vec d_ = (x) - fastnb_load((mu) + q_ * FASTNB_LANES);          \
         acc[q_] += d_ * d_ * fastnb_load((iv) + q_ * FASTNB_LANES);           \
     }
+#define FASTNB_XDIFF8(acc, x, mu, iv)                                         \
+    for (int q_ = 0; q_ < FASTNB_PARTS; q_++) {                               \
+        fastnb_vec mu_ = fastnb_load((mu) + q_ * FASTNB_LANES);               \
+        fastnb_vec iv_ = fastnb_load((iv) + q_ * FASTNB_LANES);               \
+        acc[q_] += (x) * ((x) - 2.0 * mu_) * iv_;                             \
+    }
 #define FASTNB_LANE(acc, k) acc[(k) / FASTNB_LANES][(k) % FASTNB_LANES]
 #else
 #define FASTNB_ZERO8(acc) double acc[FASTNB_BLOCK] = {0, 0, 0, 0, 0, 0, 0, 0}
@@ -134,19 +141,29 @@ static inline fastnb_vec fastnb_load(const double* p)
         double d_ = (x) - (mu)[k_];                                           \
         acc[k_] += d_ * d_ * (iv)[k_];                                        \
     }
+#define FASTNB_XDIFF8(acc, x, mu, iv)                                         \
+    for (int k_ = 0; k_ < FASTNB_BLOCK; k_++)                                 \
+        acc[k_] += (x) * ((x) - 2.0 * (mu)[k_]) * (iv)[k_]
 #define FASTNB_LANE(acc, k) acc[k]
 #endif
 
 /* ---- Row helpers -------------------------------------------------------- */
 
-/* In a FASTNB_DEBUG build a helper returns -1 when a column of X is outside
- * its table; otherwise the check compiles to nothing. */
+/* Every row helper adds one row's terms to scores[0:n_padded] from tables
+ * whose classes are padded with zeros to n_padded, a multiple of
+ * FASTNB_BLOCK (fastnb._base.pad_classes); the caller's scores row has room
+ * for the padded classes. A helper returns 0; in a FASTNB_DEBUG build it
+ * returns -1 instead, before reading anything, when an offset into X or an
+ * index into a table is out of range. Otherwise its checks compile to
+ * nothing: the kernels trust what Python checked. */
 #ifdef FASTNB_DEBUG
-#define FASTNB_CHECK_ROW(j, n_rows)                                           \
-    if ((Py_ssize_t) (j) < 0 || (Py_ssize_t) (j) >= (n_rows))                 \
-    return -1
+#define FASTNB_CHECK(condition)                                               \
+    do {                                                                      \
+        if (!(condition))                                                     \
+            return -1;                                                        \
+    } while (0)
 #else
-#define FASTNB_CHECK_ROW(j, n_rows)
+#define FASTNB_CHECK(condition) ((void) 0)
 #endif
 
 /* A feature value as the discrete families count it: as it is, or 1/0
@@ -156,16 +173,18 @@ static inline double fastnb_counted(double v, double threshold, int binarize)
     return binarize ? (v > threshold ? 1.0 : 0.0) : v;
 }
 
-/* scores[k] += sum of v * table[j, k] over the nonzeros v of a sparse row,
+/* scores[k] += sum of v * table[j, k] over the values v of a sparse row,
  * stored at data[start:stop] with their columns j at indices[start:stop]
  * (nnz stored values in all); table is (n_rows, n_padded). A value of zero
- * (or one binarized to zero) adds nothing, even where the table holds -inf. */
+ * (or one binarized to zero) adds nothing, even where the table holds -inf:
+ * x log p is 0 for x = 0. */
 #define FASTNB_DISCRETE_CSR_ROW(NAME, T, I)                                   \
     static inline int NAME(                                                   \
         const T* data, const I* indices, Py_ssize_t start, Py_ssize_t stop,   \
         Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,               \
         Py_ssize_t n_padded, double threshold, int binarize, double* scores)  \
     {                                                                         \
+        FASTNB_CHECK(0 <= start && start <= stop && stop <= nnz);             \
         if (start == stop)                                                    \
             return 0;                                                         \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
@@ -178,12 +197,12 @@ static inline double fastnb_counted(double v, double threshold, int binarize)
                         FASTNB_PREFETCH(ahead + k);                           \
                     FASTNB_PREFETCH(ahead + n_padded - 1);                    \
                 }                                                             \
+                const Py_ssize_t j = indices[p];                              \
+                FASTNB_CHECK(0 <= j && j < n_rows);                           \
                 const double v =                                              \
                     fastnb_counted(data[p], threshold, binarize);             \
                 if (v == 0.0)                                                 \
                     continue;                                                 \
-                const Py_ssize_t j = indices[p];                              \
-                FASTNB_CHECK_ROW(j, n_rows);                                  \
                 FASTNB_AXPY8(acc, v, table + j * n_padded + k0);              \
             }                                                                 \
             for (int k = 0; k < FASTNB_BLOCK; k++)                            \
@@ -193,14 +212,15 @@ static inline double fastnb_counted(double v, double threshold, int binarize)
     }
 
 /* scores[k] += sum_j v_j * table[j, k] for a dense row x (elements x_stride
- * apart), v_j its values as counted; table is (n_features, n_padded). As in
- * sparse rows, a zero adds nothing. */
+ * apart), v_j its values as counted; table is (n_rows, n_padded) with a row
+ * per feature. As in sparse rows, a zero adds nothing. */
 #define FASTNB_DISCRETE_DENSE_ROW(NAME, T)                                    \
-    static inline void NAME(                                                  \
+    static inline int NAME(                                                   \
         const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
-        const double* table, Py_ssize_t n_padded, double threshold,           \
-        int binarize, double* scores)                                         \
+        const double* table, Py_ssize_t n_rows, Py_ssize_t n_padded,          \
+        double threshold, int binarize, double* scores)                       \
     {                                                                         \
+        FASTNB_CHECK(n_features <= n_rows);                                   \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
             FASTNB_ZERO8(acc);                                                \
             for (Py_ssize_t j = 0; j < n_features; j++) {                     \
@@ -213,17 +233,19 @@ static inline double fastnb_counted(double v, double threshold, int binarize)
             for (int k = 0; k < FASTNB_BLOCK; k++)                            \
                 scores[k0 + k] += FASTNB_LANE(acc, k);                        \
         }                                                                     \
+        return 0;                                                             \
     }
 
 /* scores[k] -= 0.5 sum_j (x[j] - theta[j, k])^2 inv_var[j, k] for a dense
- * row x (elements x_stride apart); theta and inv_var are (n_features,
- * n_padded), n_padded a multiple of FASTNB_BLOCK. */
+ * row x (elements x_stride apart); theta and inv_var are (n_rows, n_padded)
+ * with a row per feature. */
 #define FASTNB_GAUSSIAN_DENSE_ROW(NAME, T)                                    \
-    static inline void NAME(                                                  \
+    static inline int NAME(                                                   \
         const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
-        const double* theta, const double* inv_var, Py_ssize_t n_padded,      \
-        double* scores)                                                       \
+        const double* theta, const double* inv_var, Py_ssize_t n_rows,        \
+        Py_ssize_t n_padded, double* scores)                                  \
     {                                                                         \
+        FASTNB_CHECK(n_features <= n_rows);                                   \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
             FASTNB_ZERO8(acc);                                                \
             for (Py_ssize_t j = 0; j < n_features; j++) {                     \
@@ -234,32 +256,67 @@ static inline double fastnb_counted(double v, double threshold, int binarize)
             for (int k = 0; k < FASTNB_BLOCK; k++)                            \
                 scores[k0 + k] -= 0.5 * FASTNB_LANE(acc, k);                  \
         }                                                                     \
+        return 0;                                                             \
+    }
+
+/* The Gaussian scores of a sparse row, from those of the all-zeros row
+ * (already in scores): each stored value x in column j changes them by
+ * -0.5 ((x - theta)^2 - theta^2) inv_var = -0.5 x (x - 2 theta) inv_var,
+ * the form that needs no theta^2. Arguments as for the sparse discrete row
+ * and the dense Gaussian row. */
+#define FASTNB_GAUSSIAN_CSR_ROW(NAME, T, I)                                   \
+    static inline int NAME(                                                   \
+        const T* data, const I* indices, Py_ssize_t start, Py_ssize_t stop,   \
+        Py_ssize_t nnz, const double* theta, const double* inv_var,           \
+        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores)               \
+    {                                                                         \
+        FASTNB_CHECK(0 <= start && start <= stop && stop <= nnz);             \
+        if (start == stop)                                                    \
+            return 0;                                                         \
+        for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
+            FASTNB_ZERO8(acc);                                                \
+            for (Py_ssize_t p = start; p < stop; p++) {                       \
+                const Py_ssize_t j = indices[p];                              \
+                FASTNB_CHECK(0 <= j && j < n_rows);                           \
+                const double x = (double) data[p];                            \
+                FASTNB_XDIFF8(acc, x, theta + j * n_padded + k0,              \
+                              inv_var + j * n_padded + k0);                   \
+            }                                                                 \
+            for (int k = 0; k < FASTNB_BLOCK; k++)                            \
+                scores[k0 + k] -= 0.5 * FASTNB_LANE(acc, k);                  \
+        }                                                                     \
+        return 0;                                                             \
     }
 
 /* scores[k] += sum_j table[offsets[j] + code_j, k] for a dense row of
  * category codes x (elements x_stride apart): feature j owns the table rows
- * offsets[j] .. offsets[j + 1] - 1, the last of them for codes never seen
- * in training, which every larger code is clamped to. table is (rows,
- * n_padded), n_padded a multiple of FASTNB_BLOCK. */
+ * offsets[j] .. offsets[j + 1] - 1 (of n_rows), the last of them for codes
+ * never seen in training, which every larger code is clamped to. offsets
+ * has n_offsets entries; codes are non-negative. */
 #define FASTNB_CATEGORICAL_DENSE_ROW(NAME, T)                                 \
-    static inline void NAME(                                                  \
+    static inline int NAME(                                                   \
         const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
-        const npy_intp* offsets, const double* table, Py_ssize_t n_padded,    \
-        double* scores)                                                       \
+        const npy_intp* offsets, Py_ssize_t n_offsets, const double* table,   \
+        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores)               \
     {                                                                         \
+        FASTNB_CHECK(n_features < n_offsets);                                 \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
             FASTNB_ZERO8(acc);                                                \
             for (Py_ssize_t j = 0; j < n_features; j++) {                     \
                 const Py_ssize_t unseen = offsets[j + 1] - offsets[j] - 1;    \
                 const double value = (double) x[j * x_stride];                \
+                /* (NaN fails value >= 0 too.) */                             \
+                FASTNB_CHECK(value >= 0.0 && unseen >= 0);                    \
                 const Py_ssize_t code =                                       \
                     value > (double) unseen ? unseen : (Py_ssize_t) value;    \
-                FASTNB_AXPY8(acc, 1.0,                                        \
-                             table + (offsets[j] + code) * n_padded + k0);    \
+                const Py_ssize_t row = offsets[j] + code;                     \
+                FASTNB_CHECK(offsets[j] >= 0 && row < n_rows);                \
+                FASTNB_AXPY8(acc, 1.0, table + row * n_padded + k0);          \
             }                                                                 \
             for (int k = 0; k < FASTNB_BLOCK; k++)                            \
                 scores[k0 + k] += FASTNB_LANE(acc, k);                        \
         }                                                                     \
+        return 0;                                                             \
     }
 
 FASTNB_DISCRETE_CSR_ROW(fastnb_discrete_csr_row_f64_i32, double, int32_t)
@@ -270,6 +327,10 @@ FASTNB_DISCRETE_DENSE_ROW(fastnb_discrete_dense_row_f64, double)
 FASTNB_DISCRETE_DENSE_ROW(fastnb_discrete_dense_row_f32, float)
 FASTNB_GAUSSIAN_DENSE_ROW(fastnb_gaussian_dense_row_f64, double)
 FASTNB_GAUSSIAN_DENSE_ROW(fastnb_gaussian_dense_row_f32, float)
+FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f64_i32, double, int32_t)
+FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f64_i64, double, int64_t)
+FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f32_i32, float, int32_t)
+FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f32_i64, float, int64_t)
 FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_i32, int32_t)
 FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_i64, int64_t)
 FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_f32, float)

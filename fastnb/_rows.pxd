@@ -1,5 +1,8 @@
 # The plain-C helpers of _rows.h, for fastnb/_kernels.pyx; and, in one place,
 # which typed row helper serves a kernel's fused element types.
+#
+# Every row helper returns 0, or -1 in a FASTNB_DEBUG build when an index it
+# would use is out of range (the kernels raise IndexError for it).
 
 from cython cimport floating
 from libc.stdint cimport int32_t, int64_t
@@ -53,47 +56,72 @@ cdef extern from "_rows.h":
         Py_ssize_t n_padded, double threshold, int binarize, double* scores,
     ) noexcept nogil
 
-    void fastnb_discrete_dense_row_f64(
+    int fastnb_discrete_dense_row_f64(
         const double* x, Py_ssize_t x_stride, Py_ssize_t n_features,
-        const double* table, Py_ssize_t n_padded, double threshold, int binarize,
+        const double* table, Py_ssize_t n_rows, Py_ssize_t n_padded,
+        double threshold, int binarize, double* scores,
+    ) noexcept nogil
+    int fastnb_discrete_dense_row_f32(
+        const float* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const double* table, Py_ssize_t n_rows, Py_ssize_t n_padded,
+        double threshold, int binarize, double* scores,
+    ) noexcept nogil
+
+    int fastnb_gaussian_dense_row_f64(
+        const double* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const double* theta, const double* inv_var, Py_ssize_t n_rows,
+        Py_ssize_t n_padded, double* scores,
+    ) noexcept nogil
+    int fastnb_gaussian_dense_row_f32(
+        const float* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const double* theta, const double* inv_var, Py_ssize_t n_rows,
+        Py_ssize_t n_padded, double* scores,
+    ) noexcept nogil
+
+    int fastnb_gaussian_csr_row_f64_i32(
+        const double* data, const int32_t* indices, Py_ssize_t start,
+        Py_ssize_t stop, Py_ssize_t nnz, const double* theta,
+        const double* inv_var, Py_ssize_t n_rows, Py_ssize_t n_padded,
         double* scores,
     ) noexcept nogil
-    void fastnb_discrete_dense_row_f32(
-        const float* x, Py_ssize_t x_stride, Py_ssize_t n_features,
-        const double* table, Py_ssize_t n_padded, double threshold, int binarize,
+    int fastnb_gaussian_csr_row_f64_i64(
+        const double* data, const int64_t* indices, Py_ssize_t start,
+        Py_ssize_t stop, Py_ssize_t nnz, const double* theta,
+        const double* inv_var, Py_ssize_t n_rows, Py_ssize_t n_padded,
+        double* scores,
+    ) noexcept nogil
+    int fastnb_gaussian_csr_row_f32_i32(
+        const float* data, const int32_t* indices, Py_ssize_t start,
+        Py_ssize_t stop, Py_ssize_t nnz, const double* theta,
+        const double* inv_var, Py_ssize_t n_rows, Py_ssize_t n_padded,
+        double* scores,
+    ) noexcept nogil
+    int fastnb_gaussian_csr_row_f32_i64(
+        const float* data, const int64_t* indices, Py_ssize_t start,
+        Py_ssize_t stop, Py_ssize_t nnz, const double* theta,
+        const double* inv_var, Py_ssize_t n_rows, Py_ssize_t n_padded,
         double* scores,
     ) noexcept nogil
 
-    void fastnb_gaussian_dense_row_f64(
-        const double* x, Py_ssize_t x_stride, Py_ssize_t n_features,
-        const double* theta, const double* inv_var, Py_ssize_t n_padded,
-        double* scores,
-    ) noexcept nogil
-    void fastnb_gaussian_dense_row_f32(
-        const float* x, Py_ssize_t x_stride, Py_ssize_t n_features,
-        const double* theta, const double* inv_var, Py_ssize_t n_padded,
-        double* scores,
-    ) noexcept nogil
-
-    void fastnb_categorical_dense_row_i32(
+    int fastnb_categorical_dense_row_i32(
         const int32_t* x, Py_ssize_t x_stride, Py_ssize_t n_features,
-        const intp_t* offsets, const double* table, Py_ssize_t n_padded,
-        double* scores,
+        const intp_t* offsets, Py_ssize_t n_offsets, const double* table,
+        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
     ) noexcept nogil
-    void fastnb_categorical_dense_row_i64(
+    int fastnb_categorical_dense_row_i64(
         const int64_t* x, Py_ssize_t x_stride, Py_ssize_t n_features,
-        const intp_t* offsets, const double* table, Py_ssize_t n_padded,
-        double* scores,
+        const intp_t* offsets, Py_ssize_t n_offsets, const double* table,
+        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
     ) noexcept nogil
-    void fastnb_categorical_dense_row_f32(
+    int fastnb_categorical_dense_row_f32(
         const float* x, Py_ssize_t x_stride, Py_ssize_t n_features,
-        const intp_t* offsets, const double* table, Py_ssize_t n_padded,
-        double* scores,
+        const intp_t* offsets, Py_ssize_t n_offsets, const double* table,
+        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
     ) noexcept nogil
-    void fastnb_categorical_dense_row_f64(
+    int fastnb_categorical_dense_row_f64(
         const double* x, Py_ssize_t x_stride, Py_ssize_t n_features,
-        const intp_t* offsets, const double* table, Py_ssize_t n_padded,
-        double* scores,
+        const intp_t* offsets, Py_ssize_t n_offsets, const double* table,
+        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
     ) noexcept nogil
 
 
@@ -127,54 +155,87 @@ cdef inline int discrete_csr_row(
         )
 
 
-cdef inline void discrete_dense_row(
+cdef inline int discrete_dense_row(
     const floating* x, Py_ssize_t x_stride, Py_ssize_t n_features,
-    const double* table, Py_ssize_t n_padded, double threshold, bint binarize,
-    double* scores,
+    const double* table, Py_ssize_t n_rows, Py_ssize_t n_padded,
+    double threshold, bint binarize, double* scores,
 ) noexcept nogil:
     if floating is double:
-        fastnb_discrete_dense_row_f64(
-            x, x_stride, n_features, table, n_padded, threshold, binarize, scores
+        return fastnb_discrete_dense_row_f64(
+            x, x_stride, n_features, table, n_rows, n_padded, threshold,
+            binarize, scores,
         )
     else:
-        fastnb_discrete_dense_row_f32(
-            x, x_stride, n_features, table, n_padded, threshold, binarize, scores
+        return fastnb_discrete_dense_row_f32(
+            x, x_stride, n_features, table, n_rows, n_padded, threshold,
+            binarize, scores,
         )
 
 
-cdef inline void gaussian_dense_row(
+cdef inline int gaussian_dense_row(
     const floating* x, Py_ssize_t x_stride, Py_ssize_t n_features,
-    const double* theta, const double* inv_var, Py_ssize_t n_padded,
-    double* scores,
+    const double* theta, const double* inv_var, Py_ssize_t n_rows,
+    Py_ssize_t n_padded, double* scores,
 ) noexcept nogil:
     if floating is double:
-        fastnb_gaussian_dense_row_f64(
-            x, x_stride, n_features, theta, inv_var, n_padded, scores
+        return fastnb_gaussian_dense_row_f64(
+            x, x_stride, n_features, theta, inv_var, n_rows, n_padded, scores
         )
     else:
-        fastnb_gaussian_dense_row_f32(
-            x, x_stride, n_features, theta, inv_var, n_padded, scores
+        return fastnb_gaussian_dense_row_f32(
+            x, x_stride, n_features, theta, inv_var, n_rows, n_padded, scores
         )
 
 
-cdef inline void categorical_dense_row(
+cdef inline int gaussian_csr_row(
+    const floating* data, const index_t* indices, Py_ssize_t start,
+    Py_ssize_t stop, Py_ssize_t nnz, const double* theta, const double* inv_var,
+    Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
+) noexcept nogil:
+    if floating is double and index_t is int32_t:
+        return fastnb_gaussian_csr_row_f64_i32(
+            data, indices, start, stop, nnz, theta, inv_var, n_rows, n_padded,
+            scores,
+        )
+    elif floating is double:
+        return fastnb_gaussian_csr_row_f64_i64(
+            data, indices, start, stop, nnz, theta, inv_var, n_rows, n_padded,
+            scores,
+        )
+    elif index_t is int32_t:
+        return fastnb_gaussian_csr_row_f32_i32(
+            data, indices, start, stop, nnz, theta, inv_var, n_rows, n_padded,
+            scores,
+        )
+    else:
+        return fastnb_gaussian_csr_row_f32_i64(
+            data, indices, start, stop, nnz, theta, inv_var, n_rows, n_padded,
+            scores,
+        )
+
+
+cdef inline int categorical_dense_row(
     const code_t* x, Py_ssize_t x_stride, Py_ssize_t n_features,
-    const intp_t* offsets, const double* table, Py_ssize_t n_padded,
-    double* scores,
+    const intp_t* offsets, Py_ssize_t n_offsets, const double* table,
+    Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
 ) noexcept nogil:
     if code_t is int32_t:
-        fastnb_categorical_dense_row_i32(
-            x, x_stride, n_features, offsets, table, n_padded, scores
+        return fastnb_categorical_dense_row_i32(
+            x, x_stride, n_features, offsets, n_offsets, table, n_rows, n_padded,
+            scores,
         )
     elif code_t is int64_t:
-        fastnb_categorical_dense_row_i64(
-            x, x_stride, n_features, offsets, table, n_padded, scores
+        return fastnb_categorical_dense_row_i64(
+            x, x_stride, n_features, offsets, n_offsets, table, n_rows, n_padded,
+            scores,
         )
     elif code_t is float:
-        fastnb_categorical_dense_row_f32(
-            x, x_stride, n_features, offsets, table, n_padded, scores
+        return fastnb_categorical_dense_row_f32(
+            x, x_stride, n_features, offsets, n_offsets, table, n_rows, n_padded,
+            scores,
         )
     else:
-        fastnb_categorical_dense_row_f64(
-            x, x_stride, n_features, offsets, table, n_padded, scores
+        return fastnb_categorical_dense_row_f64(
+            x, x_stride, n_features, offsets, n_offsets, table, n_rows, n_padded,
+            scores,
         )

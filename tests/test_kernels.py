@@ -13,7 +13,12 @@ from threadpoolctl import threadpool_limits
 
 import fastnb
 from fastnb import _kernels as baseline
-from fastnb._base import effective_n_threads, pad_classes, thread_scratch
+from fastnb._base import (
+    effective_n_threads,
+    pad_classes,
+    sparse_arrays,
+    thread_scratch,
+)
 from fastnb._simd import VARIANTS
 from fastnb._simd import kernels as _kernels
 
@@ -111,20 +116,213 @@ def test_scratch_rows_do_not_share_cache_lines():
     assert scratch.strides[0] >= 64 + 5 * 8
 
 
+def out_of_range_calls():
+    """Every kernel called with one index out of range, else valid input.
+
+    Returns {case: (call, match)}, match a pattern of the IndexError's
+    message. The input has three samples, four features and two classes.
+    """
+    k = _kernels
+    dense = np.array([[1.0, 0, 2, 0], [0, 3, 0, 1], [4, 0, 0, 5]])
+    csr, csc = sp.csr_matrix(dense), sp.csc_matrix(dense)
+    y, weights = np.array([0, 1, 1], dtype=np.intp), np.ones(3)
+    bad_y = np.array([0, 1, 2], dtype=np.intp)  # class 2 of two
+    negative_y = np.array([0, -1, 1], dtype=np.intp)
+    rows, class_ptr = np.arange(3, dtype=np.intp), np.array([0, 1, 3], dtype=np.intp)
+    wide = np.ones((3, 5))  # a fifth feature, past the tables' four rows
+
+    def bad_column(X):
+        """X's arrays, its last stored value moved to column (or row) 9."""
+        indices = X.indices.copy()
+        indices[-1] = 9
+        return X.data, indices, X.indptr
+
+    def past_stored(X):
+        """X's arrays, its last row ending past the stored values."""
+        indptr = X.indptr.copy()
+        indptr[-1] += 3
+        return X.data, X.indices, indptr
+
+    table, intercept = pad_classes(np.zeros((4, 2))), pad_classes(np.zeros(2))
+    discrete = (table, intercept, 0.0, False)
+
+    def finish():
+        """Output, out, labels, scratch and threads of the scoring kernels."""
+        output = k.Output.JOINT_LOG_LIKELIHOOD
+        labels = np.empty(3, dtype=np.intp)
+        return output, np.empty((3, 2)), labels, thread_scratch(2, 2), 2
+
+    def counts():
+        return np.zeros((2, 4))
+
+    def moments():
+        return np.zeros((2, 4)), np.zeros((2, 4)), np.zeros((2, 4))
+
+    def chunk_moments():
+        return np.zeros((1, 2, 4)), np.zeros((1, 2, 4))
+
+    steps = np.ones(3)
+    codes = np.array([[0, 1], [2, 0], [1, 2]])
+    offsets = np.array([0, 4, 8], dtype=np.intp)  # 3 categories + unseen each
+    categorical = pad_classes(np.zeros((8, 2)))
+    row = "row [0-9]+ has"
+    bounds = "[Oo]ut of bounds"
+    return {
+        "discrete_count_csr column": (
+            lambda: k.discrete_count_csr(
+                *bad_column(csr), rows, class_ptr, weights, 0.0, False, counts(), 2
+            ),
+            bounds,
+        ),
+        "discrete_count_csr sample": (
+            lambda: k.discrete_count_csr(
+                *sparse_arrays(csr),
+                np.array([0, 1, 3], dtype=np.intp),
+                class_ptr,
+                weights,
+                0.0,
+                False,
+                counts(),
+                2,
+            ),
+            bounds,
+        ),
+        "discrete_count_csc class": (
+            lambda: k.discrete_count_csc(
+                *sparse_arrays(csc), bad_y, weights, 0.0, False, counts(), 2
+            ),
+            bounds,
+        ),
+        "discrete_count_dense class": (
+            lambda: k.discrete_count_dense(
+                dense, bad_y, weights, 0.0, False, counts(), 64, 2
+            ),
+            bounds,
+        ),
+        "discrete_count_dense negative class": (
+            lambda: k.discrete_count_dense(
+                dense, negative_y, weights, 0.0, False, counts(), 64, 2
+            ),
+            bounds,
+        ),
+        "discrete_score_csr column": (
+            lambda: k.discrete_score_csr(*bad_column(csr), *discrete, *finish()),
+            row,
+        ),
+        "discrete_score_csr offset": (
+            lambda: k.discrete_score_csr(*past_stored(csr), *discrete, *finish()),
+            row,
+        ),
+        "discrete_score_dense column": (
+            lambda: k.discrete_score_dense(wide, *discrete, *finish()),
+            row,
+        ),
+        "finish_scores sample": (
+            lambda: k.finish_scores(
+                np.zeros((3, 2)), k.Output.PROBA, np.empty((2, 2)), y, 2
+            ),
+            bounds,
+        ),
+        "finish_scores argmax sample": (
+            lambda: k.finish_scores(
+                np.zeros((3, 2)), k.Output.ARGMAX, np.empty((3, 2)), y[:2], 2
+            ),
+            bounds,
+        ),
+        "gaussian_steps class": (
+            lambda: k.gaussian_steps(bad_y, weights, 3, np.zeros((1, 2)), np.empty(3)),
+            bounds,
+        ),
+        "gaussian_moments_dense class": (
+            lambda: k.gaussian_moments_dense(
+                dense, bad_y, weights, steps, 3, *chunk_moments(), 2
+            ),
+            bounds,
+        ),
+        "gaussian_moments_dense F class": (
+            lambda: k.gaussian_moments_dense(
+                np.asfortranarray(dense), bad_y, weights, steps, 3, *chunk_moments(), 2
+            ),
+            bounds,
+        ),
+        "gaussian_moments_csr column": (
+            lambda: k.gaussian_moments_csr(
+                *bad_column(csr), rows, class_ptr, weights, *moments(), 2
+            ),
+            bounds,
+        ),
+        "gaussian_moments_csc class": (
+            lambda: k.gaussian_moments_csc(
+                *sparse_arrays(csc), bad_y, weights, *moments(), 2
+            ),
+            bounds,
+        ),
+        "gaussian_score_dense column": (
+            lambda: k.gaussian_score_dense(wide, table, table, intercept, *finish()),
+            row,
+        ),
+        "gaussian_score_csr column": (
+            lambda: k.gaussian_score_csr(
+                *bad_column(csr), table, table, intercept, *finish()
+            ),
+            row,
+        ),
+        "gaussian_score_csr offset": (
+            lambda: k.gaussian_score_csr(
+                *past_stored(csr), table, table, intercept, *finish()
+            ),
+            row,
+        ),
+        "categorical_count_dense code": (
+            lambda: k.categorical_count_dense(
+                codes + [0, 4], y, weights, offsets, np.zeros((8, 2)), 64, 2
+            ),
+            bounds,
+        ),
+        "categorical_count_dense negative code": (
+            lambda: k.categorical_count_dense(
+                -codes, y, weights, offsets, np.zeros((8, 2)), 64, 2
+            ),
+            bounds,
+        ),
+        "categorical_count_dense class": (
+            lambda: k.categorical_count_dense(
+                codes, bad_y, weights, offsets, np.zeros((8, 2)), 64, 2
+            ),
+            bounds,
+        ),
+        "categorical_score_dense offset": (
+            lambda: k.categorical_score_dense(
+                codes,
+                np.array([0, 6, 12], dtype=np.intp),  # rows 6-11 of 8
+                categorical,
+                intercept,
+                *finish(),
+            ),
+            row,
+        ),
+        "categorical_score_dense negative code": (
+            lambda: k.categorical_score_dense(
+                -codes, offsets, categorical, intercept, *finish()
+            ),
+            row,
+        ),
+    }
+
+
+OUT_OF_RANGE = out_of_range_calls()
+
+
 @pytest.mark.skipif(
-    not baseline.debug_build(), reason="bounds checks need FASTNB_DEBUG=1 build"
+    not baseline.debug_build(), reason="bounds checks need a FASTNB_DEBUG=1 build"
 )
-def test_debug_build_catches_out_of_range_index():
-    X = sp.csr_matrix(np.array([[1.0, 2.0], [0.0, 3.0]]))
-    indices = X.indices.copy()
-    indices[-1] = 5  # past the two features
-    out = np.zeros((1, 2))
-    rows = np.arange(2, dtype=np.intp)
-    class_ptr = np.array([0, 2], dtype=np.intp)
-    with pytest.raises(IndexError):
-        _kernels.discrete_count_csr(
-            X.data, indices, X.indptr, rows, class_ptr, np.ones(2), 0.0, False, out, 1
-        )
+# An error swallowed on the way ("Exception ignored in ...") fails the test.
+@pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.parametrize("case", OUT_OF_RANGE)
+def test_debug_build_raises_index_error(case):
+    call, match = OUT_OF_RANGE[case]
+    with pytest.raises(IndexError, match=match):
+        call()
 
 
 def peak_bytes(function):
