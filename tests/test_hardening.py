@@ -22,20 +22,24 @@ HUGE_CODES = {
 }
 
 
-def run_child(code):
-    """Run code in a fresh interpreter; return (exit code, stderr)."""
+def run_child(code, folder):
+    """Run code in a fresh interpreter in ``folder``; return (exit code, stderr).
+
+    Outside the checkout, so that the child imports the installed fastnb.
+    """
     result = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         capture_output=True,
         text=True,
         timeout=120,
+        cwd=folder,
     )
     return result.returncode, result.stderr
 
 
 @pytest.mark.parametrize("name", HUGE_CODES)
 @pytest.mark.parametrize("estimator", ["CategoricalNB", "MixedNB"])
-def test_a_huge_code_at_fit_is_refused_before_allocating(name, estimator):
+def test_a_huge_code_at_fit_is_refused_before_allocating(name, estimator, tmp_path):
     X = HUGE_CODES[name]
     shown = {
         "float 1e19": "10000000000000000000",
@@ -55,7 +59,7 @@ def test_a_huge_code_at_fit_is_refused_before_allocating(name, estimator):
             raise SystemExit("ValueError: " + str(exc))
         raise SystemExit("no error")
     """
-    status, stderr = run_child(code)
+    status, stderr = run_child(code, tmp_path)
     assert status == 1, stderr
     assert f"feature 0 has code {shown}" in stderr
     assert "max_categories=1000000" in stderr
