@@ -238,17 +238,20 @@ class GaussianNB(BaseNB):
     @property
     def theta_(self):
         """ndarray of shape (n_classes, n_features): mean of each feature per class."""
-        return self._fitted_statistic("mean")
+        return self._fitted_statistic("mean", "theta_")
 
     @property
     def class_count_(self):
         """ndarray of shape (n_classes,): weighted number of samples per class."""
-        return self._fitted_statistic("class_count")
+        return self._fitted_statistic("class_count", "class_count_")
 
-    def _fitted_statistic(self, key):
-        """A statistic in the dtype of the data fitted, as scikit-learn's attributes."""
-        self._fitted_attributes(key)  # AttributeError if not fitted
-        return self._statistics[key].astype(self._statistics["dtype"])
+    def _fitted_statistic(self, key, name):
+        """Statistic ``key`` in the dtype of the data fitted, as attribute ``name``.
+
+        Read from the statistics alone: no table is rebuilt for it.
+        """
+        statistics = self._fitted_statistics(name)
+        return statistics[key].astype(statistics["dtype"])
 
     def _output_dtype(self, X):
         # As scikit-learn: float32 only when both the model and X are float32.
