@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fastnb._simd import kernels as _kernels
 
@@ -49,13 +49,108 @@ def data_size(X):
 
 
 def sparse_arrays(X):
-    """data, indices, indptr of a CSR/CSC matrix, with one index dtype for both."""
-    index_dtype = np.result_type(X.indices.dtype, X.indptr.dtype)
+    """data, indices, indptr of a CSR/CSC matrix, with one index dtype for both.
+
+    int32 if both are, else int64 (values checked by check_sparse_structure
+    fit in it).
+    """
+    int32 = np.dtype(np.int32)
+    index_dtype = np.int32 if X.indices.dtype == X.indptr.dtype == int32 else np.int64
     return (
         X.data,
         X.indices.astype(index_dtype, copy=False),
         X.indptr.astype(index_dtype, copy=False),
     )
+
+
+def check_sparse_structure(X):
+    """Refuse a sparse X whose indices point outside its shape or its arrays.
+
+    scipy's format conversions and fastnb's kernels trust a matrix's index
+    arrays, which anyone can set (``X.indices[0] = 10**9``). Checked: the
+    index pointers and indices of CSR, CSC and BSR matrices (in one parallel
+    pass, sparse_structure_error) and the coordinates of COO ones. Returns
+    whether X was one of those (the other formats are checked once scipy has
+    converted them).
+    """
+    if not sp.issparse(X) or X.format not in ("csr", "csc", "bsr", "coo"):
+        return False
+    name = f"X is a malformed {X.format.upper()} matrix"
+    if X.format == "coo":
+        for axis, (attribute, what) in enumerate((("row", "row"), ("col", "column"))):
+            coordinate = getattr(X, attribute)
+            check_index_array(coordinate, f"X.{attribute}", name)
+            if len(coordinate) != len(X.data):
+                raise ValueError(f"{name}: X.{attribute} and X.data differ in length.")
+            outside = np.flatnonzero((coordinate < 0) | (coordinate >= X.shape[axis]))
+            if len(outside):
+                raise ValueError(
+                    f"{name}: stored value {outside[0]} has {what} index "
+                    f"{coordinate[outside[0]]}, outside 0 .. {X.shape[axis] - 1}."
+                )
+        return True
+    major = 1 if X.format == "csc" else 0
+    blocks = X.blocksize if X.format == "bsr" else (1, 1)
+    n_major = X.shape[major] // blocks[major]
+    n_minor = X.shape[1 - major] // blocks[1 - major]
+    major_name, minor_name = ("column", "row") if major else ("row", "column")
+    if X.format == "bsr":
+        major_name, minor_name = f"block {major_name}", f"block {minor_name}"
+    check_index_array(X.indices, "X.indices", name)
+    check_index_array(X.indptr, "X.indptr", name)
+    if len(X.indptr) != n_major + 1:
+        raise ValueError(
+            f"{name}: X.indptr has {len(X.indptr)} entries; X has {n_major} "
+            f"{major_name}s, so it must have {n_major + 1}."
+        )
+    if len(X.data) != len(X.indices):
+        raise ValueError(f"{name}: X.indices and X.data differ in length.")
+    _, indices, indptr = sparse_arrays(X)
+    n_threads = effective_n_threads(len(indices))
+    bad = _kernels.sparse_structure_error(indices, indptr, n_minor, n_threads)
+    if bad < 0:
+        return True
+    start, stop = int(X.indptr[bad]), int(X.indptr[bad + 1])
+    if not 0 <= start <= stop <= len(X.indices):
+        raise ValueError(
+            f"{name}: {major_name} {bad} has offsets X.indptr[{bad}:{bad + 2}] "
+            f"= [{start}, {stop}]; offsets must be non-decreasing, from 0 to at "
+            f"most {len(X.indices)} (the number of stored values)."
+        )
+    stored = X.indices[start:stop]
+    index = stored[(stored < 0) | (stored >= n_minor)][0]
+    raise ValueError(
+        f"{name}: {major_name} {bad} has {minor_name} index {index}, outside "
+        f"0 .. {n_minor - 1}."
+    )
+
+
+def check_index_array(array, name, matrix):
+    """A sparse matrix's index array must be a 1-D integer array."""
+    if (
+        not isinstance(array, np.ndarray)
+        or array.ndim != 1
+        or array.dtype.kind not in "iu"
+    ):
+        raise ValueError(
+            f"{matrix}: {name} must be a 1-D integer array; got "
+            f"{getattr(array, 'dtype', type(array).__name__)}."
+        )
+
+
+def validate_input(estimator, X, *args, **kwargs):
+    """scikit-learn's ``validate_data``, with a sparse X's structure checked.
+
+    Before scipy converts X to an accepted format, since its conversions
+    trust the structure; after, if X was of a format not checked before.
+    """
+    checked = check_sparse_structure(X)
+    validated = validate_data(estimator, X, *args, **kwargs)
+    if not checked:
+        check_sparse_structure(
+            validated[0] if isinstance(validated, tuple) else validated
+        )
+    return validated
 
 
 def summed_duplicates(X):
@@ -120,9 +215,10 @@ def unchanged_on_error(method):
     """Make a fitting method all-or-nothing.
 
     The estimator's attributes are restored if the method raises. Methods
-    wrapped with this must rebind attributes, never change arrays in place:
-    fitting computes a batch's statistics in new arrays and combines them
-    into new arrays, so the model's own are never written to.
+    wrapped with this must rebind attributes, and change the model's arrays
+    in place only once nothing can fail (see BaseNB._add_batch): fitting
+    computes a batch's statistics in new arrays and combines them into new
+    arrays.
     """
 
     @functools.wraps(method)
@@ -309,11 +405,15 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     tables are a cache, rebuilt from the statistics once after they change.
     ``fit``, ``partial_fit``, ``fastnb.get_state`` and ``fastnb.from_state``
     all go through the hooks below, which each family implements; none of
-    them changes the estimator, so a fit that raises leaves it as it was.
+    them changes the estimator (but ``_add_batch``, once nothing can fail),
+    so a fit that raises leaves it as it was.
 
-    Fitting: ``_check_batch`` -> ``_batch_statistics`` -> (``partial_fit``:
-    ``_combine_statistics`` with the model's) -> ``_table_params`` ->
-    (lazily) ``_tables``. Predicting: ``_check_X`` -> ``_score``.
+    Fitting: ``_check_batch`` -> ``_batch_statistics`` (``partial_fit``:
+    ``_add_batch``, which combines them with the model's) ->
+    ``_table_params`` -> (lazily) ``_check_statistics`` and ``_tables``.
+    Predicting: ``_check_X`` -> ``_score``. Before every prediction and
+    partial_fit, ``classes_`` and ``n_features_in_`` are checked against the
+    statistics' shapes.
     """
 
     # Statistic name -> the axis that runs over classes, for statistics that
@@ -353,9 +453,11 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         ``second`` (over the same classes), in new arrays; neither is changed."""
 
     @abstractmethod
-    def _check_statistics(self, statistics, n_classes, n_features):
+    def _check_statistics(self, statistics, n_classes, n_features, values=True):
         """Raise ValueError unless ``statistics`` is a consistent set for a
-        model of n_classes and n_features (keys, dtypes, shapes, values)."""
+        model of n_classes and n_features: keys, dtypes and shapes, in at
+        most O(n_features), and, if ``values``, the values (finite,
+        non-negative counts), in O(n_classes x n_features)."""
 
     @abstractmethod
     def _table_params(self, statistics, n_classes):
@@ -381,6 +483,17 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         probabilities or probabilities, or ``labels`` with the best class
         index, as the kernels' ``output`` constant asks.
         """
+
+    def _add_batch(self, statistics, batch, y, sample_weight, n_classes):
+        """The model's ``statistics`` with a checked batch's added, for
+        ``partial_fit``: by default its statistics, combined.
+
+        A family may add the batch into the model's own arrays instead (as
+        scikit-learn does) when nothing can fail once the first is written.
+        """
+        return self._combine_statistics(
+            statistics, self._batch_statistics(batch, y, sample_weight, n_classes)
+        )
 
     def _class_axes_of(self, statistics):
         """Statistic name -> its class axis, for the statistics that have one."""
@@ -441,13 +554,18 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """
         self._validate_params()
         first_call = not hasattr(self, "classes_")
+        if not first_call:
+            self._check_fitted_state()
         classes = partial_fit_classes(self, classes)
         batch, y = self._check_batch(X, y, reset=first_call)
         sample_weight = check_sample_weight(sample_weight, len(y), allow_all_zero=True)
         y = encode_labels(y, classes)
-        statistics = self._batch_statistics(batch, y, sample_weight, len(classes))
-        if not first_call:
-            statistics = self._combine_statistics(self._statistics, statistics)
+        if first_call:
+            statistics = self._batch_statistics(batch, y, sample_weight, len(classes))
+        else:
+            statistics = self._add_batch(
+                self._statistics, batch, y, sample_weight, len(classes)
+            )
         self._set_state(classes, statistics)
         return self
 
@@ -466,10 +584,49 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     # -- tables ------------------------------------------------------------------
 
     def _final_tables(self):
-        """``(attributes, scoring)``, rebuilt once after the statistics changed."""
+        """``(attributes, scoring)``, rebuilt once after the statistics changed.
+
+        The statistics' values are checked first: a fitted attribute such as
+        ``feature_count_`` is the model's own array, and may have been
+        written to.
+        """
         if "tables" not in self._cache:
+            try:
+                self._check_statistics(
+                    self._statistics, len(self.classes_), self.n_features_in_
+                )
+            except ValueError as exc:
+                raise ValueError(
+                    f"The fitted model is corrupted, its statistics were changed: {exc}"
+                ) from exc
             self._cache["tables"] = self._tables(self._statistics, self._params)
         return self._cache["tables"]
+
+    def _check_fitted_state(self):
+        """Check that the model is fitted and that the fitted attributes a user
+        can rebind (``classes_``, ``n_features_in_``) still agree with its
+        statistics, whose shapes size the kernels' loops and buffers: in
+        O(n_features), before every prediction and partial_fit."""
+        check_is_fitted(self)
+        n_classes = len(self._statistics["class_count"])
+        classes = self.classes_
+        if not isinstance(classes, np.ndarray) or classes.shape != (n_classes,):
+            raise ValueError(
+                f"classes_ must be an array of the {n_classes} classes the model "
+                f"was fitted on; got {classes!r}."
+            )
+        n_features = self.n_features_in_
+        if isinstance(n_features, bool) or not isinstance(n_features, int | np.integer):
+            raise ValueError(f"n_features_in_ must be an integer; got {n_features!r}.")
+        try:
+            self._check_statistics(
+                self._statistics, n_classes, n_features, values=False
+            )
+        except ValueError as exc:
+            raise ValueError(
+                f"n_features_in_={n_features} does not match the fitted "
+                f"statistics: {exc}"
+            ) from exc
 
     def _fitted_statistics(self, name):
         """The statistics, for attribute ``name``; AttributeError if not fitted."""
@@ -487,7 +644,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     # -- prediction --------------------------------------------------------------
 
     def _predict_output(self, X, output):
-        check_is_fitted(self)
+        self._check_fitted_state()
         X = self._check_X(X)
         n_samples, n_classes = X.shape[0], len(self.classes_)
         if output == _kernels.Output.ARGMAX:

@@ -16,6 +16,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import validate_data
 
 from fastnb._base import (
+    BaseNB,
     check_class_prior,
     class_weights,
     dense_block_width,
@@ -298,6 +299,11 @@ class CategoricalNB(BaseDiscreteNB):
             "categories": categories,
         }
 
+    # A batch may bring new categories, which widen the table: it is counted
+    # and combined in new arrays, not into the model's own (as the count
+    # families do).
+    _add_batch = BaseNB._add_batch
+
     def _combine_statistics(self, first, second):
         categories, first_rows, second_rows = united_categories(
             first["categories"], second["categories"]
@@ -313,8 +319,8 @@ class CategoricalNB(BaseDiscreteNB):
             "categories": categories,
         }
 
-    def _check_statistics(self, statistics, n_classes, n_features):
-        check_statistic(statistics, "class_count", (n_classes,))
+    def _check_statistics(self, statistics, n_classes, n_features, values=True):
+        check_statistic(statistics, "class_count", (n_classes,), values=values)
         categories = statistics.get("categories")
         if (
             not isinstance(categories, list)
@@ -329,7 +335,9 @@ class CategoricalNB(BaseDiscreteNB):
                 "of integer codes or of values (object)."
             )
         n_rows = int(category_sizes(categories).sum())
-        check_statistic(statistics, "category_count", (n_rows, n_classes))
+        check_statistic(
+            statistics, "category_count", (n_rows, n_classes), values=values
+        )
 
     def _table_params(self, statistics, n_classes):
         n_categories = self._with_min_categories(

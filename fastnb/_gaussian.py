@@ -13,7 +13,7 @@ from numbers import Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from fastnb._base import (
     FLOAT_DTYPES,
@@ -28,6 +28,7 @@ from fastnb._base import (
     sparse_arrays,
     summed_duplicates,
     thread_scratch,
+    validate_input,
     weights_or_ones,
 )
 from fastnb._simd import kernels as _kernels
@@ -287,7 +288,7 @@ class GaussianNB(BaseNB):
     def _check_batch(self, X, y, reset):
         # NaN and infinity are caught in the moments (see _batch_statistics),
         # saving a pass over X.
-        return validate_data(
+        return validate_input(
             self,
             X,
             y,
@@ -372,13 +373,21 @@ class GaussianNB(BaseNB):
             "dtype": first["dtype"],
         }
 
-    def _check_statistics(self, statistics, n_classes, n_features):
-        check_statistic(statistics, "class_count", (n_classes,))
-        check_statistic(statistics, "mean", (n_classes, n_features), non_negative=False)
-        check_statistic(statistics, "ssd", (n_classes, n_features))
-        check_statistic(statistics, "sample_count", ())
-        check_statistic(statistics, "sample_mean", (n_features,), non_negative=False)
-        check_statistic(statistics, "sample_ssd", (n_features,))
+    def _check_statistics(self, statistics, n_classes, n_features, values=True):
+        check_statistic(statistics, "class_count", (n_classes,), values=values)
+        check_statistic(
+            statistics,
+            "mean",
+            (n_classes, n_features),
+            non_negative=False,
+            values=values,
+        )
+        check_statistic(statistics, "ssd", (n_classes, n_features), values=values)
+        check_statistic(statistics, "sample_count", (), values=values)
+        check_statistic(
+            statistics, "sample_mean", (n_features,), non_negative=False, values=values
+        )
+        check_statistic(statistics, "sample_ssd", (n_features,), values=values)
         if statistics.get("dtype") not in FLOAT_DTYPES:
             raise ValueError(
                 "Statistic 'dtype' must be float32 or float64; got "
@@ -448,7 +457,9 @@ class GaussianNB(BaseNB):
         return attributes, scoring
 
     def _check_X(self, X):
-        X = validate_data(self, X, accept_sparse="csr", dtype=FLOAT_DTYPES, reset=False)
+        X = validate_input(
+            self, X, accept_sparse="csr", dtype=FLOAT_DTYPES, reset=False
+        )
         return summed_duplicates(X)
 
     def _score(self, X, scoring, output, out, labels):

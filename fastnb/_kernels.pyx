@@ -1,8 +1,9 @@
 """Compiled loops of fastnb.
 
 Every kernel trusts its inputs: shapes, dtypes, contiguity and value ranges
-are checked in Python before the call (a FASTNB_DEBUG=1 build checks every
-index anyway, and raises IndexError).  The caller allocates every output.
+are checked in Python before the call, a sparse matrix's structure by
+sparse_structure_error (a FASTNB_DEBUG=1 build checks every index anyway,
+and raises IndexError).  The caller allocates every output.
 Values are read in their own precision (float32 or float64); statistics and
 scores are accumulated in float64.
 """
@@ -10,6 +11,8 @@ scores are accumulated in float64.
 from cython cimport floating
 from cython.parallel cimport prange, threadid
 from libc.math cimport exp, log
+
+import numpy as np
 
 cimport numpy as cnp
 
@@ -64,6 +67,45 @@ def debug_build():
 def openmp_max_threads():
     """OpenMP's current thread limit (OMP_NUM_THREADS, threadpoolctl); 1 without it."""
     return fastnb_omp_max_threads()
+
+
+# ---------------------------------------------------------------------------
+# Sparse structure.  scipy's conversions and every sparse kernel trust a
+# matrix's indptr and indices, which a user can set to anything: they are
+# checked first, in parallel (fastnb._base.check_sparse_structure).
+# ---------------------------------------------------------------------------
+
+def sparse_structure_error(
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    Py_ssize_t n_minor,
+    int n_threads,
+):
+    """The first malformed row of a CSR (column of a CSC) matrix, or -1.
+
+    Row i is malformed unless 0 <= indptr[i] <= indptr[i + 1] <= len(indices)
+    and each of its indices is in 0 .. n_minor - 1.  Each row's offsets are
+    checked before its indices are read.
+    """
+    cdef Py_ssize_t n_major = indptr.shape[0] - 1
+    cdef Py_ssize_t nnz = indices.shape[0]
+    # The first malformed row each thread met; static schedule: a thread's
+    # rows come in increasing order, so it stops looking after its first.
+    cdef intp_t[::1] first_bad = np.full(n_threads, n_major, dtype=np.intp)
+    cdef Py_ssize_t i, p, t
+    for i in prange(n_major, nogil=True, schedule="static", num_threads=n_threads):
+        t = threadid()
+        if first_bad[t] < n_major:
+            continue
+        if not (0 <= indptr[i] <= indptr[i + 1] <= nnz):
+            first_bad[t] = i
+            continue
+        for p in range(indptr[i], indptr[i + 1]):
+            if indices[p] < 0 or indices[p] >= n_minor:
+                first_bad[t] = i
+                break
+    i = np.min(first_bad)
+    return -1 if i == n_major else i
 
 
 # ---------------------------------------------------------------------------

@@ -548,8 +548,8 @@ poisson_params : dict, default=None
             statistics.update(with_prefix(family, part))
         return statistics
 
-    def _check_statistics(self, statistics, n_classes, n_features):
-        check_statistic(statistics, "class_count", (n_classes,))
+    def _check_statistics(self, statistics, n_classes, n_features, values=True):
+        check_statistic(statistics, "class_count", (n_classes,), values=values)
         unknown = {
             key.split("/")[0] for key in statistics if key != "class_count"
         } - set(FAMILIES)
@@ -575,7 +575,7 @@ poisson_params : dict, default=None
                 )
             np.add.at(owner, columns, 1)
             part = family_statistics(statistics, family)
-            FAMILIES[family]()._check_statistics(part, n_classes, len(columns))
+            FAMILIES[family]()._check_statistics(part, n_classes, len(columns), values)
             if not np.array_equal(part["class_count"], statistics["class_count"]):
                 raise ValueError(
                     f"Statistic '{family}/class_count' differs from 'class_count'."

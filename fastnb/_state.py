@@ -261,8 +261,9 @@ def check_classes(classes):
     return classes
 
 
-def check_statistic(statistics, key, shape, non_negative=True):
-    """Check one float64 statistic: present, of that shape, finite (and >= 0)."""
+def check_statistic(statistics, key, shape, non_negative=True, values=True):
+    """Check one float64 statistic: present, of that shape and, if ``values``,
+    finite (and >= 0)."""
     if key not in statistics:
         raise ValueError(f"The statistics have no {key!r}.")
     value = statistics[key]
@@ -275,6 +276,8 @@ def check_statistic(statistics, key, shape, non_negative=True):
         raise ValueError(
             f"Statistic {key!r} has shape {value.shape}; expected {tuple(shape)}."
         )
+    if not values:
+        return
     if not np.isfinite(value).all():
         raise ValueError(f"Statistic {key!r} contains NaN or infinity.")
     if non_negative and (value < 0).any():
