@@ -7,7 +7,8 @@ this folder on ``sys.path`` (``pythonpath`` in pyproject.toml).
   models and what its input may be (dtypes, containers); ``CASES``: every
   fastnb estimator, some in two or three configurations, with small valid
   data and how each must refuse bad input. ``ESTIMATOR_NAMES``: the public
-  estimators, which every list of cases covers.
+  estimators, which every list of cases covers (test_against_reference.py
+  crosses its own grid of ``Case`` variants with the reference).
   ``case_params``: pytest parameters over cases and their inputs.
 - The containers X is given in (``DENSE``, ``SPARSE``, ``as_container``)
   and the data makers (``counts_data``, ``codes_data``, ``random_counts``,
