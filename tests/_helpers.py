@@ -3,15 +3,23 @@
 Import it (``import _helpers`` or ``from _helpers import ...``): pytest puts
 this folder on ``sys.path`` (``pythonpath`` in pyproject.toml).
 
-- ``CASES``: every fastnb estimator, some in two or three configurations,
-  each with a maker of small valid data and what its input may be (float
-  dtypes, dense or sparse containers) and how it must refuse bad input.
+- ``Case``: an estimator in one configuration, with a maker of data it
+  models and what its input may be (dtypes, containers); ``CASES``: every
+  fastnb estimator, some in two or three configurations, with small valid
+  data and how each must refuse bad input. ``ESTIMATOR_NAMES``: the public
+  estimators, which every list of cases covers (test_against_reference.py
+  crosses its own grid of ``Case`` variants with the reference).
+  ``case_params``: pytest parameters over cases and their inputs.
+- The containers X is given in (``DENSE``, ``SPARSE``, ``as_container``)
+  and the data makers (``counts_data``, ``codes_data``, ``random_counts``,
+  ...).
 - ``assert_same_state``: two values equal all the way down (a fitted model's
   ``vars``, its sub-estimators, dicts, lists, arrays, scalars), exactly or to
   rounding. It walks whatever the model holds, so it needs no list of
   attributes and keeps working when the internals change.
 - ``assert_same_model``: the same outputs on some X, then the same state.
-- ``tol``: the relative tolerance of results from input of a float dtype.
+- ``tol``: the relative tolerance of results from input of a float dtype
+  (float64's for other input: raw values, DataFrames).
 - ``require_data``: a file of the shared data folder, or a skip naming it.
 """
 
@@ -84,7 +92,13 @@ RTOL = {np.dtype(np.float64): 1e-10, np.dtype(np.float32): 1e-5}
 
 
 def tol(dtype):
-    """The relative tolerance for results from input of ``dtype``."""
+    """The relative tolerance for results from input of ``dtype``.
+
+    Input that is not a float array (``None``, as a case's "native" input
+    has, or object) holds float64 numbers, if any.
+    """
+    if dtype is None or np.dtype(dtype) == object:
+        dtype = np.float64
     return RTOL[np.dtype(dtype)]
 
 
@@ -297,6 +311,22 @@ def assert_matches_reference(model, oracle, X, rtol, X_oracle=None):
 # ---------------------------------------------------------------------------
 
 
+def random_counts(rng, rates):
+    """Poisson counts of ``rates`` (samples x features), 40% of them zeroed.
+
+    Every row gets one count more in a random column, so that no row is
+    empty; a third of the columns (at least one) are multiplied by factors
+    between 0.3 and 1.7, so that no two classes score exactly alike.
+    """
+    n_samples, n_features = rates.shape
+    X = rng.poisson(rates).astype(np.float64)
+    X *= rng.random((n_samples, n_features)) < 0.6
+    X[np.arange(n_samples), rng.integers(n_features, size=n_samples)] += 1.0
+    n_fractional = max(1, n_features // 3)
+    X[:, :n_fractional] *= rng.uniform(0.3, 1.7, size=(n_samples, n_fractional))
+    return X
+
+
 def make_counts(labels, n_samples=80, n_features=12, seed=0):
     """X, y, weights: non-negative counts, every label of ``labels``, weights > 0.
 
@@ -306,11 +336,7 @@ def make_counts(labels, n_samples=80, n_features=12, seed=0):
     """
     labels = np.asarray(labels)
     rng = np.random.default_rng(seed)
-    X = rng.poisson(1.2, size=(n_samples, n_features)).astype(np.float64)
-    X *= rng.random((n_samples, n_features)) < 0.6
-    X[np.arange(n_samples), rng.integers(n_features, size=n_samples)] += 1.0
-    n_fractional = max(1, n_features // 3)
-    X[:, :n_fractional] *= rng.uniform(0.3, 1.7, size=(n_samples, n_fractional))
+    X = random_counts(rng, np.full((n_samples, n_features), 1.2))
     y = labels[rng.permutation(np.arange(n_samples) % len(labels))]
     sample_weight = rng.uniform(0.2, 3.0, size=n_samples)
     return X, y, sample_weight
@@ -327,14 +353,8 @@ WORDS = np.array(["red", "green", "blue", "amber"])
 
 def counts_data(rng, index, n_classes, scale=1.0, n_features=N_FEATURES):
     """Counts, a third of the columns fractional; every row has a nonzero."""
-    n_samples = len(index)
     rates = rng.gamma(2.0, 1.0, size=(n_classes, n_features)) + 0.1
-    X = rng.poisson(rates[index]).astype(np.float64)
-    X *= rng.random(X.shape) < 0.6
-    X[np.arange(n_samples), rng.integers(n_features, size=n_samples)] += 1.0
-    n_fractional = max(1, n_features // 3)
-    X[:, :n_fractional] *= rng.uniform(0.3, 1.7, size=(n_samples, n_fractional))
-    return X * scale
+    return random_counts(rng, rates[index]) * scale
 
 
 def continuous_data(rng, index, n_classes, scale=1.0, n_features=N_FEATURES):
@@ -449,7 +469,8 @@ def with_index_dtype(X, index_dtype):
 def as_container(X, container, dtype=None):
     """X (an ndarray or a DataFrame) as ``container`` holds it, in ``dtype``.
 
-    "native" leaves X as it is (a DataFrame, an array of strings).
+    "native" leaves X as it is (a DataFrame, an array of strings); an
+    object ``dtype`` keeps raw values (words, booleans) in the dense layouts.
     """
     if container == "native":
         return X
@@ -541,6 +562,8 @@ def drop_last_column(X):
 # The estimators
 # ---------------------------------------------------------------------------
 
+# The public estimator classes: every list of cases has each of them.
+ESTIMATOR_NAMES = tuple(name for name in fastnb.__all__ if name.endswith("NB"))
 ALPHA_PER_FEATURE = np.linspace(0.2, 2.5, N_FEATURES)
 
 
@@ -552,7 +575,8 @@ class Case:
     ``scale`` multiplies its counts and continuous values (not codes).
     ``dtypes`` and ``containers`` are what X may be given as (a float dtype
     and a container of ``as_container``; ``None`` and "native" for X that is
-    not a float array). ``bad_cells`` maps a fault to (column, value, error
+    not a float array, or object for raw values in an ndarray of either
+    layout). ``bad_cells`` maps a fault to (column, value, error
     message pattern) that fit must refuse; ``bad_params`` maps a fault to
     parameters fit must refuse, with the message pattern ("{name}" in a
     pattern stands for the estimator's class name).
@@ -831,9 +855,7 @@ THREADED_CASES = [
     )
 ]
 # Every public estimator class has a case.
-assert {case.name for case in CASES} == {
-    name for name in fastnb.__all__ if name.endswith("NB")
-}
+assert {case.name for case in CASES} == set(ESTIMATOR_NAMES)
 
 
 def case_params(cases=CASES, containers=None, other_dtypes_in=("dense_c", "csr")):

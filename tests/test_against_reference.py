@@ -10,27 +10,39 @@ size of its array's values, and every output of a row against the size of
 the row's leading joint log-likelihood. Their sufficient statistics
 (``fastnb.get_state`` against the reference's ``statistics_``) match too.
 
-Each case names an estimator, its parameters and a kind of data; the data
-are dense C or F order, CSR and CSC where the estimator takes sparse input,
-float32 or float64 (category codes as floats too, raw values as objects),
-with or without sample weights (some of them zero). Disagreements found are
-listed in ``known_disagreement`` and marked as strict xfails.
+The cases are ``_helpers.Case`` objects, ``REFERENCE_CASES``: a grid of
+parameters for every estimator (unsmoothed tables, m-estimates, alpha per
+feature, given priors, GaussianNB's variance options), each on a kind of
+data made here for what it exercises: -inf tables and certain features from
+unsmoothed counts, a feature constant within a class or everywhere, later
+chunks bringing new categories, codes and words never seen at predict.
+They are given in ``_helpers``' containers (dense C or F order, CSR and CSC
+where the estimator takes sparse input), float32 or float64 (category codes
+as floats too, raw values as objects), with or without sample weights (some
+of them zero). Disagreements found are listed in ``known_disagreement`` and
+marked as strict xfails.
 """
-
-from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from numpy.testing import assert_array_equal
 
 import fastnb
-from fastnb import reference
 
-from _helpers import tol
+from _helpers import (
+    DENSE,
+    ESTIMATOR_NAMES,
+    OUTPUTS,
+    SPARSE,
+    Case,
+    as_container,
+    case_params,
+    public_attributes,
+    random_counts,
+    tol,
+)
 
 LABELS = np.array(["ant", "bee", "cat"])
-OUTPUTS = ["predict_joint_log_proba", "predict_log_proba", "predict_proba"]
 N_SAMPLES = 90
 N_COUNT_FEATURES = 9
 N_GAUSSIAN_FEATURES = 5
@@ -49,14 +61,14 @@ def given_prior():
     return prior / prior.sum()
 
 
-def draw_labels(rng):
-    """Labels of N_SAMPLES rows, shuffled, classes of 2, 3 and 4 ninths.
+def draw_classes(rng):
+    """A class index of N_SAMPLES rows, shuffled, classes of 2, 3 and 4 ninths.
 
     Classes of different sizes: two classes with the same counts in a row's
     categories would tie exactly, and rounding would pick either.
     """
     sizes = np.array([2, 3, 4]) * N_SAMPLES // 9
-    return rng.permutation(np.repeat(LABELS, sizes))
+    return rng.permutation(np.repeat(np.arange(len(LABELS)), sizes))
 
 
 def per_feature(n_features, low=0.1, high=2.0):
@@ -65,76 +77,65 @@ def per_feature(n_features, low=0.1, high=2.0):
 
 
 # ---------------------------------------------------------------------------
-# Data: dense float64 (or object) training X, labels and X to predict.
+# Data: dense float64 (or object) training X of the rows of a class index, as
+# every Case's data maker takes them, and the rows to predict besides X's.
 # ---------------------------------------------------------------------------
 
 
-def count_data(rng):
+def count_data(rng, index, n_classes, scale=1.0):
     """Non-negative counts, fractional in a third of the columns.
 
     Feature 0 never occurs in the first class and feature 1 always occurs
     in the second, so that unsmoothed tables hold -inf (log 0) and certain
     features (p = 1), and some samples are impossible in some class.
     """
-    X = rng.poisson(1.2, size=(N_SAMPLES, N_COUNT_FEATURES)).astype(np.float64)
-    X *= rng.random(X.shape) < 0.6
-    X[np.arange(N_SAMPLES), rng.integers(N_COUNT_FEATURES, size=N_SAMPLES)] += 1.0
-    X[:, :3] *= rng.uniform(0.3, 1.7, size=(N_SAMPLES, 3))
-    y = draw_labels(rng)
-    X[y == LABELS[0], 0] = 0.0
-    X[y == LABELS[1], 1] = np.maximum(X[y == LABELS[1], 1], 1.0)
-    return X, y, X
+    X = random_counts(rng, np.full((len(index), N_COUNT_FEATURES), 1.2))
+    X[index == 0, 0] = 0.0
+    X[index == 1, 1] = np.maximum(X[index == 1, 1], 1.0)
+    return X * scale
 
 
-def gaussian_data(rng):
+def gaussian_data(rng, index, n_classes, scale=1.0):
     """Normal features, shifted and scaled by class, away from zero.
 
     The last feature is constant within the first class (variance 0 there).
     """
-    y = draw_labels(rng)
-    k = np.searchsorted(LABELS, y)[:, np.newaxis]
-    X = 5.0 + 2.0 * k + (1.0 + k) * rng.normal(size=(N_SAMPLES, N_GAUSSIAN_FEATURES))
-    X[k[:, 0] == 0, -1] = 3.0
-    X_test = 5.0 + 4.0 * rng.random((30, N_GAUSSIAN_FEATURES))
-    return X, y, np.vstack([X, X_test])
+    k = index[:, np.newaxis]
+    noise = rng.normal(size=(len(index), N_GAUSSIAN_FEATURES))
+    X = 5.0 + 2.0 * k + (1.0 + k) * noise
+    X[index == 0, -1] = 3.0
+    return X * scale
 
 
-def constant_data(rng):
+def constant_data(rng, index, n_classes, scale=1.0):
     """Every feature constant: epsilon_ is var_smoothing itself."""
-    y = draw_labels(rng)
-    X = np.tile(np.array([1.5, -2.0, 4.0]), (N_SAMPLES, 1))
-    return X, y, X
+    return np.tile(np.array([1.5, -2.0, 4.0]), (len(index), 1)) * scale
 
 
-def code_data(rng):
-    """Category codes; the last third of the rows brings higher codes.
-
-    The rows to predict add codes never seen in training.
-    """
-    X = np.column_stack([rng.integers(0, n, N_SAMPLES) for n in CARDINALITIES])
-    later = np.arange(N_SAMPLES) >= 2 * N_SAMPLES // 3
+def code_data(rng, index, n_classes, scale=1.0):
+    """Category codes, as floats; the last third of the rows brings higher codes."""
+    n_samples = len(index)
+    X = np.column_stack([rng.integers(0, n, n_samples) for n in CARDINALITIES])
+    later = np.arange(n_samples) >= 2 * n_samples // 3
     X[later] += rng.integers(0, LATER_CODES + 1, size=(later.sum(), len(CARDINALITIES)))
-    y = draw_labels(rng)
-    unseen = np.array([[MOST_CODES, 0, 1, 0], [0, 1, MOST_CODES + 7, 2]])
-    return X.astype(np.float64), y, np.vstack([X, unseen]).astype(np.float64)
+    return X.astype(np.float64)
 
 
-def string_data(rng):
+def string_data(rng, index, n_classes, scale=1.0):
     """Raw values: two columns of words and one of booleans, as objects.
 
     The last third of the rows brings new words, some sorting before the
-    earlier ones (so chunks append them out of sorted order); the rows to
-    predict add words never seen in training.
+    earlier ones (so chunks append them out of sorted order).
     """
-    first = WORDS[rng.integers(2, 5, N_SAMPLES)]
-    first[2 * N_SAMPLES // 3 :] = WORDS[rng.integers(0, 6, N_SAMPLES // 3)]
-    second = WORDS[rng.integers(3, 7, N_SAMPLES)]
-    flags = rng.random(N_SAMPLES) < 0.4
+    n_samples = len(index)
+    later = 2 * n_samples // 3
+    first = WORDS[rng.integers(2, 5, n_samples)]
+    first[later:] = WORDS[rng.integers(0, 6, n_samples - later)]
+    second = WORDS[rng.integers(3, 7, n_samples)]
+    flags = rng.random(n_samples) < 0.4
     X = np.column_stack([first, second, flags]).astype(object)
     X[:, 2] = flags  # Python booleans, not the strings of the stack
-    y = draw_labels(rng)
-    unseen = np.array([["mist", "sun", True], ["fog", "drizzle", False]], dtype=object)
-    return X, y, np.vstack([X, unseen])
+    return X
 
 
 # MixedNB columns: gaussian, categorical codes, multinomial, poisson, bernoulli.
@@ -147,18 +148,12 @@ MIXED_FAMILIES = {
 }
 
 
-def mixed_data(rng):
-    """The columns of MIXED_FAMILIES, in a float array.
-
-    The rows to predict add two with category codes never seen.
-    """
-    gaussian, y, _ = gaussian_data(rng)
-    codes, _, _ = code_data(rng)
-    counts, _, _ = count_data(rng)
-    X = np.column_stack([gaussian[:, :3], codes[:, :2], counts[:, 2:9]])
-    unseen = X[:2].copy()
-    unseen[:, 3:5] = [[MOST_CODES, 0], [1, MOST_CODES + 3]]
-    return X, y, np.vstack([X, unseen])
+def mixed_data(rng, index, n_classes, scale=1.0):
+    """The columns of MIXED_FAMILIES, in a float array."""
+    gaussian = gaussian_data(rng, index, n_classes, scale)
+    codes = code_data(rng, index, n_classes)
+    counts = count_data(rng, index, n_classes, scale)
+    return np.column_stack([gaussian[:, :3], codes[:, :2], counts[:, 2:9]])
 
 
 # MixedNB columns of an object array: gaussian numbers, words, counts.
@@ -169,96 +164,83 @@ MIXED_OBJECT_FAMILIES = {
 }
 
 
-def mixed_object_data(rng):
-    """The columns of MIXED_OBJECT_FAMILIES, in an object array.
+def mixed_object_data(rng, index, n_classes, scale=1.0):
+    """The columns of MIXED_OBJECT_FAMILIES, in an object array."""
+    gaussian = gaussian_data(rng, index, n_classes, scale)
+    words = string_data(rng, index, n_classes)
+    counts = count_data(rng, index, n_classes, scale)
+    X = np.column_stack([gaussian[:, :2], words[:, :2], counts[:, 3:5]])
+    return X.astype(object)
 
-    The rows to predict add two with words never seen.
+
+def rows_to_predict(data, rng, X):
+    """X made by ``data``, then rows to predict that its training rows lack.
+
+    Normal rows between the classes; codes and words never seen in training,
+    which make every class impossible in unsmoothed tables.
     """
-    gaussian, y, _ = gaussian_data(rng)
-    words, _, _ = string_data(rng)
-    counts, _, _ = count_data(rng)
-    X = np.column_stack([gaussian[:, :2], words[:, :2], counts[:, 3:5]]).astype(object)
-    unseen = X[:2].copy()
-    unseen[:, 2:4] = [["mist", "sun"], ["fog", "drizzle"]]
-    return X, y, np.vstack([X, unseen])
-
-
-DATA = {
-    "counts": count_data,
-    "gaussian": gaussian_data,
-    "constant": constant_data,
-    "codes": code_data,
-    "strings": string_data,
-    "mixed": mixed_data,
-    "mixed objects": mixed_object_data,
-}
-FLOAT_DTYPES = [np.float64, np.float32]
-# Containers and dtypes of each kind of data.
-CONTAINERS = {
-    "counts": ["C", "F", "csr", "csc"],
-    "gaussian": ["C", "F", "csr", "csc"],
-    "constant": ["C", "F", "csr", "csc"],
-    "codes": ["C", "F"],
-    "strings": ["C", "F"],
-    "mixed": ["C", "F"],
-    "mixed objects": ["C", "F"],
-}
-DTYPES = {
-    "counts": FLOAT_DTYPES,
-    "gaussian": FLOAT_DTYPES,
-    "constant": FLOAT_DTYPES,
-    "codes": FLOAT_DTYPES,
-    "strings": [object],
-    "mixed": FLOAT_DTYPES,
-    "mixed objects": [object],
-}
-
-
-def as_container(X, container, dtype):
-    X = np.asarray(X).astype(dtype)
-    if container == "C":
-        return np.ascontiguousarray(X)
-    if container == "F":
-        return np.asfortranarray(X)
-    return {"csr": sp.csr_matrix, "csc": sp.csc_matrix}[container](X)
+    if data is gaussian_data:
+        new = 5.0 + 4.0 * rng.random((30, N_GAUSSIAN_FEATURES))
+    elif data is code_data:
+        new = np.array([[MOST_CODES, 0, 1, 0], [0, 1, MOST_CODES + 7, 2]], float)
+    elif data is string_data:
+        new = np.array([["mist", "sun", True], ["fog", "drizzle", False]], object)
+    elif data is mixed_data:
+        new = X[:2].copy()
+        new[:, 3:5] = [[MOST_CODES, 0], [1, MOST_CODES + 3]]
+    elif data is mixed_object_data:
+        new = X[:2].copy()
+        new[:, 2:4] = [["mist", "sun"], ["fog", "drizzle"]]
+    else:
+        return X
+    return np.vstack([X, new])
 
 
 # ---------------------------------------------------------------------------
 # Cases
 # ---------------------------------------------------------------------------
 
+# The kinds of data: the maker of X and what X may be given as.
+KINDS = {
+    "counts": {"data": count_data},
+    "gaussian": {"data": gaussian_data},
+    "constant": {"data": constant_data},
+    "codes": {"data": code_data, "containers": DENSE},
+    "strings": {"data": string_data, "dtypes": (object,), "containers": DENSE},
+    "mixed": {"data": mixed_data, "containers": DENSE},
+    "mixed objects": {
+        "data": mixed_object_data,
+        "dtypes": (object,),
+        "containers": DENSE,
+    },
+}
 
-@dataclass
-class Case:
-    """An estimator, the kind of data it is fitted on, and its parameters."""
 
-    name: str
-    data: str
-    label: str
-    params: dict = field(default_factory=dict)
-
-    def __str__(self):
-        return f"{self.name}-{self.data}-{self.label}"
+def variant(name, kind, label, params=None):
+    """The Case of estimator ``name`` with ``params`` (``label``) on a kind of data."""
+    return Case(f"{name}-{kind}-{label}", name, params or {}, **KINDS[kind])
 
 
 N_CATEGORICAL_FEATURES = len(CARDINALITIES)
 
-CASES = [
-    Case("MultinomialNB", "counts", "default"),
-    Case(
+REFERENCE_CASES = [
+    variant("MultinomialNB", "counts", "default"),
+    variant(
         "MultinomialNB",
         "counts",
         "alpha per feature",
         {"alpha": per_feature(N_COUNT_FEATURES)},
     ),
-    Case("MultinomialNB", "counts", "unsmoothed", {"alpha": 0.0, "fit_prior": False}),
-    Case(
+    variant(
+        "MultinomialNB", "counts", "unsmoothed", {"alpha": 0.0, "fit_prior": False}
+    ),
+    variant(
         "MultinomialNB",
         "counts",
         "alpha raised, prior given",
         {"alpha": 1e-12, "force_alpha": False, "class_prior": given_prior()},
     ),
-    Case(
+    variant(
         "MultinomialNB",
         "counts",
         "m-estimate",
@@ -270,25 +252,25 @@ CASES = [
             )
         },
     ),
-    Case("ComplementNB", "counts", "default"),
-    Case(
+    variant("ComplementNB", "counts", "default"),
+    variant(
         "ComplementNB",
         "counts",
         "alpha per feature, norm",
         {"alpha": per_feature(N_COUNT_FEATURES), "norm": True},
     ),
-    Case("ComplementNB", "counts", "prior given", {"class_prior": given_prior()}),
-    Case("BernoulliNB", "counts", "default"),
-    Case(
+    variant("ComplementNB", "counts", "prior given", {"class_prior": given_prior()}),
+    variant("BernoulliNB", "counts", "default"),
+    variant(
         "BernoulliNB",
         "counts",
         "binarize 1, alpha per feature",
         {"binarize": 1.0, "alpha": per_feature(N_COUNT_FEATURES), "fit_prior": False},
     ),
     # Certain features (p = 1) and impossible ones (p = 0).
-    Case("BernoulliNB", "counts", "unsmoothed", {"alpha": 0.0}),
-    Case("BernoulliNB", "counts", "m-estimate", {"alpha": fastnb.MEstimate(m=2.0)}),
-    Case(
+    variant("BernoulliNB", "counts", "unsmoothed", {"alpha": 0.0}),
+    variant("BernoulliNB", "counts", "m-estimate", {"alpha": fastnb.MEstimate(m=2.0)}),
+    variant(
         "BernoulliNB",
         "counts",
         "m-estimate per feature, prior given",
@@ -300,52 +282,52 @@ CASES = [
             "class_prior": given_prior(),
         },
     ),
-    Case("PoissonNB", "counts", "default"),
-    Case("PoissonNB", "counts", "unsmoothed", {"alpha": 0.0}),
-    Case(
+    variant("PoissonNB", "counts", "default"),
+    variant("PoissonNB", "counts", "unsmoothed", {"alpha": 0.0}),
+    variant(
         "PoissonNB",
         "counts",
         "alpha per feature, prior given",
         {"alpha": per_feature(N_COUNT_FEATURES), "class_prior": given_prior()},
     ),
-    Case("GaussianNB", "gaussian", "default"),
-    Case("GaussianNB", "gaussian", "unbiased", {"var_estimator": "unbiased"}),
-    Case("GaussianNB", "gaussian", "tied", {"var_type": "tied"}),
-    Case(
+    variant("GaussianNB", "gaussian", "default"),
+    variant("GaussianNB", "gaussian", "unbiased", {"var_estimator": "unbiased"}),
+    variant("GaussianNB", "gaussian", "tied", {"var_type": "tied"}),
+    variant(
         "GaussianNB",
         "gaussian",
         "tied unbiased, priors given",
         {"var_type": "tied", "var_estimator": "unbiased", "priors": given_prior()},
     ),
-    Case(
+    variant(
         "GaussianNB",
         "gaussian",
         "spherical unbiased",
         {"var_type": "spherical", "var_estimator": "unbiased", "var_smoothing": 1e-3},
     ),
-    Case("GaussianNB", "constant", "default"),
-    Case("CategoricalNB", "codes", "default"),
-    Case(
+    variant("GaussianNB", "constant", "default"),
+    variant("CategoricalNB", "codes", "default"),
+    variant(
         "CategoricalNB",
         "codes",
         "alpha per feature",
         {"alpha": per_feature(N_CATEGORICAL_FEATURES)},
     ),
-    Case(
+    variant(
         "CategoricalNB",
         "codes",
         "min_categories",
         {"alpha": 0.5, "min_categories": [3, 9, 2, 10], "fit_prior": False},
     ),
     # Codes never seen make every class impossible.
-    Case(
+    variant(
         "CategoricalNB",
         "codes",
         "unsmoothed",
         {"alpha": 0.0, "class_prior": given_prior()},
     ),
-    Case("CategoricalNB", "codes", "m-estimate", {"alpha": fastnb.MEstimate(m=3.0)}),
-    Case(
+    variant("CategoricalNB", "codes", "m-estimate", {"alpha": fastnb.MEstimate(m=3.0)}),
+    variant(
         "CategoricalNB",
         "codes",
         "m-estimate per feature, prior given",
@@ -359,17 +341,19 @@ CASES = [
             "min_categories": MOST_CODES,
         },
     ),
-    Case("CategoricalNB", "strings", "default"),
+    variant("CategoricalNB", "strings", "default"),
     # More categories than values: codes standing for no value.
-    Case(
+    variant(
         "CategoricalNB",
         "strings",
         "alpha per feature, min_categories",
         {"alpha": [0.5, 2.0, 1.0], "min_categories": 7},
     ),
-    Case("CategoricalNB", "strings", "m-estimate", {"alpha": fastnb.MEstimate(m=1.5)}),
-    Case("MixedNB", "mixed", "default", {"families": MIXED_FAMILIES}),
-    Case(
+    variant(
+        "CategoricalNB", "strings", "m-estimate", {"alpha": fastnb.MEstimate(m=1.5)}
+    ),
+    variant("MixedNB", "mixed", "default", {"families": MIXED_FAMILIES}),
+    variant(
         "MixedNB",
         "mixed",
         "family parameters",
@@ -383,7 +367,7 @@ CASES = [
             "bernoulli_params": {"binarize": 1.0},
         },
     ),
-    Case(
+    variant(
         "MixedNB",
         "mixed objects",
         "prior given",
@@ -391,11 +375,8 @@ CASES = [
     ),
 ]
 
-# Data holding raw values, which CategoricalNB encodes.
-ENCODED = {"strings", "mixed objects"}
 
-
-def known_disagreement(case, container, dtype):
+def known_disagreement(case, dtype, container):
     """Why fastnb disagrees with the reference on this input, or None.
 
     Each is a finding, reported with a reproduction; its strict xfail turns
@@ -403,7 +384,7 @@ def known_disagreement(case, container, dtype):
     """
     if (
         case.name == "GaussianNB"
-        and container in ("csr", "csc")
+        and container in SPARSE
         and dtype == np.float64
         and case.params.get("var_type", "diag") == "diag"
     ):
@@ -418,20 +399,19 @@ def known_disagreement(case, container, dtype):
 
 
 def combinations(with_known_disagreements):
-    """(case, container, dtype) parameters; known disagreements marked xfail."""
-    params = []
-    for case in CASES:
-        for container in CONTAINERS[case.data]:
-            for dtype in DTYPES[case.data]:
-                reason = known_disagreement(case, container, dtype)
-                marks = []
-                if with_known_disagreements and reason:
-                    marks = [pytest.mark.xfail(reason=reason, strict=True)]
-                identifier = f"{case}-{container}-{np.dtype(dtype)}"
-                params.append(
-                    pytest.param(case, container, dtype, id=identifier, marks=marks)
-                )
-    return params
+    """(case, dtype, container) parameters; known disagreements marked xfail.
+
+    Every dtype of a case in every container it takes.
+    """
+    params = case_params(REFERENCE_CASES, other_dtypes_in=DENSE + SPARSE)
+    if not with_known_disagreements:
+        return params
+    marked = []
+    for param in params:
+        reason = known_disagreement(*param.values)
+        marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
+        marked.append(pytest.param(*param.values, id=param.id, marks=marks))
+    return marked
 
 
 COMBINATIONS = combinations(with_known_disagreements=False)
@@ -439,22 +419,14 @@ COMBINATIONS = combinations(with_known_disagreements=False)
 
 def test_cases_cover_every_estimator():
     # The invariant holds for all seven, in every container they accept.
-    names = {case.name for case in CASES}
-    assert names == {
-        "MultinomialNB",
-        "ComplementNB",
-        "BernoulliNB",
-        "GaussianNB",
-        "CategoricalNB",
-        "PoissonNB",
-        "MixedNB",
-    }
+    names = {case.name for case in REFERENCE_CASES}
+    assert names == set(ESTIMATOR_NAMES)
     for name in names:
         sparse = getattr(fastnb, name)().__sklearn_tags__().input_tags.sparse
         containers = {
-            c for case in CASES if case.name == name for c in CONTAINERS[case.data]
+            c for case in REFERENCE_CASES if case.name == name for c in case.containers
         }
-        assert ({"csr", "csc"} <= containers) == sparse, name
+        assert (set(SPARSE) <= containers) == sparse, name
 
 
 # ---------------------------------------------------------------------------
@@ -462,17 +434,19 @@ def test_cases_cover_every_estimator():
 # ---------------------------------------------------------------------------
 
 
-def training(case, container, dtype, weighted, seed=0):
+def training(case, dtype, container, weighted, seed=0):
     """X, y, sample weights and X to predict for a case, in the container."""
     rng = np.random.default_rng(seed)
-    X, y, X_test = DATA[case.data](rng)
+    index = draw_classes(rng)
+    X = case.data(rng, index, len(LABELS))
+    X_test = rows_to_predict(case.data, rng, X)
     sample_weight = None
     if weighted:
-        sample_weight = rng.uniform(0.2, 3.0, len(y))
+        sample_weight = rng.uniform(0.2, 3.0, len(index))
         sample_weight[::7] = 0.0
     return (
         as_container(X, container, dtype),
-        y,
+        LABELS[index],
         sample_weight,
         as_container(X_test, container, dtype),
     )
@@ -494,10 +468,8 @@ def fit(estimator, mode, X, y, sample_weight):
 
 def fit_pair(case, mode, X, y, sample_weight):
     """The fast estimator and its reference, fitted alike."""
-    fast = fit(getattr(fastnb, case.name)(**case.params), mode, X, y, sample_weight)
-    oracle = fit(
-        getattr(reference, case.name)(**case.params), mode, X, y, sample_weight
-    )
+    fast = fit(case.estimator(), mode, X, y, sample_weight)
+    oracle = fit(case.reference(), mode, X, y, sample_weight)
     return fast, oracle
 
 
@@ -506,10 +478,9 @@ def fit_pair(case, mode, X, y, sample_weight):
 # ---------------------------------------------------------------------------
 
 
-def public_attributes(model):
-    """The public fitted attributes a model has (names ending in '_')."""
-    names = [n for n in dir(model) if n.endswith("_") and not n.startswith("_")]
-    return sorted(n for n in names if n != "statistics_" and hasattr(model, n))
+def attribute_names(model):
+    """The public fitted attributes a model has, by name, but statistics_."""
+    return sorted(set(public_attributes(model)) - {"statistics_"})
 
 
 def assert_close(actual, expected, rtol, atol, where):
@@ -572,8 +543,8 @@ def assert_same(actual, expected, rtol, where):
 
 def assert_same_model(fast, oracle, rtol, where=""):
     """Every public fitted attribute of both, by name: the same names, equal."""
-    names = public_attributes(fast)
-    assert names == public_attributes(oracle), where
+    names = attribute_names(fast)
+    assert names == attribute_names(oracle), where
     assert "classes_" in names and "n_features_in_" in names, where
     for name in names:
         assert_same(getattr(fast, name), getattr(oracle, name), rtol, where + name)
@@ -611,37 +582,32 @@ def assert_same_outputs(fast, oracle, X, rtol, dtype):
     assert_array_equal(predicted, expected)
 
 
-def tolerance(dtype):
-    """Data of objects holds float64 numbers, or none at all."""
-    return tol(np.float64 if dtype is object else dtype)
-
-
 # ---------------------------------------------------------------------------
 # The invariant
 # ---------------------------------------------------------------------------
+
+CASE_INPUTS = ("case", "dtype", "container")
 
 
 @pytest.mark.filterwarnings("ignore:alpha too small:UserWarning")
 @pytest.mark.parametrize("mode", ["fit", "partial_fit"])
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
-@pytest.mark.parametrize(
-    ("case", "container", "dtype"), combinations(with_known_disagreements=True)
-)
-def test_matches_reference(case, container, dtype, weighted, mode):
-    X, y, sample_weight, X_test = training(case, container, dtype, weighted)
+@pytest.mark.parametrize(CASE_INPUTS, combinations(with_known_disagreements=True))
+def test_matches_reference(case, dtype, container, weighted, mode):
+    X, y, sample_weight, X_test = training(case, dtype, container, weighted)
     fast, oracle = fit_pair(case, mode, X, y, sample_weight)
-    rtol = tolerance(dtype)
+    rtol = tol(dtype)
     assert_same_model(fast, oracle, rtol)
     assert_same_outputs(fast, oracle, X_test, rtol, output_dtype(case, dtype))
 
 
 @pytest.mark.filterwarnings("ignore:alpha too small:UserWarning")
-@pytest.mark.parametrize(("case", "container", "dtype"), COMBINATIONS)
-def test_statistics_match_reference(case, container, dtype):
-    rtol = tolerance(dtype)
+@pytest.mark.parametrize(CASE_INPUTS, COMBINATIONS)
+def test_statistics_match_reference(case, dtype, container):
+    rtol = tol(dtype)
     # Weighted or not, fitted or partially fitted: four tests in one.
     for weighted in [False, True]:
-        X, y, sample_weight, _ = training(case, container, dtype, weighted)
+        X, y, sample_weight, _ = training(case, dtype, container, weighted)
         for mode in ["fit", "partial_fit"]:
             fast, oracle = fit_pair(case, mode, X, y, sample_weight)
             statistics = fastnb.get_state(fast).statistics
@@ -653,37 +619,39 @@ def test_statistics_match_reference(case, container, dtype):
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 @pytest.mark.parametrize(
-    ("case", "container", "dtype"),
-    [p for p in COMBINATIONS if p.values[0].data not in ENCODED],
+    CASE_INPUTS,
+    [p for p in COMBINATIONS if p.values[1] is not object],
 )
-def test_reference_chunks_equal_reference_fit(case, container, dtype, weighted):
+def test_reference_chunks_equal_reference_fit(case, dtype, container, weighted):
     # The premise of crossing partial_fit: the reference's combine step of
     # the chunks' statistics gives the statistics of the whole. (Not for raw
     # values, whose codes follow the order in which the chunks bring them.)
-    X, y, sample_weight, X_test = training(case, container, dtype, weighted)
-    make = getattr(reference, case.name)
-    whole = fit(make(**case.params), "fit", X, y, sample_weight)
-    chunked = fit(make(**case.params), "partial_fit", X, y, sample_weight)
-    rtol = tolerance(dtype)
+    X, y, sample_weight, X_test = training(case, dtype, container, weighted)
+    whole = fit(case.reference(), "fit", X, y, sample_weight)
+    chunked = fit(case.reference(), "partial_fit", X, y, sample_weight)
+    rtol = tol(dtype)
     assert_same(chunked.statistics_, whole.statistics_, rtol, "statistics_")
     assert_same_model(chunked, whole, rtol)
     assert_same_outputs(chunked, whole, X_test, rtol, output_dtype(case, dtype))
 
 
 @pytest.mark.parametrize("first", [np.float32, np.float64])
-@pytest.mark.parametrize("container", ["C", "csr"])
+@pytest.mark.parametrize("container", ["dense_c", "csr"])
 @pytest.mark.parametrize(
     "case",
-    [c for c in CASES if c.label == "default" and c.data in ("counts", "gaussian")],
-    ids=str,
+    [
+        case
+        for case in REFERENCE_CASES
+        if not case.params and case.data in (count_data, gaussian_data)
+    ],
+    ids=lambda case: case.id,
 )
 def test_chunks_of_either_dtype_match_reference(case, container, first):
     # Chunks of float32 and float64 in turn: a model keeps the dtype of the
     # data it was first fitted on (GaussianNB's attributes and outputs).
-    X, y, sample_weight, X_test = training(case, container, np.float64, True)
+    X, y, sample_weight, X_test = training(case, np.float64, container, True)
     other = np.float64 if first == np.float32 else np.float32
-    fast = getattr(fastnb, case.name)(**case.params)
-    oracle = getattr(reference, case.name)(**case.params)
+    fast, oracle = case.estimator(), case.reference()
     bounds = zip(CUTS[:-1], CUTS[1:], strict=True)
     for (start, stop), dtype in zip(bounds, [first, other, other], strict=True):
         for model in (fast, oracle):

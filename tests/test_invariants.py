@@ -64,11 +64,6 @@ LABELS = {
 }
 
 
-def rtol_of(dtype):
-    """Tolerance of two computations of one model from X of ``dtype``."""
-    return tol(np.float64 if dtype is None else dtype)
-
-
 @st.composite
 def problems(draw, case, min_per_class=1, max_samples=30):
     """(X, y, labels): case data with 1 to 6 classes of int or str labels."""
@@ -142,11 +137,11 @@ def test_partial_fit_in_chunks_equals_fit(case, dtype, container, draw):
 
     X_all = as_container(X, container, dtype)
     whole = case.estimator().fit(X_all, y, sample_weight=sample_weight)
-    assert_same_model(model, whole, X_all, rtol_of(dtype))
+    assert_same_model(model, whole, X_all, tol(dtype))
     oracle = case.reference()
     if oracle is not None:
         oracle.fit(X_all, y, sample_weight=sample_weight)
-        assert_matches_reference(model, oracle, X_all, rtol_of(dtype))
+        assert_matches_reference(model, oracle, X_all, tol(dtype))
 
 
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
@@ -194,7 +189,7 @@ def test_integer_weights_are_repeated_rows(case, dtype, container, draw):
         weighted,
         repeated,
         as_container(X, container, dtype),
-        rtol_of(dtype),
+        tol(dtype),
         attributes=public_attributes,
     )
 
@@ -582,7 +577,7 @@ def test_permuting_labels_permutes_columns(case, dtype, container, draw):
     np.testing.assert_array_equal(relabelled.classes_, np.sort(new_labels))
     jll = original.predict_joint_log_proba(X)
     scale = np.maximum(1.0, np.abs(jll).max(axis=1, keepdims=True))
-    rtol = rtol_of(dtype)
+    rtol = tol(dtype)
     for method in OUTPUTS:
         expected = getattr(original, method)(X)
         actual = getattr(relabelled, method)(X)[:, permutation]
