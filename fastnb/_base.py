@@ -383,7 +383,10 @@ def fitted_table(name, doc):
 
 
 def fitted_statistic(key, doc):
-    """A read-only fitted attribute that is one of the sufficient statistics."""
+    """A read-only fitted attribute that is one of the sufficient statistics.
+
+    A read-only view: the model's own array, which only fitting changes.
+    """
 
     def get(self):
         statistics = self._fitted_statistics(key + "_")
@@ -391,7 +394,9 @@ def fitted_statistic(key, doc):
             raise AttributeError(
                 f"{type(self).__name__!r} object has no attribute {key + '_'!r}"
             )
-        return statistics[key]
+        view = statistics[key].view()
+        view.flags.writeable = False
+        return view
 
     return property(get, doc=doc)
 
@@ -410,7 +415,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
 
     Fitting: ``_check_batch`` -> ``_batch_statistics`` (``partial_fit``:
     ``_add_batch``, which combines them with the model's) ->
-    ``_table_params`` -> (lazily) ``_check_statistics`` and ``_tables``.
+    ``_table_params`` -> (lazily) ``_tables``.
     Predicting: ``_check_X`` -> ``_score``. Before every prediction and
     partial_fit, ``classes_`` and ``n_features_in_`` are checked against the
     statistics' shapes.
@@ -586,20 +591,16 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     def _final_tables(self):
         """``(attributes, scoring)``, rebuilt once after the statistics changed.
 
-        The statistics' values are checked first: a fitted attribute such as
-        ``feature_count_`` is the model's own array, and may have been
-        written to.
+        The public attributes are read-only arrays, as are the statistics the
+        estimator shows (fitted_statistic): the model changes only by fitting.
         """
         if "tables" not in self._cache:
-            try:
-                self._check_statistics(
-                    self._statistics, len(self.classes_), self.n_features_in_
-                )
-            except ValueError as exc:
-                raise ValueError(
-                    f"The fitted model is corrupted, its statistics were changed: {exc}"
-                ) from exc
-            self._cache["tables"] = self._tables(self._statistics, self._params)
+            attributes, scoring = self._tables(self._statistics, self._params)
+            for value in attributes.values():
+                for array in value if isinstance(value, list) else [value]:
+                    if isinstance(array, np.ndarray):
+                        array.flags.writeable = False
+            self._cache["tables"] = attributes, scoring
         return self._cache["tables"]
 
     def _check_fitted_state(self):
