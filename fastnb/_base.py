@@ -194,9 +194,12 @@ def pad_classes(table):
     For kernels that score classes in full register blocks (CLASS_BLOCK).
     """
     n_classes = table.shape[-1]
-    padding = -n_classes % _kernels.CLASS_BLOCK
-    widths = [(0, 0)] * (table.ndim - 1) + [(0, padding)]
-    return np.ascontiguousarray(np.pad(table, widths))
+    n_padded = n_classes + (-n_classes % _kernels.CLASS_BLOCK)
+    # One copy, C-contiguous, whatever the layout of table (often a
+    # transposed view).
+    padded = np.zeros((*table.shape[:-1], n_padded))
+    padded[..., :n_classes] = table
+    return padded
 
 
 def thread_scratch(n_threads, n_classes):

@@ -122,8 +122,10 @@ class BaseDiscreteNB(BaseNB):
         """``(attributes, scoring)`` of the family, from its statistics.
 
         ``scoring`` holds ``table``, feature-major (n_features, n_classes),
-        and ``intercept`` (n_classes,), unpadded; ``_tables`` adds the log
-        prior and pads both to whole class blocks.
+        usually the transposed view of a class-major table, and
+        ``intercept`` (n_classes,), unpadded; ``_tables`` adds the log prior
+        and copies both into C-contiguous arrays padded to whole class
+        blocks.
         """
 
     # -- the state protocol ------------------------------------------------------
@@ -232,11 +234,6 @@ class BaseDiscreteNB(BaseNB):
             _kernels.discrete_score_dense(X, *arguments)
 
 
-def feature_major(table):
-    """C-contiguous (n_features, n_classes) copy of a (n_classes, n_features) table."""
-    return np.ascontiguousarray(table.T)
-
-
 class MultinomialNB(BaseDiscreteNB):
     """Naive Bayes for multinomial counts, such as word counts of documents.
 
@@ -296,14 +293,14 @@ class MultinomialNB(BaseDiscreteNB):
         # alpha, or m virtual words spread over the vocabulary by the prior.
         pseudo, _ = pseudo_counts(params["alpha"], 1.0 / feature_count.shape[1])
         smoothed = feature_count + pseudo
-        table = feature_major(
-            np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True))
+        feature_log_prob = np.log(smoothed) - np.log(
+            smoothed.sum(axis=1, keepdims=True)
         )
         attributes = {
-            "feature_log_prob_": table.T,
+            "feature_log_prob_": feature_log_prob,
             "class_log_prior_": class_log_prior,
         }
-        return attributes, {"table": table, "intercept": class_log_prior}
+        return attributes, {"table": feature_log_prob.T, "intercept": class_log_prior}
 
 
 class ComplementNB(BaseDiscreteNB):
@@ -395,18 +392,17 @@ class ComplementNB(BaseDiscreteNB):
             weights = logged / logged.sum(axis=1, keepdims=True)
         else:
             weights = -logged
-        table = feature_major(weights)
         # The prior only matters when there is nothing to compare against.
         if len(class_log_prior) == 1:
             intercept = class_log_prior
         else:
             intercept = np.zeros_like(class_log_prior)
         attributes = {
-            "feature_log_prob_": table.T,
+            "feature_log_prob_": weights,
             "class_log_prior_": class_log_prior,
             "feature_all_": feature_all,
         }
-        return attributes, {"table": table, "intercept": intercept}
+        return attributes, {"table": weights.T, "intercept": intercept}
 
 
 class BernoulliNB(BaseDiscreteNB):
@@ -507,7 +503,7 @@ class BernoulliNB(BaseDiscreteNB):
             "class_log_prior_": class_log_prior,
         }
         scoring = {
-            "table": feature_major(feature_log_prob - log_absent),
+            "table": (feature_log_prob - log_absent).T,
             "intercept": class_log_prior + log_absent.sum(axis=1),
             "certain": sp.csr_array(certain.astype(np.float64))
             if certain.any()
@@ -621,7 +617,7 @@ class PoissonNB(BaseDiscreteNB):
         rate = np.maximum(rate, np.finfo(np.float64).tiny)
         attributes = {"rate_": rate, "class_log_prior_": class_log_prior}
         scoring = {
-            "table": feature_major(np.log(rate)),
+            "table": np.log(rate).T,
             "intercept": class_log_prior - rate.sum(axis=1),
         }
         return attributes, scoring
