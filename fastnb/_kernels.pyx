@@ -75,6 +75,11 @@ def openmp_max_threads():
 # checked first, in parallel (fastnb._base.check_sparse_structure).
 # ---------------------------------------------------------------------------
 
+cdef enum:
+    # Rows (CSR) or columns (CSC) a thread checks at a time.
+    STRUCTURE_CHUNK = 1024
+
+
 def sparse_structure_error(
     const index_t[::1] indices,
     const index_t[::1] indptr,
@@ -89,11 +94,19 @@ def sparse_structure_error(
     """
     cdef Py_ssize_t n_major = indptr.shape[0] - 1
     cdef Py_ssize_t nnz = indices.shape[0]
-    # The first malformed row each thread met; static schedule: a thread's
-    # rows come in increasing order, so it stops looking after its first.
+    # The first malformed row each thread met. Any schedule hands a thread
+    # its rows in increasing order, so it stops looking after its first, and
+    # the least of them is the first of all. Dynamic: a thread slowed on a
+    # shared machine does not hold the others up.
     cdef intp_t[::1] first_bad = np.full(n_threads, n_major, dtype=np.intp)
     cdef Py_ssize_t i, p, t
-    for i in prange(n_major, nogil=True, schedule="static", num_threads=n_threads):
+    for i in prange(
+        n_major,
+        nogil=True,
+        schedule="dynamic",
+        chunksize=STRUCTURE_CHUNK,
+        num_threads=n_threads,
+    ):
         t = threadid()
         if first_bad[t] < n_major:
             continue
