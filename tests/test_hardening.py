@@ -4,15 +4,13 @@ Cases that corrupted memory or allocated without bound run in a child
 process, so that a regression shows as a failed test, not a dead run.
 """
 
-import subprocess
-import sys
-import textwrap
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
 import fastnb
+
+from _helpers import run_child
 
 HUGE_CODES = {
     "float 1e19": np.array([[0.0, 1.0], [1e19, 0.0]]),
@@ -20,21 +18,6 @@ HUGE_CODES = {
     "uint64 2**63 + 5": np.array([[0, 1], [2**63 + 5, 0]], dtype=np.uint64),
     "int 10**9": np.array([[0, 1], [10**9, 0]]),
 }
-
-
-def run_child(code, folder):
-    """Run code in a fresh interpreter in ``folder``; return (exit code, stderr).
-
-    Outside the checkout, so that the child imports the installed fastnb.
-    """
-    result = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=folder,
-    )
-    return result.returncode, result.stderr
 
 
 @pytest.mark.parametrize("name", HUGE_CODES)
@@ -59,10 +42,10 @@ def test_a_huge_code_at_fit_is_refused_before_allocating(name, estimator, tmp_pa
             raise SystemExit("ValueError: " + str(exc))
         raise SystemExit("no error")
     """
-    status, stderr = run_child(code, tmp_path)
-    assert status == 1, stderr
-    assert f"feature 0 has code {shown}" in stderr
-    assert "max_categories=1000000" in stderr
+    result = run_child(code, tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert f"feature 0 has code {shown}" in result.stderr
+    assert "max_categories=1000000" in result.stderr
 
 
 def test_max_categories_can_be_raised():
