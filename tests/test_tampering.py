@@ -1,12 +1,13 @@
-"""Malformed sparse matrices: a clear error, never a crash.
+"""Malformed sparse matrices and changed fitted models: a clear error, never a crash.
 
-A sparse matrix's index arrays are the user's to write to. fastnb checks a
-matrix's structure before scipy or a kernel reads it. A regression there
-corrupts memory, so everything below runs in child processes: a child goes
-through a list of entries and prints the outcome of each, and the tests
-assert the outcomes. A child that dies costs its entry a "crash" outcome
-(its exit status and stderr, which the test shows), and a new child goes on
-from the next entry.
+A sparse matrix's index arrays and a fitted model's attributes are the
+user's to write to. fastnb checks a matrix's structure before scipy or a
+kernel reads it, and a model's ``classes_``, ``n_features_in_`` and
+statistics before it scores or learns. A regression there corrupts memory,
+so everything below runs in child processes: a child goes through a list of
+entries and prints the outcome of each, and the tests assert the outcomes. A
+child that dies costs its entry a "crash" outcome (its exit status and
+stderr, which the test shows), and a new child goes on from the next entry.
 
 1. Each matrix of a catalogue of malformed ones (CSR, CSC, COO, BSR and LIL)
    is refused by fit, partial_fit and predict_proba of every estimator that
@@ -15,19 +16,42 @@ from the next entry.
 2. A refused call leaves the model as it was, bit for bit (the count
    families' partial_fit counts into the model's own arrays), and the model
    goes on learning as one that never saw the call.
+3. A random change to the arrays of a valid CSR matrix is refused, or, where
+   the arrays still make a valid matrix, gives the results of that matrix
+   (hypothesis).
+4. A fitted model whose ``classes_`` or ``n_features_in_`` is rebound, or
+   whose counts are written to, gives a clear error or valid probabilities
+   in predict_proba, then partial_fit, then predict_proba (hypothesis).
 """
 
 import copy
 import functools
 import json
 import re
+import sys
+import traceback
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from _helpers import CASES, N_FEATURES, assert_same_state, run_child
+from _helpers import (
+    CASES,
+    N_FEATURES,
+    assert_same_model,
+    assert_same_outputs,
+    assert_same_state,
+    public_attributes,
+    run_child,
+    take_rows,
+    tol,
+    with_index_dtype,
+)
 
 TESTS = Path(__file__).resolve().parent
 CASE_BY_ID = {case.id: case for case in CASES}
@@ -37,6 +61,13 @@ LABELS = np.array(["a", "b", "c"])
 N_ROWS = 40
 BLOCK = (2, 2)
 CALLS = ("fit", "partial_fit", "predict_proba")
+PROPERTY_SETTINGS = settings(
+    max_examples=30,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 
 # ---------------------------------------------------------------------------
@@ -102,6 +133,15 @@ def died(outcome):
         f"the child died (exit status {outcome['crash']}); the end of its "
         f"stderr:\n{outcome['stderr'][-3000:]}"
     )
+
+
+def failure_of(check, *args):
+    """The traceback (with hypothesis' notes) of ``check(*args)``, or None."""
+    try:
+        check(*args)
+    except Exception as exc:
+        return "".join(traceback.format_exception(exc))
+    return None
 
 
 def difference(actual, expected):
@@ -423,3 +463,380 @@ def test_a_refused_call_changes_nothing(case, sparse_format, malformed):
 
     problems = catalogue_problems(malformed, case, sparse_format, problem)
     assert not problems, "\n".join(problems)
+
+
+# ---------------------------------------------------------------------------
+# 3. Random changes to a valid CSR matrix
+# ---------------------------------------------------------------------------
+
+
+# The first offset a change may touch: not indptr[0], which scipy requires to
+# be 0 and fastnb does not.
+FIRST_CHANGED_OFFSET = 1
+
+
+@st.composite
+def changed_arrays(draw, arrays, shape):
+    """(what changed, the arrays): one change to a valid CSR matrix's arrays.
+
+    An index or an offset set to a value near or far out of range, two
+    indices swapped (within a row: the same matrix), or an array a value
+    shorter or longer.
+    """
+    data, indices, indptr = (
+        arrays[name].copy() for name in ("data", "indices", "indptr")
+    )
+    n_rows, n_columns = shape
+    nnz = len(indices)
+    limits = np.iinfo(indices.dtype)
+    kind = draw(st.sampled_from(["index", "offset", "swap", "length"]))
+    if kind == "index":
+        p = draw(st.integers(0, nnz - 1))
+        indices[p] = draw(
+            st.one_of(
+                st.sampled_from([-1, n_columns, 10**9, limits.min, limits.max]),
+                st.integers(-2 * n_columns, 2 * n_columns),
+            )
+        )
+        what = f"indices[{p}] = {indices[p]}"
+    elif kind == "offset":
+        k = draw(st.integers(FIRST_CHANGED_OFFSET, n_rows))
+        indptr[k] = draw(
+            st.one_of(
+                st.sampled_from([-1, 0, nnz, nnz + 1, 10**9, limits.max]),
+                st.sampled_from([indptr[k] - 1, indptr[k] + 1]),
+                st.integers(-2, nnz + 2),
+            )
+        )
+        what = f"indptr[{k}] = {indptr[k]}"
+    elif kind == "swap":
+        p, q = draw(st.integers(0, nnz - 1)), draw(st.integers(0, nnz - 1))
+        indices[[p, q]] = indices[[q, p]]
+        what = f"indices[{p}] and indices[{q}] swapped"
+    arrays = {"data": data, "indices": indices, "indptr": indptr}
+    if kind == "length":
+        name = draw(st.sampled_from(["data", "indices"]))
+        array = arrays[name]
+        if draw(st.booleans()):
+            arrays[name], what = array[:-1], f"{name} a value shorter"
+        else:
+            arrays[name] = np.concatenate([array, array[-1:]])
+            what = f"{name} a value longer"
+    return what, arrays
+
+
+def csr_reading(arrays, shape):
+    """The dense matrix that CSR ``arrays`` stand for, or None if they are malformed.
+
+    By the rules scipy documents (and its check_format applies): 1-D integer
+    index arrays, as many indices as values, n_rows + 1 offsets, the first
+    0, non-decreasing, the last at most the number of values; the indices of
+    each row's values in 0 .. n_columns - 1. (scipy's own check_format is not
+    the oracle: it accepts decreasing offsets that end at 0, which its
+    toarray then reads out of bounds.)
+    """
+    data, indices, indptr = (arrays[name] for name in ("data", "indices", "indptr"))
+    n_rows, n_columns = shape
+    if not all(a.ndim == 1 and a.dtype.kind in "iu" for a in (indices, indptr)):
+        return None
+    if len(indices) != len(data) or len(indptr) != n_rows + 1:
+        return None
+    indptr, indices = indptr.astype(np.int64), indices.astype(np.int64)
+    if indptr[0] != 0 or (np.diff(indptr) < 0).any() or indptr[-1] > len(indices):
+        return None
+    stored = indices[: indptr[-1]]
+    if ((stored < 0) | (stored >= n_columns)).any():
+        return None
+    dense = np.zeros(shape)
+    rows = np.repeat(np.arange(n_rows), np.diff(indptr))
+    np.add.at(dense, (rows, stored), data[: indptr[-1]])
+    # And scipy reads it so.
+    read = sp.csr_matrix(
+        (arrays["data"], arrays["indices"], arrays["indptr"]), shape=shape, copy=True
+    )
+    np.testing.assert_array_equal(read.toarray(), dense)
+    return dense
+
+
+def unchecked_csr(arrays, shape):
+    """A new CSR matrix of ``arrays`` (copies) as they are, unchecked.
+
+    scipy has recorded nothing about them yet (sorted, canonical): fastnb
+    works out what it needs from the arrays themselves.
+    """
+    X = sp.csr_matrix(shape)
+    X.data, X.indices, X.indptr = (
+        arrays[name].copy() for name in ("data", "indices", "indptr")
+    )
+    assert not {"_has_sorted_indices", "_has_canonical_format"} & set(vars(X))
+    return X
+
+
+def assert_same_result(actual, expected, compare):
+    """``actual()`` gives what ``expected()`` gives: results that ``compare``
+    finds equal, or the same ValueError."""
+    try:
+        result = expected()
+    except ValueError as exc:
+        with pytest.raises(ValueError, match=re.escape(str(exc))):
+            actual()
+        return
+    compare(actual(), result)
+
+
+def corrupted_csr_property(case):
+    rtol = tol(np.float64)
+    model = fitted(case.id)
+
+    @PROPERTY_SETTINGS
+    @given(draw=st.data())
+    def check(draw):
+        n_rows = draw.draw(st.integers(9, 30), label="rows")
+        seed = draw.draw(st.integers(0, 2**32 - 1), label="seed")
+        X, y, _ = case.make(n_rows, LABELS, seed=seed)
+        index_dtype = draw.draw(st.sampled_from([np.int32, np.int64]), label="index")
+        valid = with_index_dtype(sp.csr_matrix(X), index_dtype)
+        arrays = {name: getattr(valid, name) for name in ("data", "indices", "indptr")}
+        what, arrays = draw.draw(changed_arrays(arrays, valid.shape), label="change")
+        print(f"{case.id}: {n_rows} rows, {seed=}, {what}", file=sys.stderr, flush=True)
+        read = csr_reading(arrays, valid.shape)
+
+        def given_matrix():
+            return unchecked_csr(arrays, valid.shape)
+
+        if read is None:
+            for method in CALLS:
+                changed_model = copy.deepcopy(model)
+                with pytest.raises(ValueError, match="^X is a malformed CSR matrix: "):
+                    call(changed_model, method, given_matrix(), y)
+                assert_same_state(changed_model, model, where=f"after {method}")
+            return
+        canonical = sp.csr_matrix(read)
+
+        def same_model(actual, expected):
+            assert_same_model(actual, expected, canonical, rtol)
+
+        assert_same_result(
+            lambda: case.estimator().fit(given_matrix(), y),
+            lambda: case.estimator().fit(canonical, y),
+            same_model,
+        )
+        assert_same_result(
+            lambda: copy.deepcopy(model).partial_fit(given_matrix(), y),
+            lambda: copy.deepcopy(model).partial_fit(canonical, y),
+            same_model,
+        )
+        assert_same_outputs(model, model, given_matrix(), rtol, X_expected=canonical)
+
+    check()
+
+
+def corrupted_csr_outcomes(start):
+    """In a child: for each sparse case from ``start`` on, how its property failed."""
+    for case in SPARSE_CASES[start:]:
+        yield {"failure": failure_of(corrupted_csr_property, case)}
+
+
+@pytest.fixture(scope="module")
+def corrupted_csr(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("corrupted")
+    ids = [case.id for case in SPARSE_CASES]
+    return outcomes_in_children("corrupted_csr_outcomes", ids, folder)
+
+
+@pytest.mark.parametrize("case", SPARSE_CASES, ids=lambda case: case.id)
+def test_a_changed_csr_matrix_is_refused_or_read_as_a_matrix(case, corrupted_csr):
+    outcome = corrupted_csr[case.id]
+    assert not died(outcome), died(outcome)
+    assert not outcome["failure"], outcome["failure"]
+
+
+# ---------------------------------------------------------------------------
+# 4. Random changes to a fitted model
+# ---------------------------------------------------------------------------
+
+
+class Tampering(NamedTuple):
+    """A change to a fitted model: what it is, and a function making it."""
+
+    what: str
+    apply: Callable
+
+    def __repr__(self):
+        return self.what
+
+
+CLASSES_REBOUND = {
+    "one class fewer": lambda classes: classes[:-1],
+    "one class more": lambda classes: np.concatenate([classes, classes[:1]]),
+    "no classes": lambda classes: classes[:0],
+    "None": lambda classes: None,
+    "a list": list,
+    "a column": lambda classes: classes[:, np.newaxis],
+    "a row": lambda classes: classes[np.newaxis],
+    "a string": lambda classes: "".join(map(str, classes)),
+    # Valid answers: other labels, or the same ones in another order.
+    "other labels": lambda classes: np.arange(len(classes)) * 10,
+    "reversed": lambda classes: classes[::-1],
+}
+
+
+def rebound_classes():
+    def rebind(name):
+        def apply(model):
+            model.classes_ = CLASSES_REBOUND[name](model.classes_)
+
+        return Tampering(f"classes_ = {name}", apply)
+
+    return st.sampled_from(sorted(CLASSES_REBOUND)).map(rebind)
+
+
+def rebound_n_features(n_features):
+    def rebind(value):
+        def apply(model):
+            model.n_features_in_ = value
+
+        return Tampering(f"n_features_in_ = {value!r}", apply)
+
+    # Integers near the number of features, as Python and NumPy integers.
+    integers = st.integers(-3, 3 * n_features + 3)
+    values = st.one_of(
+        integers,
+        integers.map(np.int64),
+        integers.map(np.int32),
+        st.none(),
+        st.booleans(),
+        st.floats(),
+        st.just(float(n_features)),
+        st.just(str(n_features)),
+    )
+    return values.map(rebind)
+
+
+def reachable_arrays(model, path=""):
+    """The float arrays a user reaches from a model's public attributes, by path.
+
+    Arrays, arrays in a list (CategoricalNB's category_count_), and those of
+    the estimators in a dict (MixedNB's estimators_).
+    """
+    arrays = {}
+    for name, value in public_attributes(model).items():
+        items = {"": value}
+        if isinstance(value, list):
+            items = {f"[{i}]": item for i, item in enumerate(value)}
+        elif isinstance(value, dict):
+            for key, estimator in value.items():
+                if hasattr(estimator, "get_params"):
+                    arrays.update(
+                        reachable_arrays(estimator, f"{path}{name}[{key!r}].")
+                    )
+            continue
+        for suffix, item in items.items():
+            if isinstance(item, np.ndarray) and item.dtype.kind == "f" and item.size:
+                arrays[f"{path}{name}{suffix}"] = item
+    return arrays
+
+
+# What is written: into the counts (the arrays whose path ends so), values
+# that the model's checks refuse (negative: below zero still after a batch).
+WRITTEN_ARRAYS = ("class_count_", "feature_count_")
+WRITTEN_VALUES = st.sampled_from([np.nan, np.inf, -np.inf, -1e9])
+
+
+@st.composite
+def written_arrays(draw, model):
+    arrays = {
+        path: array
+        for path, array in reachable_arrays(model).items()
+        if path.endswith(WRITTEN_ARRAYS) and array.flags.writeable
+    }
+    path = draw(st.sampled_from(sorted(arrays)))
+    value = draw(WRITTEN_VALUES)
+    size = arrays[path].size
+    position = draw(st.one_of(st.just(slice(None)), st.integers(0, size - 1)))
+    where = "every entry" if position == slice(None) else f"entry {position}"
+
+    def apply(model):
+        reachable_arrays(model)[path].reshape(-1)[position] = value
+
+    return Tampering(f"{path}: {where} = {value!r}", apply)
+
+
+CLEAN_ERRORS = (ValueError, TypeError, AttributeError)
+# Messages of errors raised by Cython's or NumPy's checks, not by fastnb's.
+RAW_MESSAGES = re.compile(
+    "Buffer dtype mismatch|Buffer has wrong number of dimensions|not C-contiguous"
+    "|read-only|array is too big|Unable to allocate|could not be broadcast"
+    "|out of bounds|Cannot cast"
+)
+
+
+def outcome_of(method, *args):
+    """What ``method(*args)`` returns, or the clean error it raises.
+
+    Any other exception propagates; a clean error must say something that
+    is not one of RAW_MESSAGES.
+    """
+    try:
+        return method(*args)
+    except CLEAN_ERRORS as exc:
+        assert str(exc).strip(), f"{type(exc).__name__} without a message"
+        assert not RAW_MESSAGES.search(str(exc)), f"{type(exc).__name__}: {exc}"
+        return exc
+
+
+def assert_valid_probabilities(outcome, n_rows):
+    if isinstance(outcome, Exception):
+        return
+    assert outcome.shape == (n_rows, len(LABELS)), outcome.shape
+    assert np.isfinite(outcome).all(), "probabilities not finite"
+    assert (outcome >= 0).all(), "negative probabilities"
+    np.testing.assert_allclose(outcome.sum(axis=1), 1.0, rtol=1e-9)
+
+
+def tampered_state_property(case):
+    X, y = case_data(case.id)
+    X_batch, y_batch = take_rows(X, slice(0, 20)), y[:20]
+    model = fitted(case.id)
+
+    @PROPERTY_SETTINGS
+    @given(draw=st.data())
+    def check(draw):
+        tampering = draw.draw(
+            st.one_of(
+                rebound_classes(),
+                rebound_n_features(model.n_features_in_),
+                written_arrays(model),
+            ),
+            label="tampering",
+        )
+        print(f"{case.id}: {tampering}", file=sys.stderr, flush=True)
+        tampered = copy.deepcopy(model)
+        tampering.apply(tampered)
+        assert_valid_probabilities(outcome_of(tampered.predict_proba, X), len(y))
+        outcome_of(tampered.partial_fit, X_batch, y_batch)
+        assert_valid_probabilities(outcome_of(tampered.predict_proba, X), len(y))
+
+    check()
+
+
+def tampered_state_outcomes(start):
+    """In a child: for each case from ``start`` on, how its property failed."""
+    for case in CASES[start:]:
+        yield {"failure": failure_of(tampered_state_property, case)}
+
+
+@pytest.fixture(scope="module")
+def tampered_state(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tampered")
+    ids = [case.id for case in CASES]
+    return outcomes_in_children("tampered_state_outcomes", ids, folder)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
+def test_a_changed_model_gives_a_clear_error_or_valid_probabilities(
+    case, tampered_state
+):
+    outcome = tampered_state[case.id]
+    assert not died(outcome), died(outcome)
+    assert not outcome["failure"], outcome["failure"]
