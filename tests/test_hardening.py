@@ -2,7 +2,16 @@
 
 Cases that corrupted memory or allocated without bound run in a child
 process, so that a regression shows as a failed test, not a dead run.
+(test_tampering.py has the catalogues of malformed sparse matrices and of
+changed fitted models.)
+
+Also: predictions from several Python threads at once equal those made one
+after another.
 """
+
+import copy
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -10,7 +19,17 @@ import scipy.sparse as sp
 
 import fastnb
 
-from _helpers import run_child
+from _helpers import (
+    OUTPUTS,
+    as_container,
+    assert_same_state,
+    case_params,
+    run_child,
+    take_rows,
+)
+
+CASE_INPUTS = ("case", "dtype", "container")
+LABELS = np.array(["a", "b", "c"])
 
 HUGE_CODES = {
     "float 1e19": np.array([[0.0, 1.0], [1e19, 0.0]]),
@@ -144,3 +163,47 @@ def test_duplicate_sparse_entries_count_as_their_sum(estimator):
         canonical.predict_joint_log_proba(X),
         rtol=1e-10,
     )
+
+
+# Python threads predicting at once: more than the cores of the machines the
+# tests run on, each thread's kernels using OpenMP threads of their own.
+N_PYTHON_THREADS = 8
+# Rows of each thread's slice: enough for a kernel scoring dense rows of 3
+# classes to use 2 threads (see fastnb._base.WORK_PER_THREAD).
+ROWS_A_SLICE = 6000
+# Each prediction method on each slice is a task: 20 tasks for the threads.
+N_SLICES = 4
+
+
+@pytest.mark.parametrize(
+    CASE_INPUTS, case_params(containers=("dense_c", "csr"), other_dtypes_in=())
+)
+def test_concurrent_predictions_equal_serial_ones(case, dtype, container):
+    n_rows = N_SLICES * ROWS_A_SLICE
+    X, y, _ = case.make(n_rows, LABELS, seed=4)
+    X = as_container(X, container, dtype)
+    # After partial_fit the model has no tables yet: the threads race to
+    # build them, then predict with the tables built.
+    model = case.estimator().partial_fit(X, y, classes=LABELS)
+    serial = copy.deepcopy(model)
+    slices = [
+        take_rows(X, slice(i, i + ROWS_A_SLICE)) for i in range(0, n_rows, ROWS_A_SLICE)
+    ]
+    tasks = [
+        (method, i) for method in (*OUTPUTS, "predict") for i in range(len(slices))
+    ]
+    expected = [getattr(serial, method)(slices[i]) for method, i in tasks]
+
+    def predict_once_started(start, method, i):
+        start.wait()
+        return getattr(model, method)(slices[i])
+
+    for tables in ("not built", "built"):
+        start = threading.Event()
+        with ThreadPoolExecutor(N_PYTHON_THREADS) as pool:
+            futures = [
+                pool.submit(predict_once_started, start, *task) for task in tasks
+            ]
+            start.set()
+            outputs = [future.result(timeout=120) for future in futures]
+        assert_same_state(outputs, expected, where=f"outputs, tables {tables}")
