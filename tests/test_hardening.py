@@ -6,7 +6,8 @@ process, so that a regression shows as a failed test, not a dead run.
 changed fitted models.)
 
 Also: predictions from several Python threads at once equal those made one
-after another.
+after another, and the count families' partial_fit, which counts into the
+model's own arrays, still learns when it cannot write to them.
 """
 
 import copy
@@ -20,12 +21,15 @@ import scipy.sparse as sp
 import fastnb
 
 from _helpers import (
+    CASES,
     OUTPUTS,
     as_container,
+    assert_same_model,
     assert_same_state,
     case_params,
     run_child,
     take_rows,
+    tol,
 )
 
 CASE_INPUTS = ("case", "dtype", "container")
@@ -207,3 +211,60 @@ def test_concurrent_predictions_equal_serial_ones(case, dtype, container):
             start.set()
             outputs = [future.result(timeout=120) for future in futures]
         assert_same_state(outputs, expected, where=f"outputs, tables {tables}")
+
+
+def has_feature_count(case):
+    model = case.estimator().fit(*case.make(12, LABELS)[:2])
+    return hasattr(model, "feature_count_")
+
+
+# The count families: partial_fit counts into the model's own feature_count_
+# (and class_count_) when it can write to it.
+COUNT_CASES = [case for case in CASES if has_feature_count(case)]
+
+
+def read_only(model, name):
+    getattr(model, name).flags.writeable = False
+    return model
+
+
+def fortran_ordered(model, name):
+    """The model rebuilt from its state with the statistic in Fortran order."""
+    state = fastnb.get_state(model)
+    state.statistics[name] = np.asfortranarray(state.statistics[name])
+    model = fastnb.from_state(state)
+    assert not getattr(model, name + "_").flags.c_contiguous
+    return model
+
+
+FROZEN = {
+    "read-only feature_count_": lambda model: read_only(model, "feature_count_"),
+    "Fortran-ordered feature_count_": lambda model: fortran_ordered(
+        model, "feature_count"
+    ),
+}
+
+
+@pytest.mark.parametrize("frozen", FROZEN)
+@pytest.mark.parametrize(
+    CASE_INPUTS,
+    case_params(COUNT_CASES, containers=("dense_c", "csr"), other_dtypes_in=()),
+)
+def test_partial_fit_learns_into_new_counts_when_it_cannot_write(
+    case, dtype, container, frozen
+):
+    X, y, w = case.make(60, LABELS, seed=5)
+    X = as_container(X, container, dtype)
+    first, rest = slice(0, 30), slice(30, None)
+    model = case.estimator().partial_fit(
+        take_rows(X, first), y[first], classes=LABELS, sample_weight=w[first]
+    )
+    model = FROZEN[frozen](model)
+    counts = {name: getattr(model, name) for name in ("class_count_", "feature_count_")}
+    kept = copy.deepcopy(counts)
+    model.partial_fit(take_rows(X, rest), y[rest], sample_weight=w[rest])
+    # The arrays it could not write to are as they were...
+    assert_same_state(counts, kept, where="the first batch's counts")
+    # ...and the model is the one fit makes of all the rows.
+    whole = case.estimator().fit(X, y, sample_weight=w)
+    assert_same_model(model, whole, X, tol(dtype))
