@@ -74,9 +74,17 @@ PROPERTY_SETTINGS = settings(
 # Child processes
 # ---------------------------------------------------------------------------
 
+# The memory a child may take (RLIMIT_DATA): a runaway allocation raises
+# MemoryError instead of taking the machine's memory (the children need a
+# few hundred MiB).
+CHILD_MEMORY = 4 * 2**30
+
 CHILD = """
-    import faulthandler, json, sys
+    import faulthandler, json, resource, sys
     faulthandler.enable()
+    hard = resource.getrlimit(resource.RLIMIT_DATA)[1]
+    if hard == resource.RLIM_INFINITY or hard > {memory}:
+        resource.setrlimit(resource.RLIMIT_DATA, ({memory}, {memory}))
     sys.path.insert(0, {tests!r})
     import test_tampering
     print("READY", flush=True)
@@ -104,7 +112,12 @@ def outcomes_in_children(function, entries, folder):
             left = {"crash": None, "stderr": f"not tried: {deaths} children died"}
             outcomes += [left] * (len(entries) - len(outcomes))
             break
-        code = CHILD.format(tests=str(TESTS), function=function, start=len(outcomes))
+        code = CHILD.format(
+            tests=str(TESTS),
+            memory=CHILD_MEMORY,
+            function=function,
+            start=len(outcomes),
+        )
         result = run_child(code, folder, timeout=600)
         lines = result.stdout.splitlines()
         if "READY" not in lines:
