@@ -513,7 +513,13 @@ def changed_arrays(draw, arrays, shape):
         )
         what = f"indices[{p}] = {indices[p]}"
     elif kind == "offset":
-        k = draw(st.integers(FIRST_CHANGED_OFFSET, n_rows))
+        # The first and last offsets as often as the rest together.
+        k = draw(
+            st.one_of(
+                st.sampled_from([FIRST_CHANGED_OFFSET, n_rows]),
+                st.integers(FIRST_CHANGED_OFFSET, n_rows),
+            )
+        )
         indptr[k] = draw(
             st.one_of(
                 st.sampled_from([-1, 0, nnz, nnz + 1, 10**9, limits.max]),
