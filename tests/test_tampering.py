@@ -93,9 +93,11 @@ CHILD = """
 """
 
 
-# Children that may die for one list of entries: past that, the entries left
-# are not tried (a regression that crashes on everything fails fast).
-MAX_DEATHS = 8
+# Children that may die for one list of entries (each costs a new child, a
+# few seconds): past that, the entries left are not tried, so that a
+# regression that crashes on everything fails in minutes, not the hour the
+# catalogue of malformed matrices would take.
+MAX_DEATHS = 40
 
 
 def outcomes_in_children(function, entries, folder):
