@@ -88,7 +88,7 @@ CHILD = """
     sys.path.insert(0, {tests!r})
     import test_tampering
     print("READY", flush=True)
-    for outcome in test_tampering.{function}({start}):
+    for outcome in test_tampering.{function}(*{arguments!r}, {start}):
         print("OUTCOME", json.dumps(outcome), flush=True)
 """
 
@@ -100,8 +100,9 @@ CHILD = """
 MAX_DEATHS = 40
 
 
-def outcomes_in_children(function, entries, folder):
-    """entry -> outcome, from ``function(start)`` of this module run in children.
+def outcomes_in_children(function, entries, folder, arguments=()):
+    """entry -> outcome, from ``function(*arguments, start)`` of this module
+    run in children.
 
     ``function`` yields the outcome (a dict) of each entry from ``start`` on.
     When a child dies, its next entry gets ``{"crash": exit status,
@@ -118,6 +119,7 @@ def outcomes_in_children(function, entries, folder):
             tests=str(TESTS),
             memory=CHILD_MEMORY,
             function=function,
+            arguments=tuple(arguments),
             start=len(outcomes),
         )
         result = run_child(code, folder, timeout=600)
@@ -160,6 +162,24 @@ def failure_of(check, *args):
     except (Exception, pytest.fail.Exception) as exc:
         return "".join(traceback.format_exception(exc))
     return None
+
+
+def failures(check, keys, start):
+    """In a child: how ``check`` (a function of this module) failed for each
+    of ``keys`` from ``start`` on (None if it did not)."""
+    for key in keys[start:]:
+        yield {"failure": failure_of(globals()[check], key)}
+
+
+def failures_in_children(check, keys, tmp_path_factory):
+    """key -> how ``check(key)`` failed, in child processes."""
+    folder = tmp_path_factory.mktemp(check)
+    return outcomes_in_children("failures", keys, folder, (check, keys))
+
+
+def assert_no_failure(outcome):
+    assert not died(outcome), died(outcome)
+    assert not outcome["failure"], outcome["failure"]
 
 
 def difference(actual, expected):
@@ -608,7 +628,8 @@ def assert_same_result(actual, expected, compare):
     compare(actual(), result)
 
 
-def corrupted_csr_property(case):
+def corrupted_csr_property(case_id):
+    case = CASE_BY_ID[case_id]
     rtol = tol(np.float64)
     model = fitted(case.id)
 
@@ -655,24 +676,15 @@ def corrupted_csr_property(case):
     check()
 
 
-def corrupted_csr_outcomes(start):
-    """In a child: for each sparse case from ``start`` on, how its property failed."""
-    for case in SPARSE_CASES[start:]:
-        yield {"failure": failure_of(corrupted_csr_property, case)}
-
-
 @pytest.fixture(scope="module")
 def corrupted_csr(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("corrupted")
     ids = [case.id for case in SPARSE_CASES]
-    return outcomes_in_children("corrupted_csr_outcomes", ids, folder)
+    return failures_in_children("corrupted_csr_property", ids, tmp_path_factory)
 
 
 @pytest.mark.parametrize("case", SPARSE_CASES, ids=lambda case: case.id)
 def test_a_changed_csr_matrix_is_refused_or_read_as_a_matrix(case, corrupted_csr):
-    outcome = corrupted_csr[case.id]
-    assert not died(outcome), died(outcome)
-    assert not outcome["failure"], outcome["failure"]
+    assert_no_failure(corrupted_csr[case.id])
 
 
 # ---------------------------------------------------------------------------
@@ -827,7 +839,8 @@ def assert_valid_probabilities(outcome, n_rows):
     np.testing.assert_allclose(outcome.sum(axis=1), 1.0, rtol=1e-9)
 
 
-def tampered_state_property(case):
+def tampered_state_property(case_id):
+    case = CASE_BY_ID[case_id]
     X, y = case_data(case.id)
     X_batch, y_batch = take_rows(X, slice(0, 20)), y[:20]
     model = fitted(case.id)
@@ -853,23 +866,14 @@ def tampered_state_property(case):
     check()
 
 
-def tampered_state_outcomes(start):
-    """In a child: for each case from ``start`` on, how its property failed."""
-    for case in CASES[start:]:
-        yield {"failure": failure_of(tampered_state_property, case)}
-
-
 @pytest.fixture(scope="module")
 def tampered_state(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("tampered")
     ids = [case.id for case in CASES]
-    return outcomes_in_children("tampered_state_outcomes", ids, folder)
+    return failures_in_children("tampered_state_property", ids, tmp_path_factory)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
 def test_a_changed_model_gives_a_clear_error_or_valid_probabilities(
     case, tampered_state
 ):
-    outcome = tampered_state[case.id]
-    assert not died(outcome), died(outcome)
-    assert not outcome["failure"], outcome["failure"]
+    assert_no_failure(tampered_state[case.id])
