@@ -23,8 +23,10 @@ import fastnb
 from _helpers import (
     CASES,
     OUTPUTS,
+    SPARSE,
     as_container,
     assert_same_model,
+    assert_same_outputs,
     assert_same_state,
     case_params,
     run_child,
@@ -169,6 +171,38 @@ def test_duplicate_sparse_entries_count_as_their_sum(estimator):
     )
 
 
+def every_other(array):
+    """``array`` as a view of every other entry of an array twice as long."""
+    spread = np.zeros(2 * len(array), dtype=array.dtype)
+    spread[::2] = array
+    return spread[::2]
+
+
+@pytest.mark.parametrize("name", ["data", "indices", "indptr"])
+@pytest.mark.parametrize(
+    CASE_INPUTS,
+    case_params(
+        [case for case in CASES if case.sparse],
+        containers=SPARSE,
+        other_dtypes_in=(),
+    ),
+)
+def test_a_sparse_matrix_of_strided_arrays_reads_as_one_of_copies(
+    case, dtype, container, name
+):
+    X, y, _ = case.make(40, LABELS, seed=6)
+    X = as_container(X, container, dtype)
+    # scipy keeps the arrays it is given: one of them a strided view.
+    arrays = [X.data, X.indices, X.indptr]
+    position = ["data", "indices", "indptr"].index(name)
+    arrays[position] = every_other(arrays[position])
+    strided = type(X)(tuple(arrays), shape=X.shape)
+    assert not getattr(strided, name).flags.c_contiguous
+    expected = case.estimator().fit(X, y)
+    assert_same_model(case.estimator().fit(strided, y), expected, X)
+    assert_same_outputs(expected, expected, strided, X_expected=X)
+
+
 # Python threads predicting at once: more than the cores of the machines the
 # tests run on, each thread's kernels using OpenMP threads of their own.
 N_PYTHON_THREADS = 8
@@ -239,6 +273,7 @@ def fortran_ordered(model, name):
 
 FROZEN = {
     "read-only feature_count_": lambda model: read_only(model, "feature_count_"),
+    "read-only class_count_": lambda model: read_only(model, "class_count_"),
     "Fortran-ordered feature_count_": lambda model: fortran_ordered(
         model, "feature_count"
     ),

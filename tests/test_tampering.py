@@ -20,7 +20,7 @@ stderr, which the test shows), and a new child goes on from the next entry.
    the arrays still make a valid matrix, gives the results of that matrix
    (hypothesis).
 4. A fitted model whose ``classes_`` or ``n_features_in_`` is rebound, or
-   whose counts are written to, gives a clear error or valid probabilities
+   whose arrays are written to, gives a clear error or valid probabilities
    in predict_proba, then partial_fit, then predict_proba (hypothesis).
 """
 
@@ -264,6 +264,19 @@ def past_the_end(indptr):
     return indptr
 
 
+def first_offset_past_a_bad_index(X):
+    """indptr[0] = 1, past X.indices[0] = 10**9, which no row then holds.
+
+    scipy requires indptr[0] to be 0: its conversions (CSC to CSR) and
+    sum_duplicates read every index up to indptr[-1].
+    """
+    indices = X.indices.astype(np.int64)
+    indices[0] = 10**9
+    indptr = X.indptr.astype(np.int64)
+    indptr[0] = 1
+    X.indices, X.indptr = indices, indptr
+
+
 def compressed_defects(sparse_format, major, minor, n_major, n_minor):
     """Defects of a CSR, CSC or BSR matrix: name -> (corruption, message)."""
     prefix = f"^X is a malformed {sparse_format.upper()} matrix: "
@@ -324,6 +337,10 @@ def compressed_defects(sparse_format, major, minor, n_major, n_minor):
         ),
         "a value fewer than indices": (changed("data", lambda a: a[:-1]), lengths),
         "an index fewer than values": (changed("indices", lambda a: a[:-1]), lengths),
+        "a first offset of 1, past an index of 10**9": (
+            first_offset_past_a_bad_index,
+            prefix,
+        ),
     }
 
 
@@ -391,11 +408,22 @@ def lil_column(value):
     return corrupt
 
 
+def lil_values(change):
+    """A corruption of a LIL matrix: the values of its fullest row changed."""
+
+    def corrupt(X):
+        row = max(range(X.shape[0]), key=lambda i: len(X.rows[i]))
+        X.data[row] = change(list(X.data[row]))
+
+    return corrupt
+
+
 def lil_defects():
     """Defects of a LIL matrix: name -> (corruption, message).
 
-    LIL is checked once scipy has converted it: the message names the CSR
-    matrix scipy made of it.
+    A column out of range is refused once scipy has converted the matrix:
+    the message names the CSR matrix scipy made of it. scipy's conversion
+    trusts each row to have as many values as columns.
     """
 
     def outside(value):
@@ -404,10 +432,20 @@ def lil_defects():
             rf"outside 0 \.\. {N_FEATURES - 1}\.$"
         )
 
-    return {
+    defects = {
         f"a column of {name}": (lil_column(value), outside(value))
         for name, value in [("n_columns", N_FEATURES), ("10**9", 10**9), ("-1", -1)]
     }
+    malformed = "^X is a malformed (LIL|CSR) matrix: "
+    defects["a row with 1000 values more than columns"] = (
+        lil_values(lambda values: values + [1.0] * 1000),
+        malformed,
+    )
+    defects["a row with a value fewer than columns"] = (
+        lil_values(lambda values: values[:-1]),
+        malformed,
+    )
+    return defects
 
 
 MALFORMED = {
@@ -508,9 +546,8 @@ def test_a_refused_call_changes_nothing(case, sparse_format, malformed):
 # ---------------------------------------------------------------------------
 
 
-# The first offset a change may touch: not indptr[0], which scipy requires to
-# be 0 and fastnb does not.
-FIRST_CHANGED_OFFSET = 1
+# The first offset a change may touch: indptr[0] too, which must be 0.
+FIRST_CHANGED_OFFSET = 0
 
 
 @st.composite
@@ -727,17 +764,22 @@ def rebound_classes():
     return st.sampled_from(sorted(CLASSES_REBOUND)).map(rebind)
 
 
+def rebound_to(name, value):
+    """The tampering that sets ``model.<name> = value``."""
+
+    def apply(model):
+        setattr(model, name, value)
+
+    return Tampering(f"{name} = {value!r}", apply)
+
+
 def rebound_n_features(n_features):
-    def rebind(value):
-        def apply(model):
-            model.n_features_in_ = value
-
-        return Tampering(f"n_features_in_ = {value!r}", apply)
-
-    # Integers near the number of features, as Python and NumPy integers.
+    # Integers near the number of features, as Python and NumPy integers,
+    # and far from it.
     integers = st.integers(-3, 3 * n_features + 3)
     values = st.one_of(
         integers,
+        st.integers(-(2**63), 2**63 - 1),
         integers.map(np.int64),
         integers.map(np.int32),
         st.none(),
@@ -746,7 +788,7 @@ def rebound_n_features(n_features):
         st.just(float(n_features)),
         st.just(str(n_features)),
     )
-    return values.map(rebind)
+    return values.map(lambda value: rebound_to("n_features_in_", value))
 
 
 def reachable_arrays(model, path=""):
@@ -773,10 +815,21 @@ def reachable_arrays(model, path=""):
     return arrays
 
 
-# What is written: into the counts (the arrays whose path ends so), values
-# that the model's checks refuse (negative: below zero still after a batch).
-WRITTEN_ARRAYS = ("class_count_", "feature_count_")
-WRITTEN_VALUES = st.sampled_from([np.nan, np.inf, -np.inf, -1e9])
+# What is written: into any array a user reaches (the arrays whose path ends
+# so: all of them), any float.
+WRITTEN_ARRAYS = ("",)
+WRITTEN_VALUES = st.floats()
+
+
+def written(path, position, value):
+    """The tampering that writes ``value`` at ``position`` (flat) of an array
+    reachable_arrays finds at ``path``."""
+    where = "every entry" if position == slice(None) else f"entry {position}"
+
+    def apply(model):
+        reachable_arrays(model)[path].reshape(-1)[position] = value
+
+    return Tampering(f"{path}: {where} = {value!r}", apply)
 
 
 @st.composite
@@ -790,12 +843,7 @@ def written_arrays(draw, model):
     value = draw(WRITTEN_VALUES)
     size = arrays[path].size
     position = draw(st.one_of(st.just(slice(None)), st.integers(0, size - 1)))
-    where = "every entry" if position == slice(None) else f"entry {position}"
-
-    def apply(model):
-        reachable_arrays(model)[path].reshape(-1)[position] = value
-
-    return Tampering(f"{path}: {where} = {value!r}", apply)
+    return written(path, position, value)
 
 
 CLEAN_ERRORS = (ValueError, TypeError, AttributeError)
@@ -839,10 +887,19 @@ def assert_valid_probabilities(outcome, n_rows):
     np.testing.assert_allclose(outcome.sum(axis=1), 1.0, rtol=1e-9)
 
 
+def assert_tampering_is_handled(case, tampering):
+    """After ``tampering`` with the case's fitted model, predict_proba, then
+    partial_fit, then predict_proba give a clear error or valid answers."""
+    X, y = case_data(case.id)
+    tampered = copy.deepcopy(fitted(case.id))
+    tampering.apply(tampered)
+    assert_valid_probabilities(outcome_of(tampered.predict_proba, X), len(y))
+    outcome_of(tampered.partial_fit, take_rows(X, slice(0, 20)), y[:20])
+    assert_valid_probabilities(outcome_of(tampered.predict_proba, X), len(y))
+
+
 def tampered_state_property(case_id):
     case = CASE_BY_ID[case_id]
-    X, y = case_data(case.id)
-    X_batch, y_batch = take_rows(X, slice(0, 20)), y[:20]
     model = fitted(case.id)
 
     @PROPERTY_SETTINGS
@@ -857,11 +914,7 @@ def tampered_state_property(case_id):
             label="tampering",
         )
         print(f"{case.id}: {tampering}", file=sys.stderr, flush=True)
-        tampered = copy.deepcopy(model)
-        tampering.apply(tampered)
-        assert_valid_probabilities(outcome_of(tampered.predict_proba, X), len(y))
-        outcome_of(tampered.partial_fit, X_batch, y_batch)
-        assert_valid_probabilities(outcome_of(tampered.predict_proba, X), len(y))
+        assert_tampering_is_handled(case, tampering)
 
     check()
 
@@ -877,3 +930,60 @@ def test_a_changed_model_gives_a_clear_error_or_valid_probabilities(
     case, tampered_state
 ):
     assert_no_failure(tampered_state[case.id])
+
+
+# Tamperings that give NaN probabilities or worse (the property finds them
+# now and then): each tried every time.
+FOUND = {
+    "BernoulliNB: class_count_ of 0, below its feature counts": (
+        "BernoulliNB",
+        written("class_count_", 0, 0.0),
+    ),
+    "MultinomialNB: feature counts whose sums overflow": (
+        "MultinomialNB",
+        written("feature_count_", slice(None), 1e308),
+    ),
+    "ComplementNB: a feature count of 1e300": (
+        "ComplementNB-norm",
+        written("feature_count_", 0, 1e300),
+    ),
+    "PoissonNB: feature counts whose sums overflow": (
+        "PoissonNB-alpha-per-feature",
+        written("feature_count_", slice(None), 1e308),
+    ),
+    "CategoricalNB: class counts whose sum overflows": (
+        "CategoricalNB-codes",
+        written("class_count_", slice(None), 1e308),
+    ),
+    "MixedNB: a NaN in class_log_prior_": (
+        "MixedNB-array",
+        written("class_log_prior_", 0, np.nan),
+    ),
+    "MixedNB: a NaN in a family's class_log_prior_": (
+        "MixedNB-frame",
+        written("estimators_['poisson'].class_log_prior_", 0, np.nan),
+    ),
+    "MixedNB: n_features_in_ = 10**10": (
+        "MixedNB-array",
+        rebound_to("n_features_in_", 10**10),
+    ),
+}
+
+
+def found_tampering_is_handled(name):
+    case_id, tampering = FOUND[name]
+    assert_tampering_is_handled(CASE_BY_ID[case_id], tampering)
+
+
+@pytest.fixture(scope="module")
+def found_tamperings(tmp_path_factory):
+    return failures_in_children(
+        "found_tampering_is_handled", list(FOUND), tmp_path_factory
+    )
+
+
+@pytest.mark.parametrize("name", FOUND)
+def test_a_tampering_found_gives_a_clear_error_or_valid_probabilities(
+    name, found_tamperings
+):
+    assert_no_failure(found_tamperings[name])
