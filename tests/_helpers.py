@@ -21,10 +21,15 @@ this folder on ``sys.path`` (``pythonpath`` in pyproject.toml).
 - ``tol``: the relative tolerance of results from input of a float dtype
   (float64's for other input: raw values, DataFrames).
 - ``require_data``: a file of the shared data folder, or a skip naming it.
+- ``run_child``: Python code run in a fresh interpreter, for what could
+  crash one.
 """
 
 import math
 import os
+import subprocess
+import sys
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,6 +64,29 @@ def require_data(relative_path):
             "(set FASTNB_DATA_DIR to the shared data folder)"
         )
     return path
+
+
+# ---------------------------------------------------------------------------
+# Child processes
+# ---------------------------------------------------------------------------
+
+
+def run_child(code, folder, timeout=120):
+    """Run Python ``code`` in a fresh interpreter in ``folder``; its CompletedProcess.
+
+    For calls that could crash the interpreter: a regression then fails a
+    test instead of ending the run. ``folder`` should be outside the
+    checkout, so that the child imports the installed fastnb (or the one
+    ``PYTHONPATH`` names: the child inherits the environment). Raises
+    subprocess.TimeoutExpired after ``timeout`` seconds.
+    """
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=folder,
+    )
 
 
 # The columns of the UCI Adult files, adult/adult.data and adult/adult.test.

@@ -2,11 +2,17 @@
 
 Cases that corrupted memory or allocated without bound run in a child
 process, so that a regression shows as a failed test, not a dead run.
+(test_tampering.py has the catalogues of malformed sparse matrices and of
+changed fitted models.)
+
+Also: predictions from several Python threads at once equal those made one
+after another, and the count families' partial_fit, which counts into the
+model's own arrays, still learns when it cannot write to them.
 """
 
-import subprocess
-import sys
-import textwrap
+import copy
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -14,27 +20,29 @@ import scipy.sparse as sp
 
 import fastnb
 
+from _helpers import (
+    CASES,
+    OUTPUTS,
+    SPARSE,
+    as_container,
+    assert_same_model,
+    assert_same_outputs,
+    assert_same_state,
+    case_params,
+    run_child,
+    take_rows,
+    tol,
+)
+
+CASE_INPUTS = ("case", "dtype", "container")
+LABELS = np.array(["a", "b", "c"])
+
 HUGE_CODES = {
     "float 1e19": np.array([[0.0, 1.0], [1e19, 0.0]]),
     "float 1e300": np.array([[0.0, 1.0], [1e300, 0.0]]),
     "uint64 2**63 + 5": np.array([[0, 1], [2**63 + 5, 0]], dtype=np.uint64),
     "int 10**9": np.array([[0, 1], [10**9, 0]]),
 }
-
-
-def run_child(code, folder):
-    """Run code in a fresh interpreter in ``folder``; return (exit code, stderr).
-
-    Outside the checkout, so that the child imports the installed fastnb.
-    """
-    result = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=folder,
-    )
-    return result.returncode, result.stderr
 
 
 @pytest.mark.parametrize("name", HUGE_CODES)
@@ -59,10 +67,10 @@ def test_a_huge_code_at_fit_is_refused_before_allocating(name, estimator, tmp_pa
             raise SystemExit("ValueError: " + str(exc))
         raise SystemExit("no error")
     """
-    status, stderr = run_child(code, tmp_path)
-    assert status == 1, stderr
-    assert f"feature 0 has code {shown}" in stderr
-    assert "max_categories=1000000" in stderr
+    result = run_child(code, tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert f"feature 0 has code {shown}" in result.stderr
+    assert "max_categories=1000000" in result.stderr
 
 
 def test_max_categories_can_be_raised():
@@ -161,3 +169,137 @@ def test_duplicate_sparse_entries_count_as_their_sum(estimator):
         canonical.predict_joint_log_proba(X),
         rtol=1e-10,
     )
+
+
+def every_other(array):
+    """``array`` as a view of every other entry of an array twice as long."""
+    spread = np.zeros(2 * len(array), dtype=array.dtype)
+    spread[::2] = array
+    return spread[::2]
+
+
+@pytest.mark.parametrize("name", ["data", "indices", "indptr"])
+@pytest.mark.parametrize(
+    CASE_INPUTS,
+    case_params(
+        [case for case in CASES if case.sparse],
+        containers=SPARSE,
+        other_dtypes_in=(),
+    ),
+)
+def test_a_sparse_matrix_of_strided_arrays_reads_as_one_of_copies(
+    case, dtype, container, name
+):
+    X, y, _ = case.make(40, LABELS, seed=6)
+    X = as_container(X, container, dtype)
+    # scipy keeps the arrays it is given: one of them a strided view.
+    arrays = [X.data, X.indices, X.indptr]
+    position = ["data", "indices", "indptr"].index(name)
+    arrays[position] = every_other(arrays[position])
+    strided = type(X)(tuple(arrays), shape=X.shape)
+    assert not getattr(strided, name).flags.c_contiguous
+    expected = case.estimator().fit(X, y)
+    assert_same_model(case.estimator().fit(strided, y), expected, X)
+    assert_same_outputs(expected, expected, strided, X_expected=X)
+
+
+# Python threads predicting at once: more than the cores of the machines the
+# tests run on, each thread's kernels using OpenMP threads of their own.
+N_PYTHON_THREADS = 8
+# Rows of each thread's slice: enough for a kernel scoring dense rows of 3
+# classes to use 2 threads (see fastnb._base.WORK_PER_THREAD).
+ROWS_A_SLICE = 6000
+# Each prediction method on each slice is a task: 20 tasks for the threads.
+N_SLICES = 4
+
+
+@pytest.mark.parametrize(
+    CASE_INPUTS, case_params(containers=("dense_c", "csr"), other_dtypes_in=())
+)
+def test_concurrent_predictions_equal_serial_ones(case, dtype, container):
+    n_rows = N_SLICES * ROWS_A_SLICE
+    X, y, _ = case.make(n_rows, LABELS, seed=4)
+    X = as_container(X, container, dtype)
+    # After partial_fit the model has no tables yet: the threads race to
+    # build them, then predict with the tables built.
+    model = case.estimator().partial_fit(X, y, classes=LABELS)
+    serial = copy.deepcopy(model)
+    slices = [
+        take_rows(X, slice(i, i + ROWS_A_SLICE)) for i in range(0, n_rows, ROWS_A_SLICE)
+    ]
+    tasks = [
+        (method, i) for method in (*OUTPUTS, "predict") for i in range(len(slices))
+    ]
+    expected = [getattr(serial, method)(slices[i]) for method, i in tasks]
+
+    def predict_once_started(start, method, i):
+        start.wait()
+        return getattr(model, method)(slices[i])
+
+    for tables in ("not built", "built"):
+        start = threading.Event()
+        with ThreadPoolExecutor(N_PYTHON_THREADS) as pool:
+            futures = [
+                pool.submit(predict_once_started, start, *task) for task in tasks
+            ]
+            start.set()
+            outputs = [future.result(timeout=120) for future in futures]
+        assert_same_state(outputs, expected, where=f"outputs, tables {tables}")
+
+
+def has_feature_count(case):
+    model = case.estimator().fit(*case.make(12, LABELS)[:2])
+    return hasattr(model, "feature_count_")
+
+
+# The count families: partial_fit counts into the model's own feature_count_
+# (and class_count_) when it can write to it.
+COUNT_CASES = [case for case in CASES if has_feature_count(case)]
+
+
+def read_only(model, name):
+    getattr(model, name).flags.writeable = False
+    return model
+
+
+def fortran_ordered(model, name):
+    """The model rebuilt from its state with the statistic in Fortran order."""
+    state = fastnb.get_state(model)
+    state.statistics[name] = np.asfortranarray(state.statistics[name])
+    model = fastnb.from_state(state)
+    assert not getattr(model, name + "_").flags.c_contiguous
+    return model
+
+
+FROZEN = {
+    "read-only feature_count_": lambda model: read_only(model, "feature_count_"),
+    "read-only class_count_": lambda model: read_only(model, "class_count_"),
+    "Fortran-ordered feature_count_": lambda model: fortran_ordered(
+        model, "feature_count"
+    ),
+}
+
+
+@pytest.mark.parametrize("frozen", FROZEN)
+@pytest.mark.parametrize(
+    CASE_INPUTS,
+    case_params(COUNT_CASES, containers=("dense_c", "csr"), other_dtypes_in=()),
+)
+def test_partial_fit_learns_into_new_counts_when_it_cannot_write(
+    case, dtype, container, frozen
+):
+    X, y, w = case.make(60, LABELS, seed=5)
+    X = as_container(X, container, dtype)
+    first, rest = slice(0, 30), slice(30, None)
+    model = case.estimator().partial_fit(
+        take_rows(X, first), y[first], classes=LABELS, sample_weight=w[first]
+    )
+    model = FROZEN[frozen](model)
+    counts = {name: getattr(model, name) for name in ("class_count_", "feature_count_")}
+    kept = copy.deepcopy(counts)
+    model.partial_fit(take_rows(X, rest), y[rest], sample_weight=w[rest])
+    # The arrays it could not write to are as they were...
+    assert_same_state(counts, kept, where="the first batch's counts")
+    # ...and the model is the one fit makes of all the rows.
+    whole = case.estimator().fit(X, y, sample_weight=w)
+    assert_same_model(model, whole, X, tol(dtype))
