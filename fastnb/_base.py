@@ -57,9 +57,9 @@ def sparse_arrays(X):
     int32 = np.dtype(np.int32)
     index_dtype = np.int32 if X.indices.dtype == X.indptr.dtype == int32 else np.int64
     return (
-        X.data,
-        X.indices.astype(index_dtype, copy=False),
-        X.indptr.astype(index_dtype, copy=False),
+        np.ascontiguousarray(X.data),
+        np.ascontiguousarray(X.indices, dtype=index_dtype),
+        np.ascontiguousarray(X.indptr, dtype=index_dtype),
     )
 
 
@@ -73,9 +73,22 @@ def check_sparse_structure(X):
     whether X was one of those (the other formats are checked once scipy has
     converted them).
     """
-    if not sp.issparse(X) or X.format not in ("csr", "csc", "bsr", "coo"):
+    if not sp.issparse(X):
         return False
     name = f"X is a malformed {X.format.upper()} matrix"
+    if X.format == "lil":
+        # scipy's conversion trusts each row's values to match its columns.
+        if len(X.rows) != X.shape[0] or len(X.data) != X.shape[0]:
+            raise ValueError(f"{name}: X.rows and X.data must have a list a row.")
+        for i, (columns, values) in enumerate(zip(X.rows, X.data, strict=True)):
+            if len(columns) != len(values):
+                raise ValueError(
+                    f"{name}: row {i} has {len(columns)} columns in X.rows but "
+                    f"{len(values)} values in X.data."
+                )
+        return False
+    if X.format not in ("csr", "csc", "bsr", "coo"):
+        return False
     if X.format == "coo":
         for axis, (attribute, what) in enumerate((("row", "row"), ("col", "column"))):
             coordinate = getattr(X, attribute)
@@ -105,6 +118,8 @@ def check_sparse_structure(X):
         )
     if len(X.data) != len(X.indices):
         raise ValueError(f"{name}: X.indices and X.data differ in length.")
+    if X.indptr[0] != 0:
+        raise ValueError(f"{name}: X.indptr must start at 0; got {X.indptr[0]}.")
     _, indices, indptr = sparse_arrays(X)
     n_threads = effective_n_threads(len(indices))
     bad = _kernels.sparse_structure_error(indices, indptr, n_minor, n_threads)
@@ -371,6 +386,12 @@ def weights_or_ones(sample_weight, n_samples):
     return sample_weight
 
 
+def read_only(array):
+    """``array``, made read-only (fitted arrays change only by fitting)."""
+    array.flags.writeable = False
+    return array
+
+
 def fitted_table(name, doc):
     """A read-only fitted attribute served from the lazily rebuilt tables."""
 
@@ -397,9 +418,7 @@ def fitted_statistic(key, doc):
             raise AttributeError(
                 f"{type(self).__name__!r} object has no attribute {key + '_'!r}"
             )
-        view = statistics[key].view()
-        view.flags.writeable = False
-        return view
+        return read_only(statistics[key].view())
 
     return property(get, doc=doc)
 
@@ -602,7 +621,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             for value in attributes.values():
                 for array in value if isinstance(value, list) else [value]:
                     if isinstance(array, np.ndarray):
-                        array.flags.writeable = False
+                        read_only(array)
             self._cache["tables"] = attributes, scoring
         return self._cache["tables"]
 

@@ -171,13 +171,16 @@ class BaseDiscreteNB(BaseNB):
         # written: X was checked (its sparse structure too), and the
         # parameters are checked against the statistics first (a batch does
         # not change their shapes).
-        counts = statistics["feature_count"]
-        if not (counts.flags.writeable and counts.flags.c_contiguous):
+        counts, class_count = statistics["feature_count"], statistics["class_count"]
+        if not all(
+            array.flags.writeable and array.flags.c_contiguous
+            for array in (counts, class_count)
+        ):
             return super()._add_batch(statistics, X, y, sample_weight, n_classes)
         self._table_params(statistics, n_classes)
         weights = weights_or_ones(sample_weight, X.shape[0])
         accumulate_counts(X, y, weights, counts, self._counts_binarize())
-        statistics["class_count"] += class_weights(y, sample_weight, n_classes)
+        class_count += class_weights(y, sample_weight, n_classes)
         return statistics
 
     def _check_statistics(self, statistics, n_classes, n_features, values=True):

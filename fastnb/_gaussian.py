@@ -24,6 +24,7 @@ from fastnb._base import (
     effective_n_threads,
     fitted_table,
     pad_classes,
+    read_only,
     rows_by_class,
     sparse_arrays,
     summed_duplicates,
@@ -252,7 +253,7 @@ class GaussianNB(BaseNB):
         Read from the statistics alone: no table is rebuilt for it.
         """
         statistics = self._fitted_statistics(name)
-        return statistics[key].astype(statistics["dtype"])
+        return read_only(statistics[key].astype(statistics["dtype"]))
 
     def _output_dtype(self, X):
         # As scikit-learn: float32 only when both the model and X are float32.
@@ -281,7 +282,7 @@ class GaussianNB(BaseNB):
         coef = theta / scoring["variance"]
         intercept = scoring["log_prior"] - 0.5 * (theta * coef).sum(axis=1)
         dtype = self._statistics["dtype"]
-        return coef.astype(dtype), intercept.astype(dtype)
+        return read_only(coef.astype(dtype)), read_only(intercept.astype(dtype))
 
     # -- the state protocol ------------------------------------------------------
 

@@ -558,8 +558,8 @@ poisson_params : dict, default=None
                 f"The statistics name unknown families {sorted(unknown)}; the "
                 f"families are {list(FAMILIES)}."
             )
-        owner = np.zeros(n_features, dtype=np.intp)
-        for family in families_of(statistics):
+        families = families_of(statistics)
+        for family in families:
             columns = statistics[f"{family}/columns"]
             if (
                 not isinstance(columns, np.ndarray)
@@ -573,6 +573,17 @@ poisson_params : dict, default=None
                     f"Statistic '{family}/columns' must be a non-empty 1-D integer "
                     f"array of column positions below {n_features}."
                 )
+        # Counted before anything of n_features (which may be anything) is
+        # allocated.
+        n_columns = sum(len(statistics[f"{family}/columns"]) for family in families)
+        if n_columns != n_features:
+            raise ValueError(
+                f"The families' columns must hold every column of X exactly once; "
+                f"they hold {n_columns} columns of {n_features}."
+            )
+        owner = np.zeros(n_features, dtype=np.intp)
+        for family in families:
+            columns = statistics[f"{family}/columns"]
             np.add.at(owner, columns, 1)
             part = family_statistics(statistics, family)
             FAMILIES[family]()._check_statistics(part, n_classes, len(columns), values)

@@ -258,7 +258,9 @@ COUNT_CASES = [case for case in CASES if has_feature_count(case)]
 
 
 def read_only(model, name):
-    getattr(model, name).flags.writeable = False
+    """The model with its own array of statistic ``name`` read-only (as when
+    a model's arrays come from a read-only file); the attribute shows it."""
+    model._statistics[name.removesuffix("_")].flags.writeable = False
     return model
 
 
