@@ -110,6 +110,32 @@ def dense_class_moments(X, y, sample_weight, n_classes, n_threads):
     return count[:, 0], mean, ssd
 
 
+def exact_sum_split(terms):
+    """Non-negative terms (n, K) split so that their sums are exact, and the sums.
+
+    The terms are finite and non-negative. Returns ``split`` (n + 1, 2, K):
+    ``split[i] = hi, lo`` with ``hi + lo == terms[i]`` exactly, and
+    ``split[n]`` the sums of all the hi (exact) and of all the lo. In each
+    column the hi are multiples of one power of two q, 2**-52 times the power
+    of two above the column's sum (at least 2**-1021), so that any sum of
+    some of them, in any order, is a multiple of q below 2**53 q: an exact
+    double. The lo are at most q / 2 each.
+
+    Sparse Gaussian scoring takes a row's terms over its zeros as all the
+    terms less those of the stored columns, in this split (fastnb/_rows.h):
+    the difference is then exact in hi, and the lo are too small to cancel.
+    The hi and lo of a term are kept together, with the sums, because only
+    their sum is a smooth function of the term.
+    """
+    _, exponent = np.frexp(terms.sum(axis=0))
+    shift = np.maximum(exponent, -969) - 52  # q = 2**shift
+    hi = np.ldexp(np.rint(np.ldexp(terms, -shift)), shift)
+    lo = terms - hi
+    return np.concatenate(
+        [np.stack([hi, lo], axis=1), [[hi.sum(axis=0), lo.sum(axis=0)]]]
+    )
+
+
 def pooled_moments(count, mean, ssd):
     """Moments of all classes together from each class's: (1,), (1, F), (1, F)."""
     total = count.sum()
@@ -438,6 +464,13 @@ class GaussianNB(BaseNB):
             log_prior = np.log(prior)
         inv_var = 1.0 / variance
         intercept = log_prior - 0.5 * np.log(2.0 * np.pi * variance).sum(axis=1)
+        theta_table, inv_var_table = pad_classes(theta.T), pad_classes(inv_var.T)
+        # A zero in feature j adds theta^2 / var to class k's sum of squares;
+        # sparse rows need their sums over the zeros, exactly (_score).
+        with np.errstate(over="ignore", invalid="ignore"):
+            zero_terms = exact_sum_split(theta_table**2 * inv_var_table)
+        if not np.isfinite(zero_terms[-1]).all():
+            zero_terms = None  # some theta^2 / var overflows float64
         dtype = statistics["dtype"]
         attributes = {
             "var_": variance.astype(dtype),
@@ -447,12 +480,11 @@ class GaussianNB(BaseNB):
         scoring = {
             "variance": variance,
             "log_prior": log_prior,
-            "theta": pad_classes(theta.T),
-            "inv_var": pad_classes(inv_var.T),
+            "theta": theta_table,
+            "inv_var": inv_var_table,
             "intercept": pad_classes(intercept),
-            "zeros_intercept": pad_classes(
-                intercept - 0.5 * (theta**2 * inv_var).sum(axis=1)
-            ),
+            # theta^2 / var split by exact_sum_split, or None.
+            "zero_terms": zero_terms,
         }
         return attributes, scoring
 
@@ -465,23 +497,39 @@ class GaussianNB(BaseNB):
     def _score(self, X, scoring, output, out, labels):
         n_classes = len(scoring["log_prior"])
         n_threads = effective_n_threads(data_size(X) * n_classes)
-        arguments = (
-            output,
-            out,
-            labels,
-            thread_scratch(n_threads, n_classes),
-            n_threads,
-        )
-        theta, inv_var = scoring["theta"], scoring["inv_var"]
-        if sp.issparse(X):
+        scratch = thread_scratch(n_threads, n_classes)
+        tables = scoring["theta"], scoring["inv_var"]
+        intercept, zero_terms = scoring["intercept"], scoring["zero_terms"]
+        if not sp.issparse(X):
+            _kernels.gaussian_score_dense(
+                X, *tables, intercept, output, out, labels, scratch, n_threads
+            )
+        elif zero_terms is not None:
             _kernels.gaussian_score_csr(
                 *sparse_arrays(X),
-                theta,
-                inv_var,
-                scoring["zeros_intercept"],
-                *arguments,
+                *tables,
+                zero_terms,
+                intercept,
+                output,
+                out,
+                labels,
+                scratch,
+                n_threads,
             )
         else:
-            _kernels.gaussian_score_dense(
-                X, theta, inv_var, scoring["intercept"], *arguments
-            )
+            # The zeros' terms overflow (|theta| above about 1e154, or a
+            # variance about 0 with var_smoothing=0): blocks of about 2**20
+            # values made dense.
+            step = max(1, 2**20 // X.shape[1])
+            for start in range(0, X.shape[0], step):
+                rows = slice(start, start + step)
+                _kernels.gaussian_score_dense(
+                    X[rows].toarray(),
+                    *tables,
+                    intercept,
+                    output,
+                    out[rows],
+                    labels[rows],
+                    scratch,
+                    n_threads,
+                )

@@ -606,20 +606,12 @@ def test_class_with_a_single_sample(var_estimator, container):
     assert model.predict(to_container(X[-1:]))[0] == "lone"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "sparse scoring starts from the score of the all-zeros row and corrects "
-        "it per nonzero: where a variance is about zero (a class of one sample "
-        "has var_ = epsilon_) the terms theta**2 / var cancel, and the joint "
-        "log-likelihood keeps only about 8 of its 16 digits"
-    ),
-)
 @pytest.mark.parametrize("container", ["CSR int32", "CSC int32"])
 def test_sparse_scores_of_a_class_of_one_sample_match_sklearn(container):
     # Class 0 is one row: its variances are epsilon_ (about 6e-9), and the
-    # zeros of a sparse row score sum(theta**2 / var) / 2, about 3e9, which the
-    # nonzeros then take back.
+    # zeros of a sparse row score sum(theta**2 / var) / 2, about 3e9, less
+    # that of the stored columns: taken in double precision, that difference
+    # kept about 8 of the 16 digits.
     X = np.array([[3.0, 0.0, -2.0, 5.0], [0.0, 1.0, 4.0, -1.0], [1.0, 2.0, 0.0, 2.0]])
     y = np.array([0, 1, 1])
     to_container = FEW_CONTAINERS[container]
@@ -630,6 +622,61 @@ def test_sparse_scores_of_a_class_of_one_sample_match_sklearn(container):
         ours.predict_joint_log_proba(to_container(X)),
         theirs.predict_joint_log_proba(X),
         rtol=1e-10,
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("container", ["CSR int32", "CSR int64"])
+def test_sparse_scores_equal_dense_where_zeros_weigh_1e13(container, dtype):
+    # Means of 1e4 over a variance of epsilon_ (about 0.03, from the spread
+    # of 0 and 1e4) for the class of one sample: a zero adds up to 5e9 to
+    # that class's sum of squares, the all-zeros row about 6e10, and the
+    # stored columns' part is taken back. The last two rows store nothing
+    # and everything.
+    rng = np.random.default_rng(22)
+    X = rng.normal(1e4, 1e3, size=(60, 40))
+    X[rng.random(X.shape) < 0.6] = 0.0
+    X = np.vstack([X, np.zeros(40), rng.normal(1e4, 1e3, size=40)])
+    y = np.r_[0, rng.integers(1, 4, size=61)]
+    model = GaussianNB().fit(X, y)
+    theirs = sk_nb.GaussianNB().fit(X, y)
+    assert (model.theta_[0] ** 2 / model.var_[0]).max() > 1e9
+    # Scored on float64 or float32 X; the output is float64 (the model's).
+    X = X.astype(dtype)
+    sparse = model.predict_joint_log_proba(CONTAINERS[container](X))
+    dense = model.predict_joint_log_proba(X)
+    assert sparse.dtype == dense.dtype == np.float64
+    # Entry by entry: the lone sample's own score is about 30 beside terms
+    # of 1e11.
+    assert_allclose(sparse, dense, rtol=1e-12)
+    assert_allclose(
+        model.predict_proba(CONTAINERS[container](X)),
+        model.predict_proba(X),
+        rtol=1e-12,
+        atol=1e-300,
+    )
+    if dtype == np.float64:
+        assert_allclose(sparse, theirs.predict_joint_log_proba(X), rtol=1e-10)
+
+
+@pytest.mark.parametrize("container", ["CSR int32", "CSC int32"])
+def test_sparse_scores_where_the_terms_of_zeros_overflow(container):
+    # A feature constant at 1e160: its variance is epsilon_, and theta**2 /
+    # var overflows float64. The stored values equal theta, so every score is
+    # finite, but a zero would add infinity: sparse rows are scored densely.
+    X, y, _ = make_data([0, 1, 2], seed=23)
+    X[:, 3] = 1e160
+    model = GaussianNB().fit(X, y)
+    sparse = CONTAINERS[container](X)
+    for name in OUTPUTS:
+        expected = getattr(model, name)(X)
+        assert np.isfinite(expected).all()
+        assert_array_equal(getattr(model, name)(sparse), expected, err_msg=name)
+    assert_array_equal(model.predict(sparse), model.predict(X))
+    # A row with a zero there is impossible for every class.
+    X[:4, 3] = 0.0
+    assert_array_equal(
+        model.predict_joint_log_proba(CONTAINERS[container](X))[:4], -np.inf
     )
 
 

@@ -145,6 +145,7 @@ def out_of_range_calls():
 
     table, intercept = pad_classes(np.zeros((4, 2))), pad_classes(np.zeros(2))
     discrete = (table, intercept, 0.0, False)
+    zero_terms = np.zeros((len(table) + 1, 2, table.shape[1]))
 
     def finish():
         """Output, out, labels, scratch and threads of the scoring kernels."""
@@ -263,13 +264,23 @@ def out_of_range_calls():
         ),
         "gaussian_score_csr column": (
             lambda: k.gaussian_score_csr(
-                *bad_column(csr), table, table, intercept, *finish()
+                *bad_column(csr),
+                table,
+                table,
+                zero_terms,
+                intercept,
+                *finish(),
             ),
             row,
         ),
         "gaussian_score_csr offset": (
             lambda: k.gaussian_score_csr(
-                *past_stored(csr), table, table, intercept, *finish()
+                *past_stored(csr),
+                table,
+                table,
+                zero_terms,
+                intercept,
+                *finish(),
             ),
             row,
         ),
