@@ -19,6 +19,7 @@ from fastnb._base import (
     sparse_arrays,
     thread_scratch,
 )
+from fastnb._gaussian import exact_sum_split
 from fastnb._simd import VARIANTS
 from fastnb._simd import kernels as _kernels
 
@@ -386,6 +387,15 @@ def score_all_kernels(kernels):
     table = pad_classes(np.log(rng.random((40, 11))))
     theta = pad_classes(rng.normal(size=(13, 11)))
     inv_var = pad_classes(rng.random((13, 11)) + 0.5)
+    # For X: class 0 with variances of 1e-9, whose zeros weigh 1e9 each.
+    sparse_theta = rng.normal(size=(40, 11))
+    sparse_inv_var = (rng.random((40, 11)) + 0.5) * np.r_[1e9, np.ones(10)]
+    sparse_tables = (
+        pad_classes(sparse_theta),
+        pad_classes(sparse_inv_var),
+        exact_sum_split(pad_classes(sparse_theta**2 * sparse_inv_var)),
+        pad_classes(np.zeros(11)),
+    )
     results = []
     for output in (kernels.Output.JOINT_LOG_LIKELIHOOD, kernels.Output.PROBA):
         out = np.empty((500, 11))
@@ -410,6 +420,17 @@ def score_all_kernels(kernels):
             theta,
             inv_var,
             pad_classes(np.zeros(11)),
+            output,
+            out,
+            np.empty(0, dtype=np.intp),
+            thread_scratch(2, 11),
+            2,
+        )
+        results.append(out)
+        out = np.empty((500, 11))
+        kernels.gaussian_score_csr(
+            *sparse_arrays(X),
+            *sparse_tables,
             output,
             out,
             np.empty(0, dtype=np.intp),
