@@ -586,9 +586,7 @@ def gaussian_score_csr(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
-    const double[:, ::1] theta,
-    const double[:, ::1] inv_var,
-    const double[:, :, ::1] zero_terms,
+    const double[:, :, ::1] table,
     const double[::1] intercept,
     int output,
     double[:, ::1] out,
@@ -596,14 +594,13 @@ def gaussian_score_csr(
     double[:, :] scratch,
     int n_threads,
 ):
-    """As gaussian_score_dense for CSR rows, with the terms of zeros split.
+    """As gaussian_score_dense for CSR rows, from one table (see _rows.h).
 
-    zero_terms (n_features + 1, 2, n_padded): fastnb._gaussian.exact_sum_split
-    of theta^2 * inv_var.
+    table (n_features + 1, 4, n_padded): fastnb._gaussian.sparse_gaussian_table.
     """
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef Py_ssize_t nnz = X_indices.shape[0]
-    cdef Py_ssize_t n_padded = theta.shape[1]
+    cdef Py_ssize_t n_padded = table.shape[2]
     # An X without stored values has only empty rows, which read nothing.
     cdef const floating* data = &X_data[0] if nnz else NULL
     cdef const index_t* indices = &X_indices[0] if nnz else NULL
@@ -621,8 +618,8 @@ def gaussian_score_csr(
         for k in range(n_padded):
             row[k] = intercept[k]
         if gaussian_csr_row(
-            data, indices, X_indptr[i], X_indptr[i + 1], nnz, &theta[0, 0],
-            &inv_var[0, 0], &zero_terms[0, 0, 0], theta.shape[0], n_padded, row,
+            data, indices, X_indptr[i], X_indptr[i + 1], nnz, &table[0, 0, 0],
+            table.shape[0] - 1, n_padded, row,
         ) != 0:
             with gil:
                 raise IndexError(

@@ -274,42 +274,38 @@ static inline double fastnb_counted(double v, double threshold, int binarize)
  * row. A zero in column j adds T[j, k] = theta^2 inv_var, so the sum is the
  * all-zeros row's, sum_j T[j, k], less T[j, k] and plus the term of x for
  * each value x stored in column j. Where theta^2 >> var, the all-zeros sum
- * less the stored T cancels; it is taken exactly. zero_terms (n_rows + 1,
- * 2, n_padded) holds each T as hi + lo (fastnb._gaussian.exact_sum_split),
- * a class's hi being multiples of one power of two such that any sum of
- * them is an exact double, and in its last row the sums of all hi and of
- * all lo. The zeros' hi, (sum of all hi) - (stored hi), are then exact; the
- * lo, each within 2^-52 of the class's sum of T, join the terms of the
- * stored values, which are >= 0 and cannot cancel. theta and inv_var as
- * for the dense Gaussian row; other arguments as for the sparse discrete
- * row. */
+ * less the stored T cancels; it is taken exactly. table is (n_rows + 1, 4,
+ * n_padded): for feature j, theta, inv_var and T split as hi + lo
+ * (fastnb._gaussian.exact_sum_split), a class's hi being multiples of one
+ * power of two such that any sum of them is an exact double; its last row
+ * holds the sums of all hi and of all lo in the places of hi and lo. The
+ * zeros' hi, (sum of all hi) - (stored hi), are then exact; the lo, each
+ * within 2^-52 of the class's sum of T, join the terms of the stored
+ * values, which are >= 0 and cannot cancel. A feature's four rows are
+ * together, fetched ahead of use. Other arguments as for the sparse
+ * discrete row. */
 #define FASTNB_GAUSSIAN_CSR_ROW(NAME, T, I)                                   \
     static inline int NAME(                                                   \
         const T* data, const I* indices, Py_ssize_t start, Py_ssize_t stop,   \
-        Py_ssize_t nnz, const double* theta, const double* inv_var,           \
-        const double* zero_terms, Py_ssize_t n_rows, Py_ssize_t n_padded,     \
-        double* scores)                                                       \
+        Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,               \
+        Py_ssize_t n_padded, double* scores)                                  \
     {                                                                         \
         FASTNB_CHECK(0 <= start && start <= stop && stop <= nnz);             \
-        const double* sums = zero_terms + 2 * n_rows * n_padded;              \
+        const Py_ssize_t step = 4 * n_padded; /* from a feature to the next */ \
+        const double* sums = table + n_rows * step + 2 * n_padded;            \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
             FASTNB_ZERO8(hi); /* less the stored hi: exact */                 \
             FASTNB_ZERO8(acc);                                                \
             for (Py_ssize_t p = start; p < stop; p++) {                       \
-                if (k0 == 0 && p + FASTNB_AHEAD < nnz) {                      \
-                    const Py_ssize_t ahead = indices[p + FASTNB_AHEAD];       \
-                    fastnb_prefetch(theta + ahead * n_padded, n_padded);      \
-                    fastnb_prefetch(inv_var + ahead * n_padded, n_padded);    \
-                    fastnb_prefetch(zero_terms + 2 * ahead * n_padded,        \
-                                    2 * n_padded);                            \
-                }                                                             \
+                if (k0 == 0 && p + FASTNB_AHEAD < nnz)                        \
+                    fastnb_prefetch(                                          \
+                        table + indices[p + FASTNB_AHEAD] * step, step);      \
                 const Py_ssize_t j = indices[p];                              \
                 FASTNB_CHECK(0 <= j && j < n_rows);                           \
                 const double x = (double) data[p];                            \
-                const Py_ssize_t at = j * n_padded + k0;                      \
-                const double* split = zero_terms + 2 * j * n_padded + k0;     \
-                FASTNB_GAUSS8(hi, acc, x, theta + at, inv_var + at, split,    \
-                              split + n_padded);                              \
+                const double* theta = table + j * step + k0;                  \
+                FASTNB_GAUSS8(hi, acc, x, theta, theta + n_padded,            \
+                              theta + 2 * n_padded, theta + 3 * n_padded);    \
             }                                                                 \
             for (int k = 0; k < FASTNB_BLOCK; k++) {                          \
                 const double zeros = sums[k0 + k] + FASTNB_LANE(hi, k);       \

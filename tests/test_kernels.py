@@ -19,7 +19,7 @@ from fastnb._base import (
     sparse_arrays,
     thread_scratch,
 )
-from fastnb._gaussian import exact_sum_split
+from fastnb._gaussian import sparse_gaussian_table
 from fastnb._simd import VARIANTS
 from fastnb._simd import kernels as _kernels
 
@@ -146,7 +146,7 @@ def out_of_range_calls():
 
     table, intercept = pad_classes(np.zeros((4, 2))), pad_classes(np.zeros(2))
     discrete = (table, intercept, 0.0, False)
-    zero_terms = np.zeros((len(table) + 1, 2, table.shape[1]))
+    gaussian = np.zeros((len(table) + 1, 4, table.shape[1]))
 
     def finish():
         """Output, out, labels, scratch and threads of the scoring kernels."""
@@ -265,23 +265,13 @@ def out_of_range_calls():
         ),
         "gaussian_score_csr column": (
             lambda: k.gaussian_score_csr(
-                *bad_column(csr),
-                table,
-                table,
-                zero_terms,
-                intercept,
-                *finish(),
+                *bad_column(csr), gaussian, intercept, *finish()
             ),
             row,
         ),
         "gaussian_score_csr offset": (
             lambda: k.gaussian_score_csr(
-                *past_stored(csr),
-                table,
-                table,
-                zero_terms,
-                intercept,
-                *finish(),
+                *past_stored(csr), gaussian, intercept, *finish()
             ),
             row,
         ),
@@ -390,11 +380,8 @@ def score_all_kernels(kernels):
     # For X: class 0 with variances of 1e-9, whose zeros weigh 1e9 each.
     sparse_theta = rng.normal(size=(40, 11))
     sparse_inv_var = (rng.random((40, 11)) + 0.5) * np.r_[1e9, np.ones(10)]
-    sparse_tables = (
-        pad_classes(sparse_theta),
-        pad_classes(sparse_inv_var),
-        exact_sum_split(pad_classes(sparse_theta**2 * sparse_inv_var)),
-        pad_classes(np.zeros(11)),
+    sparse_table = sparse_gaussian_table(
+        pad_classes(sparse_theta), pad_classes(sparse_inv_var)
     )
     results = []
     for output in (kernels.Output.JOINT_LOG_LIKELIHOOD, kernels.Output.PROBA):
@@ -430,7 +417,8 @@ def score_all_kernels(kernels):
         out = np.empty((500, 11))
         kernels.gaussian_score_csr(
             *sparse_arrays(X),
-            *sparse_tables,
+            sparse_table,
+            pad_classes(np.zeros(11)),
             output,
             out,
             np.empty(0, dtype=np.intp),
