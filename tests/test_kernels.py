@@ -383,49 +383,47 @@ def score_all_kernels(kernels):
     sparse_table = sparse_gaussian_table(
         pad_classes(sparse_theta), pad_classes(sparse_inv_var)
     )
+    zeros = pad_classes(np.zeros(11))
+
+    def score(kernel, n_samples, output, *arguments):
+        out = np.empty((n_samples, 11))
+        kernel(
+            *arguments,
+            output,
+            out,
+            np.empty(0, dtype=np.intp),
+            thread_scratch(2, 11),
+            2,
+        )
+        return out
+
     results = []
     for output in (kernels.Output.JOINT_LOG_LIKELIHOOD, kernels.Output.PROBA):
-        out = np.empty((500, 11))
-        kernels.discrete_score_csr(
-            X.data,
-            X.indices,
-            X.indptr,
-            table,
-            pad_classes(np.zeros(11)),
-            0.0,
-            False,
-            output,
-            out,
-            np.empty(0, dtype=np.intp),
-            thread_scratch(2, 11),
-            2,
-        )
-        results.append(out)
-        out = np.empty((300, 11))
-        kernels.gaussian_score_dense(
-            dense,
-            theta,
-            inv_var,
-            pad_classes(np.zeros(11)),
-            output,
-            out,
-            np.empty(0, dtype=np.intp),
-            thread_scratch(2, 11),
-            2,
-        )
-        results.append(out)
-        out = np.empty((500, 11))
-        kernels.gaussian_score_csr(
-            *sparse_arrays(X),
-            sparse_table,
-            pad_classes(np.zeros(11)),
-            output,
-            out,
-            np.empty(0, dtype=np.intp),
-            thread_scratch(2, 11),
-            2,
-        )
-        results.append(out)
+        results += [
+            score(
+                kernels.discrete_score_csr,
+                500,
+                output,
+                X.data,
+                X.indices,
+                X.indptr,
+                table,
+                zeros,
+                0.0,
+                False,
+            ),
+            score(
+                kernels.gaussian_score_dense, 300, output, dense, theta, inv_var, zeros
+            ),
+            score(
+                kernels.gaussian_score_csr,
+                500,
+                output,
+                *sparse_arrays(X),
+                sparse_table,
+                zeros,
+            ),
+        ]
     steps = np.empty(300)
     kernels.gaussian_steps(y, np.ones(300), 1 << 16, np.zeros((1, 11)), steps)
     mean, ssd = np.zeros((1, 11, 13)), np.zeros((1, 11, 13))
