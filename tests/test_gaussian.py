@@ -635,9 +635,9 @@ def test_sparse_scores_equal_dense_where_zeros_weigh_1e10(container, dtype):
     # of 0 and 1e4) for the class of one sample, row 0: a zero adds up to 5e9
     # to that class's sum of squares, the all-zeros row about 6e10, and the
     # stored columns' part is taken back. Rows near row 0 (its values moved
-    # by about 1e-6 of themselves) score about 30 for the class: the terms
-    # of its stored columns must cancel to 1e-13 of themselves. Two more rows
-    # store nothing and everything.
+    # by about 1e-6 of themselves) score about 30 for the class, what is left
+    # of terms of 6e10: to 1e-12, those cancel to 1e-21 of themselves. Two
+    # more rows store nothing and everything.
     rng = np.random.default_rng(22)
     X = rng.normal(1e4, 1e3, size=(60, 40))
     X[rng.random(X.shape) < 0.6] = 0.0
