@@ -111,6 +111,51 @@ def dense_class_moments(X, y, sample_weight, n_classes, n_threads):
     return count[:, 0], mean, ssd
 
 
+def exact_sum_split(terms):
+    """Non-negative terms (n, K) split so that their sums are exact; and the sums.
+
+    Returns ``split`` (n + 1, 2, K): ``split[i] = hi, lo`` with ``hi + lo ==
+    terms[i]`` exactly, and ``split[n]`` the sums of all the hi (exact) and
+    of all the lo. In each column the hi are the terms rounded to multiples
+    of one power of two q, 2**-52 times the power of two above the column's
+    sum (and at least 2**-1021): all together they come to at most that sum
+    plus n q / 2, so any sum of some of them, in any order, is a multiple of
+    q below 2**53 q, an exact double. The lo are at most q / 2 each. (A
+    non-finite term makes its column's sums non-finite.)
+
+    Sparse Gaussian scoring takes a row's terms over its zeros as all the
+    terms less those of the stored columns, in this split (fastnb/_rows.h):
+    the difference is then exact in hi, and the lo are too small to cancel.
+    """
+    _, exponent = np.frexp(terms.sum(axis=0))
+    shift = np.maximum(exponent, -969) - 52  # q = 2**shift
+    hi = np.ldexp(np.rint(np.ldexp(terms, -shift)), shift)
+    lo = terms - hi
+    return np.concatenate(
+        [np.stack([hi, lo], axis=1), [[hi.sum(axis=0), lo.sum(axis=0)]]]
+    )
+
+
+def sparse_gaussian_table(theta, inv_var):
+    """The table of gaussian_score_csr, from feature-major theta and 1 / var.
+
+    (n_features + 1, 4, n_padded): for feature j, ``theta[j]``,
+    ``inv_var[j]`` and the split (``exact_sum_split``) of ``theta[j]**2 *
+    inv_var[j]``, the term a zero in feature j adds to the sum of squares;
+    in the last row, the sums of the split's parts over the features, in
+    their places, and zeros. A feature's rows are read together, and the
+    parts of the split are kept beside their sums, as only their totals
+    vary smoothly with the model. None where a term overflows float64.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        split = exact_sum_split(theta**2 * inv_var)
+    if not np.isfinite(split[-1]).all():
+        return None
+    table = np.zeros((len(theta) + 1, 4, theta.shape[1]))
+    table[:-1, 0], table[:-1, 1], table[:, 2:] = theta, inv_var, split
+    return table
+
+
 def pooled_moments(count, mean, ssd):
     """Moments of all classes together from each class's: (1,), (1, F), (1, F)."""
     total = count.sum()
@@ -439,6 +484,7 @@ class GaussianNB(BaseNB):
             log_prior = np.log(prior)
         inv_var = 1.0 / variance
         intercept = log_prior - 0.5 * np.log(2.0 * np.pi * variance).sum(axis=1)
+        theta_table, inv_var_table = pad_classes(theta.T), pad_classes(inv_var.T)
         dtype = statistics["dtype"]
         attributes = {
             "var_": variance.astype(dtype),
@@ -448,12 +494,10 @@ class GaussianNB(BaseNB):
         scoring = {
             "variance": variance,
             "log_prior": log_prior,
-            "theta": pad_classes(theta.T),
-            "inv_var": pad_classes(inv_var.T),
+            "theta": theta_table,
+            "inv_var": inv_var_table,
             "intercept": pad_classes(intercept),
-            "zeros_intercept": pad_classes(
-                intercept - 0.5 * (theta**2 * inv_var).sum(axis=1)
-            ),
+            "sparse_table": sparse_gaussian_table(theta_table, inv_var_table),
         }
         return attributes, scoring
 
@@ -474,14 +518,28 @@ class GaussianNB(BaseNB):
             n_threads,
         )
         theta, inv_var = scoring["theta"], scoring["inv_var"]
-        if sp.issparse(X):
+        sparse_table = scoring["sparse_table"]
+        if sp.issparse(X) and sparse_table is not None:
             _kernels.gaussian_score_csr(
-                *sparse_arrays(X),
-                theta,
-                inv_var,
-                scoring["zeros_intercept"],
-                *arguments,
+                *sparse_arrays(X), sparse_table, scoring["intercept"], *arguments
             )
+        elif sp.issparse(X):
+            # A zero's term overflows (|theta| above about 1e154, or a
+            # variance about 0 with var_smoothing=0): blocks of about 2**20
+            # values made dense.
+            step = max(1, 2**20 // X.shape[1])
+            for start in range(0, X.shape[0], step):
+                rows = slice(start, start + step)
+                _kernels.gaussian_score_dense(
+                    X[rows].toarray(),
+                    theta,
+                    inv_var,
+                    scoring["intercept"],
+                    output,
+                    out[rows],
+                    labels[rows],
+                    *arguments[3:],
+                )
         else:
             _kernels.gaussian_score_dense(
                 X, theta, inv_var, scoring["intercept"], *arguments

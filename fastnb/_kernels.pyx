@@ -554,8 +554,8 @@ def gaussian_moments_csc(
 # ---------------------------------------------------------------------------
 # Gaussian scoring: intercept[k] - 0.5 sum_j (x_j - theta[j, k])^2 * inv_var[j, k]
 # with feature-major theta and inverse variances (the padding has inverse
-# variance 0).  Sparse rows start from the all-zeros row's scores, which
-# each stored value corrects (see _rows.h).
+# variance 0).  Sparse rows take the sum over their zeros as the all-zeros
+# row's less the stored columns', exactly (see _rows.h).
 # ---------------------------------------------------------------------------
 
 def gaussian_score_dense(
@@ -599,19 +599,21 @@ def gaussian_score_csr(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
-    const double[:, ::1] theta,
-    const double[:, ::1] inv_var,
-    const double[::1] zeros_intercept,
+    const double[:, :, ::1] table,
+    const double[::1] intercept,
     int output,
     double[:, ::1] out,
     intp_t[::1] labels,
     double[:, :] scratch,
     int n_threads,
 ):
-    """As gaussian_score_dense for CSR rows, starting from the all-zeros scores."""
+    """As gaussian_score_dense for CSR rows, from one table (see _rows.h).
+
+    table (n_features + 1, 4, n_padded): fastnb._gaussian.sparse_gaussian_table.
+    """
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef Py_ssize_t nnz = X_indices.shape[0]
-    cdef Py_ssize_t n_padded = theta.shape[1]
+    cdef Py_ssize_t n_padded = table.shape[2]
     # An X without stored values has only empty rows, which read nothing.
     cdef const floating* data = &X_data[0] if nnz else NULL
     cdef const index_t* indices = &X_indices[0] if nnz else NULL
@@ -627,10 +629,10 @@ def gaussian_score_csr(
         t = threadid()
         row = &scratch[t, 0]
         for k in range(n_padded):
-            row[k] = zeros_intercept[k]
+            row[k] = intercept[k]
         if gaussian_csr_row(
-            data, indices, X_indptr[i], X_indptr[i + 1], nnz, &theta[0, 0],
-            &inv_var[0, 0], theta.shape[0], n_padded, row,
+            data, indices, X_indptr[i], X_indptr[i + 1], nnz, &table[0, 0, 0],
+            table.shape[0] - 1, n_padded, row,
         ) != 0:
             with gil:
                 raise IndexError(

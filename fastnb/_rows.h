@@ -81,6 +81,14 @@ static inline int fastnb_cpu_runs_avx512(void) { return 0; }
 #define FASTNB_PREFETCH(address) ((void) 0)
 #endif
 
+/* Fetches the n doubles at p (a table row) into cache. */
+static inline void fastnb_prefetch(const double* p, Py_ssize_t n)
+{
+    for (Py_ssize_t k = 0; k < n; k += 8)
+        FASTNB_PREFETCH(p + k);
+    FASTNB_PREFETCH(p + n - 1);
+}
+
 /* A block of eight doubles is one vector of AVX-512, two of AVX2 or four of
  * SSE2: vectors of the target's own width (a wider generic vector type is
  * split badly by compilers). Other compilers get plain loops over eight.
@@ -88,7 +96,9 @@ static inline int fastnb_cpu_runs_avx512(void) { return 0; }
  * FASTNB_ZERO8(acc)              declares the block acc, all zeros
  * FASTNB_AXPY8(acc, v, p)        acc[k] += v * p[k]
  * FASTNB_SQDIFF8(acc, x, mu, iv) acc[k] += (x - mu[k])^2 * iv[k]
- * FASTNB_XDIFF8(acc, x, mu, iv)  acc[k] += x * (x - 2 mu[k]) * iv[k]
+ * FASTNB_GAUSS8(hi, acc, x, mu, iv, t_hi, t_lo)
+ *                                hi[k] -= t_hi[k],
+ *                                acc[k] += (x - mu[k])^2 * iv[k] - t_lo[k]
  * FASTNB_LANE(acc, k)            acc[k], as a double
  *
  * Every lane is the same sum, in the same order, as a plain loop would
@@ -124,11 +134,12 @@ static inline fastnb_vec fastnb_load(const double* p)
         fastnb_vec d_ = (x) - fastnb_load((mu) + q_ * FASTNB_LANES);          \
         acc[q_] += d_ * d_ * fastnb_load((iv) + q_ * FASTNB_LANES);           \
     }
-#define FASTNB_XDIFF8(acc, x, mu, iv)                                         \
+#define FASTNB_GAUSS8(hi, acc, x, mu, iv, t_hi, t_lo)                         \
     for (int q_ = 0; q_ < FASTNB_PARTS; q_++) {                               \
-        fastnb_vec mu_ = fastnb_load((mu) + q_ * FASTNB_LANES);               \
-        fastnb_vec iv_ = fastnb_load((iv) + q_ * FASTNB_LANES);               \
-        acc[q_] += (x) * ((x) - 2.0 * mu_) * iv_;                             \
+        fastnb_vec d_ = (x) - fastnb_load((mu) + q_ * FASTNB_LANES);          \
+        hi[q_] -= fastnb_load((t_hi) + q_ * FASTNB_LANES);                    \
+        acc[q_] += d_ * d_ * fastnb_load((iv) + q_ * FASTNB_LANES)            \
+            - fastnb_load((t_lo) + q_ * FASTNB_LANES);                        \
     }
 #define FASTNB_LANE(acc, k) acc[(k) / FASTNB_LANES][(k) % FASTNB_LANES]
 #else
@@ -141,9 +152,12 @@ static inline fastnb_vec fastnb_load(const double* p)
         double d_ = (x) - (mu)[k_];                                           \
         acc[k_] += d_ * d_ * (iv)[k_];                                        \
     }
-#define FASTNB_XDIFF8(acc, x, mu, iv)                                         \
-    for (int k_ = 0; k_ < FASTNB_BLOCK; k_++)                                 \
-        acc[k_] += (x) * ((x) - 2.0 * (mu)[k_]) * (iv)[k_]
+#define FASTNB_GAUSS8(hi, acc, x, mu, iv, t_hi, t_lo)                         \
+    for (int k_ = 0; k_ < FASTNB_BLOCK; k_++) {                               \
+        double d_ = (x) - (mu)[k_];                                           \
+        hi[k_] -= (t_hi)[k_];                                                 \
+        acc[k_] += d_ * d_ * (iv)[k_] - (t_lo)[k_];                           \
+    }
 #define FASTNB_LANE(acc, k) acc[k]
 #endif
 
@@ -190,13 +204,10 @@ static inline double fastnb_counted(double v, double threshold, int binarize)
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
             FASTNB_ZERO8(acc);                                                \
             for (Py_ssize_t p = start; p < stop; p++) {                       \
-                if (k0 == 0 && p + FASTNB_AHEAD < nnz) {                      \
-                    const double* ahead =                                     \
-                        table + indices[p + FASTNB_AHEAD] * n_padded;         \
-                    for (Py_ssize_t k = 0; k < n_padded; k += 8)              \
-                        FASTNB_PREFETCH(ahead + k);                           \
-                    FASTNB_PREFETCH(ahead + n_padded - 1);                    \
-                }                                                             \
+                if (k0 == 0 && p + FASTNB_AHEAD < nnz)                        \
+                    fastnb_prefetch(                                          \
+                        table + indices[p + FASTNB_AHEAD] * n_padded,         \
+                        n_padded);                                            \
                 const Py_ssize_t j = indices[p];                              \
                 FASTNB_CHECK(0 <= j && j < n_rows);                           \
                 const double v =                                              \
@@ -259,31 +270,49 @@ static inline double fastnb_counted(double v, double threshold, int binarize)
         return 0;                                                             \
     }
 
-/* The Gaussian scores of a sparse row, from those of the all-zeros row
- * (already in scores): each stored value x in column j changes them by
- * -0.5 ((x - theta)^2 - theta^2) inv_var = -0.5 x (x - 2 theta) inv_var,
- * the form that needs no theta^2. Arguments as for the sparse discrete row
- * and the dense Gaussian row. */
+/* scores[k] -= 0.5 sum_j (x_j - theta[j, k])^2 inv_var[j, k] for a sparse
+ * row. A zero in column j adds T[j, k] = theta^2 inv_var, so the sum is the
+ * all-zeros row's, sum_j T[j, k], less T[j, k] and plus the term of x for
+ * each value x stored in column j. Where theta^2 >> var, the all-zeros sum
+ * less the stored T cancels; it is taken exactly. table is (n_rows + 1, 4,
+ * n_padded): for feature j, theta, inv_var and T split as hi + lo
+ * (fastnb._gaussian.exact_sum_split), a class's hi being multiples of one
+ * power of two such that any sum of them is an exact double; its last row
+ * holds the sums of all hi and of all lo in the places of hi and lo. The
+ * zeros' hi, (sum of all hi) - (stored hi), are then exact; the lo, each
+ * within 2^-52 of the class's sum of T, join the terms of the stored
+ * values, which are >= 0 and cannot cancel. A feature's four rows are
+ * together, fetched ahead of use. Other arguments as for the sparse
+ * discrete row. */
 #define FASTNB_GAUSSIAN_CSR_ROW(NAME, T, I)                                   \
     static inline int NAME(                                                   \
         const T* data, const I* indices, Py_ssize_t start, Py_ssize_t stop,   \
-        Py_ssize_t nnz, const double* theta, const double* inv_var,           \
-        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores)               \
+        Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,               \
+        Py_ssize_t n_padded, double* scores)                                  \
     {                                                                         \
         FASTNB_CHECK(0 <= start && start <= stop && stop <= nnz);             \
-        if (start == stop)                                                    \
-            return 0;                                                         \
+        const Py_ssize_t step = 4 * n_padded; /* from a feature to the next */ \
+        const double* sums = table + n_rows * step + 2 * n_padded;            \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
+            FASTNB_ZERO8(hi); /* less the stored hi: exact */                 \
             FASTNB_ZERO8(acc);                                                \
             for (Py_ssize_t p = start; p < stop; p++) {                       \
+                if (k0 == 0 && p + FASTNB_AHEAD < nnz)                        \
+                    fastnb_prefetch(                                          \
+                        table + indices[p + FASTNB_AHEAD] * step, step);      \
                 const Py_ssize_t j = indices[p];                              \
                 FASTNB_CHECK(0 <= j && j < n_rows);                           \
                 const double x = (double) data[p];                            \
-                FASTNB_XDIFF8(acc, x, theta + j * n_padded + k0,              \
-                              inv_var + j * n_padded + k0);                   \
+                const double* theta = table + j * step + k0;                  \
+                FASTNB_GAUSS8(hi, acc, x, theta, theta + n_padded,            \
+                              theta + 2 * n_padded, theta + 3 * n_padded);    \
             }                                                                 \
-            for (int k = 0; k < FASTNB_BLOCK; k++)                            \
-                scores[k0 + k] -= 0.5 * FASTNB_LANE(acc, k);                  \
+            for (int k = 0; k < FASTNB_BLOCK; k++) {                          \
+                const double zeros = sums[k0 + k] + FASTNB_LANE(hi, k);       \
+                const double rest =                                           \
+                    sums[n_padded + k0 + k] + FASTNB_LANE(acc, k);            \
+                scores[k0 + k] -= 0.5 * (zeros + rest);                       \
+            }                                                                 \
         }                                                                     \
         return 0;                                                             \
     }

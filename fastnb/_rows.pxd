@@ -80,27 +80,23 @@ cdef extern from "_rows.h":
 
     int fastnb_gaussian_csr_row_f64_i32(
         const double* data, const int32_t* indices, Py_ssize_t start,
-        Py_ssize_t stop, Py_ssize_t nnz, const double* theta,
-        const double* inv_var, Py_ssize_t n_rows, Py_ssize_t n_padded,
-        double* scores,
+        Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
+        Py_ssize_t n_padded, double* scores,
     ) noexcept nogil
     int fastnb_gaussian_csr_row_f64_i64(
         const double* data, const int64_t* indices, Py_ssize_t start,
-        Py_ssize_t stop, Py_ssize_t nnz, const double* theta,
-        const double* inv_var, Py_ssize_t n_rows, Py_ssize_t n_padded,
-        double* scores,
+        Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
+        Py_ssize_t n_padded, double* scores,
     ) noexcept nogil
     int fastnb_gaussian_csr_row_f32_i32(
         const float* data, const int32_t* indices, Py_ssize_t start,
-        Py_ssize_t stop, Py_ssize_t nnz, const double* theta,
-        const double* inv_var, Py_ssize_t n_rows, Py_ssize_t n_padded,
-        double* scores,
+        Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
+        Py_ssize_t n_padded, double* scores,
     ) noexcept nogil
     int fastnb_gaussian_csr_row_f32_i64(
         const float* data, const int64_t* indices, Py_ssize_t start,
-        Py_ssize_t stop, Py_ssize_t nnz, const double* theta,
-        const double* inv_var, Py_ssize_t n_rows, Py_ssize_t n_padded,
-        double* scores,
+        Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
+        Py_ssize_t n_padded, double* scores,
     ) noexcept nogil
 
     int fastnb_categorical_dense_row_i32(
@@ -189,28 +185,24 @@ cdef inline int gaussian_dense_row(
 
 cdef inline int gaussian_csr_row(
     const floating* data, const index_t* indices, Py_ssize_t start,
-    Py_ssize_t stop, Py_ssize_t nnz, const double* theta, const double* inv_var,
-    Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
+    Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
+    Py_ssize_t n_padded, double* scores,
 ) noexcept nogil:
     if floating is double and index_t is int32_t:
         return fastnb_gaussian_csr_row_f64_i32(
-            data, indices, start, stop, nnz, theta, inv_var, n_rows, n_padded,
-            scores,
+            data, indices, start, stop, nnz, table, n_rows, n_padded, scores
         )
     elif floating is double:
         return fastnb_gaussian_csr_row_f64_i64(
-            data, indices, start, stop, nnz, theta, inv_var, n_rows, n_padded,
-            scores,
+            data, indices, start, stop, nnz, table, n_rows, n_padded, scores
         )
     elif index_t is int32_t:
         return fastnb_gaussian_csr_row_f32_i32(
-            data, indices, start, stop, nnz, theta, inv_var, n_rows, n_padded,
-            scores,
+            data, indices, start, stop, nnz, table, n_rows, n_padded, scores
         )
     else:
         return fastnb_gaussian_csr_row_f32_i64(
-            data, indices, start, stop, nnz, theta, inv_var, n_rows, n_padded,
-            scores,
+            data, indices, start, stop, nnz, table, n_rows, n_padded, scores
         )
 
 

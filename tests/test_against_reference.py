@@ -380,21 +380,8 @@ def known_disagreement(case, dtype, container):
     """Why fastnb disagrees with the reference on this input, or None.
 
     Each is a finding, reported with a reproduction; its strict xfail turns
-    into a failure when fastnb is fixed, and the entry goes.
+    into a failure when fastnb is fixed, and the entry goes. None at present.
     """
-    if (
-        case.name == "GaussianNB"
-        and container in SPARSE
-        and dtype == np.float64
-        and case.params.get("var_type", "diag") == "diag"
-    ):
-        return (
-            "fastnb.GaussianNB scores sparse X as the all-zeros score plus "
-            "corrections for the stored values, which cancel where theta^2 / var "
-            "is large (a feature nearly constant in a class): its joint "
-            "log-likelihood is then off by ~1e-8 relative, also from its own "
-            "dense scores"
-        )
     return None
 
 

@@ -24,6 +24,9 @@ from sklearn import naive_bayes as sk_nb
 from sklearn.model_selection import train_test_split
 
 from fastnb import GaussianNB
+from fastnb._base import pad_classes, sparse_arrays, thread_scratch
+from fastnb._gaussian import exact_sum_split, sparse_gaussian_table
+from fastnb._simd import kernels
 
 from _helpers import (
     OUTPUTS,
@@ -606,20 +609,12 @@ def test_class_with_a_single_sample(var_estimator, container):
     assert model.predict(to_container(X[-1:]))[0] == "lone"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "sparse scoring starts from the score of the all-zeros row and corrects "
-        "it per nonzero: where a variance is about zero (a class of one sample "
-        "has var_ = epsilon_) the terms theta**2 / var cancel, and the joint "
-        "log-likelihood keeps only about 8 of its 16 digits"
-    ),
-)
 @pytest.mark.parametrize("container", ["CSR int32", "CSC int32"])
 def test_sparse_scores_of_a_class_of_one_sample_match_sklearn(container):
     # Class 0 is one row: its variances are epsilon_ (about 6e-9), and the
-    # zeros of a sparse row score sum(theta**2 / var) / 2, about 3e9, which the
-    # nonzeros then take back.
+    # zeros of a sparse row score sum(theta**2 / var) / 2, about 3e9, less
+    # that of the stored columns: taken in double precision, that difference
+    # kept about 8 of the 16 digits.
     X = np.array([[3.0, 0.0, -2.0, 5.0], [0.0, 1.0, 4.0, -1.0], [1.0, 2.0, 0.0, 2.0]])
     y = np.array([0, 1, 1])
     to_container = FEW_CONTAINERS[container]
@@ -630,6 +625,120 @@ def test_sparse_scores_of_a_class_of_one_sample_match_sklearn(container):
         ours.predict_joint_log_proba(to_container(X)),
         theirs.predict_joint_log_proba(X),
         rtol=1e-10,
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("container", ["CSR int32", "CSR int64"])
+def test_sparse_scores_equal_dense_where_zeros_weigh_1e10(container, dtype):
+    # Means of 1e4 over a variance of epsilon_ (about 0.03, from the spread
+    # of 0 and 1e4) for the class of one sample, row 0: a zero adds up to 5e9
+    # to that class's sum of squares, the all-zeros row about 6e10, and the
+    # stored columns' part is taken back. Rows near row 0 (its values moved
+    # by about 1e-6 of themselves) score about 30 for the class, what is left
+    # of terms of 6e10: to 1e-12, those cancel to 1e-21 of themselves. Two
+    # more rows store nothing and everything.
+    rng = np.random.default_rng(22)
+    X = rng.normal(1e4, 1e3, size=(60, 40))
+    X[rng.random(X.shape) < 0.6] = 0.0
+    X = np.vstack([X, np.zeros(40), rng.normal(1e4, 1e3, size=40)])
+    y = np.r_[0, rng.integers(1, 4, size=61)]
+    model = GaussianNB().fit(X, y)
+    theirs = sk_nb.GaussianNB().fit(X, y)
+    assert (model.theta_[0] ** 2 / model.var_[0]).sum() > 5e10
+    X = np.vstack([X, X[0] * rng.normal(1.0, 1e-6, size=(20, 40))])
+    # Scored on float64 or float32 X; the output is float64 (the model's).
+    X = X.astype(dtype)
+    sparse = model.predict_joint_log_proba(CONTAINERS[container](X))
+    dense = model.predict_joint_log_proba(X)
+    assert sparse.dtype == dense.dtype == np.float64
+    assert np.all(np.abs(dense[-20:, 0] - dense[0, 0]) < 1.0)
+    assert_allclose(sparse, dense, rtol=1e-12)
+    assert_allclose(
+        model.predict_proba(CONTAINERS[container](X)),
+        model.predict_proba(X),
+        rtol=1e-12,
+        atol=1e-300,
+    )
+    if dtype == np.float64:
+        assert_allclose(sparse, theirs.predict_joint_log_proba(X), rtol=1e-10)
+
+
+@PROPERTY_SETTINGS
+@given(
+    terms=arrays(
+        np.float64,
+        st.tuples(st.integers(1, 30), st.integers(1, 3)),
+        elements=st.floats(0.0, 1e300) | st.sampled_from([0.0, 1.0, 2.0**-1074]),
+    ),
+    draw=st.data(),
+)
+def test_exact_sum_split_makes_sums_exact(terms, draw):
+    # What sparse scoring relies on: hi + lo is the term, and the sum of all
+    # hi less those of any columns, one at a time, is the sum of the others.
+    split = exact_sum_split(terms)
+    hi, lo = split[:-1, 0], split[:-1, 1]
+    assert_array_equal(hi + lo, terms)
+    stored = draw.draw(arrays(bool, len(terms)), label="stored")
+    for k in range(terms.shape[1]):
+        assert Fraction(split[-1, 0, k]) == sum(map(Fraction, hi[:, k]))
+        rest = 0.0
+        for part in hi[stored, k]:
+            rest -= part
+        rest = split[-1, 0, k] + rest
+        assert Fraction(rest) == sum(map(Fraction, hi[~stored, k]))
+        assert np.all(np.abs(lo[:, k]) <= 2.0**-52 * terms[:, k].sum() + 2.0**-1022)
+
+
+def test_sparse_scoring_takes_the_terms_of_zeros_exactly():
+    # Class 0: a zero in feature 0 adds 2**53 (theta 2**20, 1 / var 2**13),
+    # in the seven others 1. Row 0 stores feature 0 at theta: its score is
+    # -7 / 2, though the all-zeros row's 2**53 + 7 is no double. Row 1 also
+    # stores feature 5 at theta + 2 (-(6 + 4) / 2). Class 1 is all ones.
+    theta, inv_var = np.ones((8, 2)), np.ones((8, 2))
+    theta[0, 0], inv_var[0, 0] = 2.0**20, 2.0**13
+    theta, inv_var = pad_classes(theta), pad_classes(inv_var)
+    X = sp.csr_matrix(([2.0**20, 2.0**20, 3.0], [0, 0, 5], [0, 1, 3]), shape=(2, 8))
+
+    def score(kernel, X_arrays, *tables):
+        out = np.empty((2, 2))
+        kernel(
+            *X_arrays,
+            *tables,
+            pad_classes(np.zeros(2)),
+            kernels.Output.JOINT_LOG_LIKELIHOOD,
+            out,
+            np.empty(0, dtype=np.intp),
+            thread_scratch(1, 2),
+            1,
+        )
+        return out
+
+    table = sparse_gaussian_table(theta, inv_var)
+    sparse = score(kernels.gaussian_score_csr, sparse_arrays(X), table)
+    dense = score(kernels.gaussian_score_dense, [X.toarray()], theta, inv_var)
+    assert_array_equal(dense[:, 0], [-3.5, -5.0])
+    assert_array_equal(sparse, dense)
+
+
+@pytest.mark.parametrize("container", ["CSR int32", "CSC int32"])
+def test_sparse_scores_where_the_terms_of_zeros_overflow(container):
+    # A feature constant at 1e160: its variance is epsilon_, and theta**2 /
+    # var overflows float64. The stored values equal theta, so every score is
+    # finite, but a zero would add infinity: sparse rows are scored densely.
+    X, y, _ = make_data([0, 1, 2], seed=23)
+    X[:, 3] = 1e160
+    model = GaussianNB().fit(X, y)
+    sparse = CONTAINERS[container](X)
+    for name in OUTPUTS:
+        expected = getattr(model, name)(X)
+        assert np.isfinite(expected).all()
+        assert_array_equal(getattr(model, name)(sparse), expected, err_msg=name)
+    assert_array_equal(model.predict(sparse), model.predict(X))
+    # A row with a zero there is impossible for every class.
+    X[:4, 3] = 0.0
+    assert_array_equal(
+        model.predict_joint_log_proba(CONTAINERS[container](X))[:4], -np.inf
     )
 
 

@@ -19,6 +19,7 @@ from fastnb._base import (
     sparse_arrays,
     thread_scratch,
 )
+from fastnb._gaussian import sparse_gaussian_table
 from fastnb._simd import VARIANTS
 from fastnb._simd import kernels as _kernels
 
@@ -145,6 +146,7 @@ def out_of_range_calls():
 
     table, intercept = pad_classes(np.zeros((4, 2))), pad_classes(np.zeros(2))
     discrete = (table, intercept, 0.0, False)
+    gaussian = np.zeros((len(table) + 1, 4, table.shape[1]))
 
     def finish():
         """Output, out, labels, scratch and threads of the scoring kernels."""
@@ -263,13 +265,13 @@ def out_of_range_calls():
         ),
         "gaussian_score_csr column": (
             lambda: k.gaussian_score_csr(
-                *bad_column(csr), table, table, intercept, *finish()
+                *bad_column(csr), gaussian, intercept, *finish()
             ),
             row,
         ),
         "gaussian_score_csr offset": (
             lambda: k.gaussian_score_csr(
-                *past_stored(csr), table, table, intercept, *finish()
+                *past_stored(csr), gaussian, intercept, *finish()
             ),
             row,
         ),
@@ -375,37 +377,53 @@ def score_all_kernels(kernels):
     table = pad_classes(np.log(rng.random((40, 11))))
     theta = pad_classes(rng.normal(size=(13, 11)))
     inv_var = pad_classes(rng.random((13, 11)) + 0.5)
+    # For X: class 0 with variances of 1e-9, whose zeros weigh 1e9 each.
+    sparse_theta = rng.normal(size=(40, 11))
+    sparse_inv_var = (rng.random((40, 11)) + 0.5) * np.r_[1e9, np.ones(10)]
+    sparse_table = sparse_gaussian_table(
+        pad_classes(sparse_theta), pad_classes(sparse_inv_var)
+    )
+    zeros = pad_classes(np.zeros(11))
+
+    def score(kernel, n_samples, output, *arguments):
+        out = np.empty((n_samples, 11))
+        kernel(
+            *arguments,
+            output,
+            out,
+            np.empty(0, dtype=np.intp),
+            thread_scratch(2, 11),
+            2,
+        )
+        return out
+
     results = []
     for output in (kernels.Output.JOINT_LOG_LIKELIHOOD, kernels.Output.PROBA):
-        out = np.empty((500, 11))
-        kernels.discrete_score_csr(
-            X.data,
-            X.indices,
-            X.indptr,
-            table,
-            pad_classes(np.zeros(11)),
-            0.0,
-            False,
-            output,
-            out,
-            np.empty(0, dtype=np.intp),
-            thread_scratch(2, 11),
-            2,
-        )
-        results.append(out)
-        out = np.empty((300, 11))
-        kernels.gaussian_score_dense(
-            dense,
-            theta,
-            inv_var,
-            pad_classes(np.zeros(11)),
-            output,
-            out,
-            np.empty(0, dtype=np.intp),
-            thread_scratch(2, 11),
-            2,
-        )
-        results.append(out)
+        results += [
+            score(
+                kernels.discrete_score_csr,
+                500,
+                output,
+                X.data,
+                X.indices,
+                X.indptr,
+                table,
+                zeros,
+                0.0,
+                False,
+            ),
+            score(
+                kernels.gaussian_score_dense, 300, output, dense, theta, inv_var, zeros
+            ),
+            score(
+                kernels.gaussian_score_csr,
+                500,
+                output,
+                *sparse_arrays(X),
+                sparse_table,
+                zeros,
+            ),
+        ]
     steps = np.empty(300)
     kernels.gaussian_steps(y, np.ones(300), 1 << 16, np.zeros((1, 11)), steps)
     mean, ssd = np.zeros((1, 11, 13)), np.zeros((1, 11, 13))
