@@ -48,8 +48,8 @@ def data_size(X):
     return X.nnz if hasattr(X, "nnz") else X.size
 
 
-def sparse_arrays(X):
-    """data, indices, indptr of a CSR/CSC matrix, with one index dtype for both.
+def index_arrays(X):
+    """indices, indptr of a CSR/CSC/BSR matrix, contiguous, in one index dtype.
 
     int32 if both are, else int64 (values checked by check_sparse_structure
     fit in it).
@@ -57,10 +57,14 @@ def sparse_arrays(X):
     int32 = np.dtype(np.int32)
     index_dtype = np.int32 if X.indices.dtype == X.indptr.dtype == int32 else np.int64
     return (
-        np.ascontiguousarray(X.data),
         np.ascontiguousarray(X.indices, dtype=index_dtype),
         np.ascontiguousarray(X.indptr, dtype=index_dtype),
     )
+
+
+def sparse_arrays(X):
+    """data, indices, indptr of a CSR/CSC matrix, contiguous, for a kernel."""
+    return (np.ascontiguousarray(X.data), *index_arrays(X))
 
 
 def check_sparse_structure(X):
@@ -69,9 +73,10 @@ def check_sparse_structure(X):
     scipy's format conversions and fastnb's kernels trust a matrix's index
     arrays, which anyone can set (``X.indices[0] = 10**9``). Checked: the
     index pointers and indices of CSR, CSC and BSR matrices (in one parallel
-    pass, sparse_structure_error) and the coordinates of COO ones. Returns
-    whether X was one of those (the other formats are checked once scipy has
-    converted them).
+    pass, sparse_structure_error), the coordinates of COO ones, and that each
+    LIL row has as many values as columns. Returns whether X's indices were
+    checked (those of the other formats, LIL's included, are checked once
+    scipy has converted them).
     """
     if not sp.issparse(X):
         return False
@@ -120,7 +125,7 @@ def check_sparse_structure(X):
         raise ValueError(f"{name}: X.indices and X.data differ in length.")
     if X.indptr[0] != 0:
         raise ValueError(f"{name}: X.indptr must start at 0; got {X.indptr[0]}.")
-    _, indices, indptr = sparse_arrays(X)
+    indices, indptr = index_arrays(X)
     n_threads = effective_n_threads(len(indices))
     bad = _kernels.sparse_structure_error(indices, indptr, n_minor, n_threads)
     if bad < 0:
