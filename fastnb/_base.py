@@ -127,8 +127,13 @@ def check_sparse_structure(X):
         raise ValueError(f"{name}: X.indptr must start at 0; got {X.indptr[0]}.")
     indices, indptr = index_arrays(X)
     n_threads = effective_n_threads(len(indices))
-    bad = _kernels.sparse_structure_error(indices, indptr, n_minor, n_threads)
+    bad, canonical = _kernels.sparse_structure_error(
+        indices, indptr, n_minor, n_threads
+    )
     if bad < 0:
+        if X.format != "bsr":
+            # Known now, whatever scipy had cached (summed_duplicates reads it).
+            X.has_canonical_format = canonical
         return True
     start, stop = int(X.indptr[bad]), int(X.indptr[bad + 1])
     if not 0 <= start <= stop <= len(X.indices):
@@ -173,6 +178,79 @@ def validate_input(estimator, X, *args, **kwargs):
     return validated
 
 
+def refused_value_error(value, row, column, estimator):
+    """ValueError for a value of X the estimator refuses: scikit-learn's
+    message for it, then where the first such value is."""
+    name = type(estimator).__name__
+    where = f"The first is {value} in row {row}, column {column}"
+    if np.isnan(value):
+        return ValueError(
+            f"Input X contains NaN. {where}; {name} does not accept missing "
+            "values encoded as NaN natively."
+        )
+    if np.isinf(value):
+        return ValueError(
+            "Input X contains infinity or a value too large for "
+            f"dtype({np.asarray(value).dtype!r}). {where}."
+        )
+    return ValueError(f"Negative values in data passed to {name} (input X). {where}.")
+
+
+def first_refused_in_row(X, row, non_negative):
+    """(column, value) of the first value of row ``row`` of X that the
+    kernels refuse (see fastnb_refused in _rows.h)."""
+    if sp.issparse(X):
+        start, stop = X.indptr[row], X.indptr[row + 1]
+        columns, values = X.indices[start:stop], X.data[start:stop]
+    else:
+        values = np.asarray(X[row])
+        columns = np.arange(len(values))
+    refused = ~np.isfinite(values)
+    if non_negative:
+        refused |= values < 0
+    first = np.flatnonzero(refused)[0]
+    return int(columns[first]), values[first]
+
+
+def raise_refused_value(X, row, estimator, non_negative):
+    """Raise ValueError for the first refused value of X, found in row ``row``
+    by a scoring kernel (CSR or dense X)."""
+    column, value = first_refused_in_row(X, row, non_negative)
+    raise refused_value_error(value, row, column, estimator)
+
+
+def check_values(X, estimator, non_negative):
+    """Refuse X holding NaN or infinity, or with ``non_negative`` a value below
+    zero: in one parallel pass (first_refused_value), naming the first.
+
+    For fitting, before anything is counted. The values of a sparse X are
+    its stored ones; a dense X is read in its memory order (a copy only if
+    it is neither C- nor F-contiguous).
+    """
+    if sp.issparse(X):
+        values = np.ascontiguousarray(X.data)
+    elif X.flags.c_contiguous:
+        values = X.reshape(-1)
+    elif X.flags.f_contiguous:
+        values = X.T.reshape(-1)
+    else:
+        X = np.ascontiguousarray(X)
+        values = X.reshape(-1)
+    n_threads = effective_n_threads(len(values))
+    bad = _kernels.first_refused_value(values, non_negative, n_threads)
+    if bad < 0:
+        return
+    if sp.issparse(X):
+        major = int(np.searchsorted(X.indptr, bad, side="right")) - 1
+        minor = int(X.indices[bad])
+        row, column = (minor, major) if X.format == "csc" else (major, minor)
+    elif X.flags.c_contiguous:
+        row, column = divmod(bad, X.shape[1])
+    else:
+        column, row = divmod(bad, X.shape[0])
+    raise refused_value_error(values[bad], row, column, estimator)
+
+
 def summed_duplicates(X):
     """X with repeated sparse entries summed into one (a copy only if needed).
 
@@ -191,9 +269,9 @@ def rows_by_class(y, n_classes):
 
     For the kernels that make each class one task over CSR rows.
     """
-    order = np.argsort(y, kind="stable")
-    class_ptr = np.zeros(n_classes + 1, dtype=np.intp)
-    np.cumsum(np.bincount(y, minlength=n_classes), out=class_ptr[1:])
+    order = np.empty(len(y), dtype=np.intp)
+    class_ptr = np.empty(n_classes + 1, dtype=np.intp)
+    _kernels.class_order(y, order, class_ptr)
     return order, class_ptr
 
 

@@ -13,12 +13,12 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_non_negative
 
 from fastnb._base import (
     FLOAT_DTYPES,
     BaseNB,
     check_class_prior,
+    check_values,
     class_weights,
     data_size,
     dense_block_width,
@@ -27,6 +27,7 @@ from fastnb._base import (
     fitted_table,
     log_class_prior,
     pad_classes,
+    raise_refused_value,
     rows_by_class,
     sparse_arrays,
     summed_duplicates,
@@ -64,6 +65,25 @@ def accumulate_counts(X, y, sample_weight, out, binarize):
         )
 
 
+def new_tables(feature_count):
+    """Empty outputs of a table kernel for counts (n_classes, n_features):
+    the class-major attribute, the feature-major scoring table with its
+    classes zero-padded to whole blocks, and the thread count.
+    """
+    n_classes, n_features = feature_count.shape
+    n_padded = pad_classes(np.zeros(n_classes)).shape[0]
+    return (
+        np.empty((n_classes, n_features)),
+        np.zeros((n_features, n_padded)),
+        effective_n_threads(n_classes * n_features),
+    )
+
+
+def per_feature(value, n_features):
+    """A smoothing value (one, or one per feature) as an (n_features,) view."""
+    return np.broadcast_to(np.asarray(value, dtype=np.float64), (n_features,))
+
+
 class BaseDiscreteNB(BaseNB):
     """Fitting and scoring shared by the count-based families.
 
@@ -71,7 +91,7 @@ class BaseDiscreteNB(BaseNB):
     (n_classes, n_features). Subclasses set ``_counts_binarize()`` (a
     threshold or None) and ``_log_tables(statistics, params, class_log_prior)``
     returning the public attributes plus the scoring ``table`` (n_features,
-    n_classes) and ``intercept``.
+    n_padded) and ``intercept``.
     """
 
     _parameter_constraints: dict = {
@@ -121,21 +141,27 @@ class BaseDiscreteNB(BaseNB):
     def _log_tables(self, statistics, params, class_log_prior):
         """``(attributes, scoring)`` of the family, from its statistics.
 
-        ``scoring`` holds ``table``, feature-major (n_features, n_classes),
-        usually the transposed view of a class-major table, and
+        ``scoring`` holds ``table``, feature-major with the classes padded
+        to whole blocks (n_features, n_padded; see new_tables), and
         ``intercept`` (n_classes,), unpadded; ``_tables`` adds the log prior
-        and copies both into C-contiguous arrays padded to whole class
-        blocks.
+        and pads the intercept.
         """
 
     # -- the state protocol ------------------------------------------------------
 
     def _check_batch(self, X, y, reset):
+        # The values are checked in one parallel pass (check_values), not by
+        # scikit-learn's scans.
         X, y = validate_input(
-            self, X, y, accept_sparse=("csr", "csc"), dtype=FLOAT_DTYPES, reset=reset
+            self,
+            X,
+            y,
+            accept_sparse=("csr", "csc"),
+            dtype=FLOAT_DTYPES,
+            ensure_all_finite=False,
+            reset=reset,
         )
-        if self._requires_non_negative:
-            check_non_negative(X, f"{type(self).__name__} (input X)")
+        check_values(X, self, self._requires_non_negative)
         if self._counts_binarize() is not None:
             X = summed_duplicates(X)
         return X, y
@@ -205,14 +231,23 @@ class BaseDiscreteNB(BaseNB):
         )
         attributes, scoring = self._log_tables(statistics, params, prior)
         # The scoring kernels take classes in whole blocks (zero-padded).
-        scoring["table"] = pad_classes(scoring["table"])
         scoring["intercept"] = pad_classes(scoring["intercept"])
         scoring["log_prior"] = prior
         return attributes, scoring
 
+    # Whether scoring refuses negative values (scikit-learn's families only
+    # check them when fitting).
+    _scores_non_negative = False
+
     def _check_X(self, X):
+        # The scoring kernels check the values as they read them.
         X = validate_input(
-            self, X, accept_sparse="csr", dtype=FLOAT_DTYPES, reset=False
+            self,
+            X,
+            accept_sparse="csr",
+            dtype=FLOAT_DTYPES,
+            ensure_all_finite=False,
+            reset=False,
         )
         return X if self._counts_binarize() is None else summed_duplicates(X)
 
@@ -225,6 +260,7 @@ class BaseDiscreteNB(BaseNB):
             scoring["intercept"],
             0.0 if binarize is None else float(binarize),
             binarize is not None,
+            self._scores_non_negative,
             output,
             out,
             labels,
@@ -232,9 +268,11 @@ class BaseDiscreteNB(BaseNB):
             n_threads,
         )
         if sp.issparse(X):
-            _kernels.discrete_score_csr(*sparse_arrays(X), *arguments)
+            bad = _kernels.discrete_score_csr(*sparse_arrays(X), *arguments)
         else:
-            _kernels.discrete_score_dense(X, *arguments)
+            bad = _kernels.discrete_score_dense(X, *arguments)
+        if bad >= 0:
+            raise_refused_value(X, bad, self, self._scores_non_negative)
 
 
 class MultinomialNB(BaseDiscreteNB):
@@ -292,18 +330,23 @@ class MultinomialNB(BaseDiscreteNB):
     }
 
     def _log_tables(self, statistics, params, class_log_prior):
-        feature_count = statistics["feature_count"]
+        feature_count = np.ascontiguousarray(statistics["feature_count"])
+        n_features = feature_count.shape[1]
         # alpha, or m virtual words spread over the vocabulary by the prior.
-        pseudo, _ = pseudo_counts(params["alpha"], 1.0 / feature_count.shape[1])
-        smoothed = feature_count + pseudo
-        feature_log_prob = np.log(smoothed) - np.log(
-            smoothed.sum(axis=1, keepdims=True)
+        pseudo, _ = pseudo_counts(params["alpha"], 1.0 / n_features)
+        feature_log_prob, table, n_threads = new_tables(feature_count)
+        _kernels.multinomial_tables(
+            feature_count,
+            per_feature(pseudo, n_features),
+            feature_log_prob,
+            table,
+            n_threads,
         )
         attributes = {
             "feature_log_prob_": feature_log_prob,
             "class_log_prior_": class_log_prior,
         }
-        return attributes, {"table": feature_log_prob.T, "intercept": class_log_prior}
+        return attributes, {"table": table, "intercept": class_log_prior}
 
 
 class ComplementNB(BaseDiscreteNB):
@@ -387,14 +430,19 @@ class ComplementNB(BaseDiscreteNB):
         return {**super()._table_params(statistics, n_classes), "norm": self.norm}
 
     def _log_tables(self, statistics, params, class_log_prior):
-        feature_count = statistics["feature_count"]
-        feature_all = feature_count.sum(axis=0)
-        complement = feature_all + params["alpha"] - feature_count
-        logged = np.log(complement / complement.sum(axis=1, keepdims=True))
-        if params["norm"]:
-            weights = logged / logged.sum(axis=1, keepdims=True)
-        else:
-            weights = -logged
+        feature_count = np.ascontiguousarray(statistics["feature_count"])
+        n_features = feature_count.shape[1]
+        feature_all = np.empty(n_features)
+        weights, table, n_threads = new_tables(feature_count)
+        _kernels.complement_tables(
+            feature_count,
+            per_feature(params["alpha"], n_features),
+            params["norm"],
+            feature_all,
+            weights,
+            table,
+            n_threads,
+        )
         # The prior only matters when there is nothing to compare against.
         if len(class_log_prior) == 1:
             intercept = class_log_prior
@@ -405,7 +453,7 @@ class ComplementNB(BaseDiscreteNB):
             "class_log_prior_": class_log_prior,
             "feature_all_": feature_all,
         }
-        return attributes, {"table": weights.T, "intercept": intercept}
+        return attributes, {"table": table, "intercept": intercept}
 
 
 class BernoulliNB(BaseDiscreteNB):
@@ -489,28 +537,34 @@ class BernoulliNB(BaseDiscreteNB):
         # (N_ci + alpha) / (N_c + 2 alpha), or (N_ci + m p_i) / (N_c + m): m
         # virtual samples, p_i of them on.
         pseudo_on, pseudo_total = pseudo_counts(params["alpha"], 0.5)
-        # (N_c + 2 alpha_i): a column for scalar alpha, a full table per feature.
-        feature_log_prob = np.log(statistics["feature_count"] + pseudo_on) - np.log(
-            statistics["class_count"].reshape(-1, 1) + pseudo_total
-        )
-        # log(1 - p): the score of an absent feature, folded into the intercept.
+        feature_count = np.ascontiguousarray(statistics["feature_count"])
+        n_classes, n_features = feature_count.shape
+        feature_log_prob, table, n_threads = new_tables(feature_count)
+        # log(1 - p), the score of an absent feature, goes into the intercept.
         # Without smoothing a feature can have p = 1 and log(1 - p) = -inf,
         # which would meet +inf in the table (NaN): such "certain" features
         # are left out of the linear score and checked apart (see _score).
-        with np.errstate(divide="ignore"):
-            log_absent = np.log(1 - np.exp(feature_log_prob))
-        certain = np.isneginf(log_absent)
-        log_absent[certain] = 0.0
+        log_absent = np.empty(n_classes)
+        certain = np.zeros((n_classes, n_features), dtype=np.uint8)
+        n_certain = _kernels.bernoulli_tables(
+            feature_count,
+            np.ascontiguousarray(statistics["class_count"]),
+            per_feature(pseudo_on, n_features),
+            per_feature(pseudo_total, n_features),
+            feature_log_prob,
+            table,
+            log_absent,
+            certain,
+            n_threads,
+        )
         attributes = {
             "feature_log_prob_": feature_log_prob,
             "class_log_prior_": class_log_prior,
         }
         scoring = {
-            "table": (feature_log_prob - log_absent).T,
-            "intercept": class_log_prior + log_absent.sum(axis=1),
-            "certain": sp.csr_array(certain.astype(np.float64))
-            if certain.any()
-            else None,
+            "table": table,
+            "intercept": class_log_prior + log_absent,
+            "certain": sp.csr_array(certain.astype(np.float64)) if n_certain else None,
         }
         return attributes, scoring
 
@@ -605,31 +659,29 @@ class PoissonNB(BaseDiscreteNB):
     )
 
     def _log_tables(self, statistics, params, class_log_prior):
-        alpha = params["alpha"]
-        class_count, feature_count = (
-            statistics["class_count"],
-            statistics["feature_count"],
+        feature_count = np.ascontiguousarray(statistics["feature_count"])
+        n_classes, n_features = feature_count.shape
+        rate, table, n_threads = new_tables(feature_count)
+        rate_sums = np.empty(n_classes)
+        _kernels.poisson_tables(
+            feature_count,
+            np.ascontiguousarray(statistics["class_count"]),
+            per_feature(params["alpha"], n_features),
+            np.empty(n_features),
+            rate,
+            table,
+            rate_sums,
+            n_threads,
         )
-        total = class_count.sum()
-        overall = feature_count.sum(axis=0) / total if total > 0 else 0.0
-        weight = class_count.reshape(-1, 1) + alpha
-        with np.errstate(divide="ignore", invalid="ignore"):
-            rate = np.where(
-                weight > 0, (feature_count + alpha * overall) / weight, overall
-            )
-        rate = np.maximum(rate, np.finfo(np.float64).tiny)
         attributes = {"rate_": rate, "class_log_prior_": class_log_prior}
-        scoring = {
-            "table": np.log(rate).T,
-            "intercept": class_log_prior - rate.sum(axis=1),
-        }
+        scoring = {"table": table, "intercept": class_log_prior - rate_sums}
         return attributes, scoring
 
+    # A negative count has no Poisson probability (and no log-factorial).
+    _scores_non_negative = True
+
     def _check_X(self, X):
-        X = super()._check_X(X)
-        # A negative count has no Poisson probability (and no log-factorial).
-        check_non_negative(X, "PoissonNB (input X)")
-        return summed_duplicates(X)
+        return summed_duplicates(super()._check_X(X))
 
     def _score(self, X, scoring, output, out, labels):
         super()._score(X, scoring, output, out, labels)

@@ -19,11 +19,13 @@ from fastnb._base import (
     FLOAT_DTYPES,
     BaseNB,
     check_class_prior,
+    check_values,
     class_weights,
     data_size,
     effective_n_threads,
     fitted_table,
     pad_classes,
+    raise_refused_value,
     read_only,
     rows_by_class,
     sparse_arrays,
@@ -96,12 +98,10 @@ def dense_class_moments(X, y, sample_weight, n_classes, n_threads):
     chunk_rows = max(1 << 16, -(-n_samples // most_chunks))
     n_chunks = max(1, -(-n_samples // chunk_rows))
     chunk_count = np.zeros((n_chunks, n_classes))
-    steps = np.empty(n_samples)
-    _kernels.gaussian_steps(y, sample_weight, chunk_rows, chunk_count, steps)
     chunk_mean = np.zeros((n_chunks, n_classes, n_features))
     chunk_ssd = np.zeros((n_chunks, n_classes, n_features))
     _kernels.gaussian_moments_dense(
-        X, y, sample_weight, steps, chunk_rows, chunk_mean, chunk_ssd, n_threads
+        X, y, sample_weight, chunk_rows, chunk_count, chunk_mean, chunk_ssd, n_threads
     )
     count, mean, ssd = chunk_count[0, :, None], chunk_mean[0], chunk_ssd[0]
     for b in range(1, n_chunks):
@@ -377,6 +377,8 @@ class GaussianNB(BaseNB):
                 )
         sample_count, sample_mean, sample_ssd = (part[0] for part in everyone)
         if not (np.isfinite(sample_mean).all() and np.isfinite(sample_ssd).all()):
+            # Names the first NaN or infinity, if that is the cause.
+            check_values(X, self, non_negative=False)
             raise ValueError(
                 "Input X contains NaN or infinity (or values so large that their "
                 "squares overflow float64)."
@@ -502,8 +504,14 @@ class GaussianNB(BaseNB):
         return attributes, scoring
 
     def _check_X(self, X):
+        # The scoring kernels check the values as they read them.
         X = validate_input(
-            self, X, accept_sparse="csr", dtype=FLOAT_DTYPES, reset=False
+            self,
+            X,
+            accept_sparse="csr",
+            dtype=FLOAT_DTYPES,
+            ensure_all_finite=False,
+            reset=False,
         )
         return summed_duplicates(X)
 
@@ -519,8 +527,9 @@ class GaussianNB(BaseNB):
         )
         theta, inv_var = scoring["theta"], scoring["inv_var"]
         sparse_table = scoring["sparse_table"]
+        bad = -1
         if sp.issparse(X) and sparse_table is not None:
-            _kernels.gaussian_score_csr(
+            bad = _kernels.gaussian_score_csr(
                 *sparse_arrays(X), sparse_table, scoring["intercept"], *arguments
             )
         elif sp.issparse(X):
@@ -530,7 +539,7 @@ class GaussianNB(BaseNB):
             step = max(1, 2**20 // X.shape[1])
             for start in range(0, X.shape[0], step):
                 rows = slice(start, start + step)
-                _kernels.gaussian_score_dense(
+                bad = _kernels.gaussian_score_dense(
                     X[rows].toarray(),
                     theta,
                     inv_var,
@@ -540,7 +549,12 @@ class GaussianNB(BaseNB):
                     labels[rows],
                     *arguments[3:],
                 )
+                if bad >= 0:
+                    bad += start
+                    break
         else:
-            _kernels.gaussian_score_dense(
+            bad = _kernels.gaussian_score_dense(
                 X, theta, inv_var, scoring["intercept"], *arguments
             )
+        if bad >= 0:
+            raise_refused_value(X, bad, self, non_negative=False)

@@ -10,7 +10,7 @@ scores are accumulated in float64.
 
 from cython cimport floating
 from cython.parallel cimport prange, threadid
-from libc.math cimport exp, log
+from libc.math cimport INFINITY, exp, log
 
 import numpy as np
 
@@ -28,6 +28,7 @@ from fastnb._rows cimport (
     fastnb_debug_build,
     fastnb_omp_max_threads,
     fastnb_openmp_enabled,
+    fastnb_refused,
     gaussian_csr_row,
     gaussian_dense_row,
     index_t,
@@ -69,6 +70,20 @@ def openmp_max_threads():
     return fastnb_omp_max_threads()
 
 
+cdef Py_ssize_t _first_flagged(intp_t[::1] first_bad, Py_ssize_t none):
+    """The least of the threads' first flagged rows, or -1 if all are `none`.
+
+    Any schedule hands a thread its rows in increasing order, so each
+    thread's first flagged row is its least, and the least of those is the
+    first of all, whatever the number of threads.
+    """
+    cdef Py_ssize_t first = none, t
+    for t in range(first_bad.shape[0]):
+        if first_bad[t] < first:
+            first = first_bad[t]
+    return -1 if first == none else first
+
+
 # ---------------------------------------------------------------------------
 # Sparse structure.  scipy's conversions and every sparse kernel trust a
 # matrix's indptr and indices, which a user can set to anything: they are
@@ -86,7 +101,8 @@ def sparse_structure_error(
     Py_ssize_t n_minor,
     int n_threads,
 ):
-    """The first malformed row of a CSR (column of a CSC) matrix, or -1.
+    """The first malformed row of a CSR (column of a CSC) matrix, or -1; and
+    whether every row's indices are strictly increasing (canonical format).
 
     Row i is malformed unless 0 <= indptr[i] <= indptr[i + 1] <= len(indices)
     and each of its indices is in 0 .. n_minor - 1.  Each row's offsets are
@@ -94,11 +110,12 @@ def sparse_structure_error(
     """
     cdef Py_ssize_t n_major = indptr.shape[0] - 1
     cdef Py_ssize_t nnz = indices.shape[0]
-    # The first malformed row each thread met. Any schedule hands a thread
-    # its rows in increasing order, so it stops looking after its first, and
-    # the least of them is the first of all. Dynamic: a thread slowed on a
-    # shared machine does not hold the others up.
+    # The first malformed row each thread met (see _first_flagged); a thread
+    # stops looking after its first. Dynamic: a thread slowed on a shared
+    # machine does not hold the others up.
     cdef intp_t[::1] first_bad = np.full(n_threads, n_major, dtype=np.intp)
+    # Whether a thread met a row whose indices are not strictly increasing.
+    cdef intp_t[::1] unsorted = np.zeros(n_threads, dtype=np.intp)
     cdef Py_ssize_t i, p, t
     for i in prange(
         n_major,
@@ -117,8 +134,70 @@ def sparse_structure_error(
             if indices[p] < 0 or indices[p] >= n_minor:
                 first_bad[t] = i
                 break
-    i = np.min(first_bad)
-    return -1 if i == n_major else i
+            if p > indptr[i] and indices[p] <= indices[p - 1]:
+                unsorted[t] = 1
+    return _first_flagged(first_bad, n_major), not np.any(unsorted)
+
+
+# ---------------------------------------------------------------------------
+# Values.  X's values are checked by the parallel kernels that read them:
+# here before counting (a fit must not count a refused value into the
+# model), as they are scored otherwise.
+# ---------------------------------------------------------------------------
+
+cdef enum:
+    # Values a thread checks at a time.
+    VALUE_CHUNK = 1 << 14
+
+
+def first_refused_value(
+    const floating[::1] values,
+    bint non_negative,
+    int n_threads,
+):
+    """Index of the first value refused by fastnb_refused (NaN or infinite,
+    or negative when non_negative), or -1."""
+    cdef Py_ssize_t n = values.shape[0]
+    cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
+    cdef intp_t[::1] first_bad = np.full(n_threads, n, dtype=np.intp)
+    cdef Py_ssize_t b, p, t
+    for b in prange(n_chunks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        t = threadid()
+        if first_bad[t] < n:
+            continue
+        for p in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
+            if fastnb_refused(values[p], non_negative):
+                first_bad[t] = p
+                break
+    return _first_flagged(first_bad, n)
+
+
+# ---------------------------------------------------------------------------
+# Labels.
+# ---------------------------------------------------------------------------
+
+def class_order(const intp_t[::1] y, intp_t[::1] order, intp_t[::1] class_ptr):
+    """Rows grouped by class, each group in row order (a counting sort).
+
+    class_ptr (n_classes + 1) gets each group's start in order; y holds
+    class indices 0 .. n_classes - 1.
+    """
+    cdef Py_ssize_t n_classes = class_ptr.shape[0] - 1
+    cdef Py_ssize_t i, c
+    cdef intp_t[::1] next_slot = np.zeros(n_classes, dtype=np.intp)
+    with nogil:
+        class_ptr[0] = 0
+        for c in range(n_classes):
+            class_ptr[c + 1] = 0
+        for i in range(y.shape[0]):
+            class_ptr[y[i] + 1] += 1
+        for c in range(n_classes):
+            class_ptr[c + 1] += class_ptr[c]
+            next_slot[c] = class_ptr[c]
+        for i in range(y.shape[0]):
+            c = y[i]
+            order[next_slot[c]] = i
+            next_slot[c] += 1
 
 
 # ---------------------------------------------------------------------------
@@ -216,6 +295,11 @@ def discrete_count_dense(
 # (which has room for them) and are never read: a row is finished over the
 # real classes, as many as scratch has columns.
 #
+# Scoring kernels check X's values as they read them (finite; for the
+# count families that need it, non-negative) and return the first row
+# holding a refused value, or -1; fastnb._base.raise_refused_value then
+# names the value. A thread stops scoring after its first such row.
+#
 # Discrete families: intercept[k] + sum_j x_j * table[j, k].  A zero value
 # contributes nothing (x log p with x = 0), even where the table holds -inf.
 # ---------------------------------------------------------------------------
@@ -282,20 +366,26 @@ def discrete_score_csr(
     const double[::1] intercept,
     double threshold,
     bint binarize,
+    bint non_negative,
     int output,
     double[:, ::1] out,
     intp_t[::1] labels,
     double[:, :] scratch,
     int n_threads,
 ):
-    """Score CSR rows against a feature-major table; scratch has a row per thread."""
+    """Score CSR rows against a feature-major table; scratch has a row per thread.
+
+    Returns the first row with a refused value, or -1.
+    """
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef Py_ssize_t nnz = X_indices.shape[0]
     cdef Py_ssize_t n_padded = table.shape[1]
     # An X without stored values has only empty rows, which read nothing.
     cdef const floating* data = &X_data[0] if nnz else NULL
     cdef const index_t* indices = &X_indices[0] if nnz else NULL
+    cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
     cdef Py_ssize_t i, k, t
+    cdef int status
     cdef double* row
     for i in prange(
         n_samples,
@@ -305,19 +395,26 @@ def discrete_score_csr(
         num_threads=n_threads,
     ):
         t = threadid()
+        if first_bad[t] < n_samples:
+            continue
         row = &scratch[t, 0]
         for k in range(n_padded):
             row[k] = intercept[k]
-        if discrete_csr_row(
+        status = discrete_csr_row(
             data, indices, X_indptr[i], X_indptr[i + 1], nnz, &table[0, 0],
-            table.shape[0], n_padded, threshold, binarize, row,
-        ) != 0:
+            table.shape[0], n_padded, threshold, binarize, non_negative, row,
+        )
+        if status < 0:
             with gil:
                 raise IndexError(
                     f"row {i} has a column outside the table or an offset past "
                     "the stored values"
                 )
+        if status > 0:
+            first_bad[t] = i
+            continue
         _finish_row(scratch, t, output, out, labels, i)
+    return _first_flagged(first_bad, n_samples)
 
 
 def discrete_score_dense(
@@ -326,17 +423,23 @@ def discrete_score_dense(
     const double[::1] intercept,
     double threshold,
     bint binarize,
+    bint non_negative,
     int output,
     double[:, ::1] out,
     intp_t[::1] labels,
     double[:, :] scratch,
     int n_threads,
 ):
-    """Score dense rows against a feature-major table; scratch has a row per thread."""
+    """Score dense rows against a feature-major table; scratch has a row per thread.
+
+    Returns the first row with a refused value, or -1.
+    """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_padded = table.shape[1]
     cdef Py_ssize_t stride = X.strides[1] // sizeof(floating)
+    cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
     cdef Py_ssize_t i, k, t
+    cdef int status
     cdef double* row
     for i in prange(
         n_samples,
@@ -346,16 +449,23 @@ def discrete_score_dense(
         num_threads=n_threads,
     ):
         t = threadid()
+        if first_bad[t] < n_samples:
+            continue
         row = &scratch[t, 0]
         for k in range(n_padded):
             row[k] = intercept[k]
-        if discrete_dense_row(
+        status = discrete_dense_row(
             &X[i, 0], stride, X.shape[1], &table[0, 0], table.shape[0], n_padded,
-            threshold, binarize, row,
-        ) != 0:
+            threshold, binarize, non_negative, row,
+        )
+        if status < 0:
             with gil:
                 raise IndexError(f"row {i} has a column outside the table")
+        if status > 0:
+            first_bad[t] = i
+            continue
         _finish_row(scratch, t, output, out, labels, i)
+    return _first_flagged(first_bad, n_samples)
 
 
 def finish_scores(
@@ -387,31 +497,6 @@ def finish_scores(
 # is updated by one thread in row order.
 # ---------------------------------------------------------------------------
 
-def gaussian_steps(
-    const intp_t[::1] y,
-    const double[::1] sample_weight,
-    Py_ssize_t chunk_rows,
-    double[:, ::1] chunk_weight,
-    double[::1] out,
-):
-    """out[i] = w_i / (weight of class y_i in i's chunk up to row i), or 0.
-
-    Chunks are chunk_rows consecutive rows; chunk_weight[b, c] gets the
-    weight of class c in chunk b.
-    """
-    cdef Py_ssize_t i, b
-    cdef intp_t c
-    with nogil:
-        for i in range(y.shape[0]):
-            b = i // chunk_rows
-            c = y[i]
-            chunk_weight[b, c] += sample_weight[i]
-            if chunk_weight[b, c] > 0.0:
-                out[i] = sample_weight[i] / chunk_weight[b, c]
-            else:
-                out[i] = 0.0
-
-
 cdef inline void _welford_row(
     const floating* x,
     Py_ssize_t n,
@@ -437,22 +522,23 @@ def gaussian_moments_dense(
     const floating[:, :] X,
     const intp_t[::1] y,
     const double[::1] sample_weight,
-    const double[::1] step,
     Py_ssize_t chunk_rows,
+    double[:, ::1] weight,
     double[:, :, ::1] mean,
     double[:, :, ::1] ssd,
     int n_threads,
 ):
     """Welford moments per class of each chunk of rows (C or F order X).
 
-    A task is a chunk of chunk_rows rows, written to mean[b] and ssd[b];
-    the chunks are merged in order afterwards, so the result does not
-    depend on the number of threads.
+    A task is a chunk of chunk_rows rows, written to weight[b] (the weight
+    of each class in the chunk), mean[b] and ssd[b]; the chunks are merged
+    in order afterwards, so the result does not depend on the number of
+    threads.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
     cdef Py_ssize_t n_chunks = mean.shape[0]
-    cdef bint rows_contiguous = X.strides[1] == sizeof(floating) or n_features == 1
+    cdef bint rows_contiguous = X.strides[1] == sizeof(floating) or n_features <= 1
     cdef Py_ssize_t b, i, j, c, start, stop
     cdef double w, d, x
     for b in prange(n_chunks, nogil=True, schedule="dynamic", num_threads=n_threads):
@@ -463,18 +549,25 @@ def gaussian_moments_dense(
                 w = sample_weight[i]
                 if w > 0.0:
                     c = y[i]
+                    weight[b, c] += w
                     _welford_row(
-                        &X[i, 0], n_features, w, step[i], &mean[b, c, 0], &ssd[b, c, 0]
+                        &X[i, 0], n_features, w, w / weight[b, c], &mean[b, c, 0],
+                        &ssd[b, c, 0],
                     )
         else:
+            # A column at a time; the class weights are counted again for
+            # each, ending with the chunk's.
             for j in range(n_features):
+                for c in range(weight.shape[1]):
+                    weight[b, c] = 0.0
                 for i in range(start, stop):
                     w = sample_weight[i]
                     if w > 0.0:
                         c = y[i]
+                        weight[b, c] += w
                         x = X[i, j]
                         d = x - mean[b, c, j]
-                        mean[b, c, j] += step[i] * d
+                        mean[b, c, j] += (w / weight[b, c]) * d
                         ssd[b, c, j] += w * d * (x - mean[b, c, j])
 
 
@@ -569,11 +662,16 @@ def gaussian_score_dense(
     double[:, :] scratch,
     int n_threads,
 ):
-    """Gaussian scores of dense rows; class-padded tables, a scratch row a thread."""
+    """Gaussian scores of dense rows; class-padded tables, a scratch row a thread.
+
+    Returns the first row with a value that is not finite, or -1.
+    """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_padded = theta.shape[1]
     cdef Py_ssize_t stride = X.strides[1] // sizeof(floating)
+    cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
     cdef Py_ssize_t i, k, t
+    cdef int status
     cdef double* row
     for i in prange(
         n_samples,
@@ -583,16 +681,23 @@ def gaussian_score_dense(
         num_threads=n_threads,
     ):
         t = threadid()
+        if first_bad[t] < n_samples:
+            continue
         row = &scratch[t, 0]
         for k in range(n_padded):
             row[k] = intercept[k]
-        if gaussian_dense_row(
+        status = gaussian_dense_row(
             &X[i, 0], stride, X.shape[1], &theta[0, 0], &inv_var[0, 0],
             theta.shape[0], n_padded, row,
-        ) != 0:
+        )
+        if status < 0:
             with gil:
                 raise IndexError(f"row {i} has a column outside the table")
+        if status > 0:
+            first_bad[t] = i
+            continue
         _finish_row(scratch, t, output, out, labels, i)
+    return _first_flagged(first_bad, n_samples)
 
 
 def gaussian_score_csr(
@@ -617,7 +722,9 @@ def gaussian_score_csr(
     # An X without stored values has only empty rows, which read nothing.
     cdef const floating* data = &X_data[0] if nnz else NULL
     cdef const index_t* indices = &X_indices[0] if nnz else NULL
+    cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
     cdef Py_ssize_t i, k, t
+    cdef int status
     cdef double* row
     for i in prange(
         n_samples,
@@ -627,19 +734,254 @@ def gaussian_score_csr(
         num_threads=n_threads,
     ):
         t = threadid()
+        if first_bad[t] < n_samples:
+            continue
         row = &scratch[t, 0]
         for k in range(n_padded):
             row[k] = intercept[k]
-        if gaussian_csr_row(
+        status = gaussian_csr_row(
             data, indices, X_indptr[i], X_indptr[i + 1], nnz, &table[0, 0, 0],
             table.shape[0] - 1, n_padded, row,
-        ) != 0:
+        )
+        if status < 0:
             with gil:
                 raise IndexError(
                     f"row {i} has a column outside the table or an offset past "
                     "the stored values"
                 )
+        if status > 0:
+            first_bad[t] = i
+            continue
         _finish_row(scratch, t, output, out, labels, i)
+    return _first_flagged(first_bad, n_samples)
+
+
+# ---------------------------------------------------------------------------
+# Tables of the count families, from their statistics (fastnb._discrete):
+# the public class-major attribute (n_classes, n_features) and the
+# feature-major scoring table (n_features, n_padded), whose class padding
+# the caller has zeroed, written together.  Threads take blocks of
+# TABLE_BLOCK features.  A sum over the features of a class is taken per
+# block in feature order, then over the blocks in order, so no table
+# depends on the number of threads; a sum over the classes of a feature
+# runs in class order, as NumPy's sum(axis=0).  Per-feature smoothing
+# arguments are (n_features,) views (stride 0 for one value).
+# ---------------------------------------------------------------------------
+
+cdef enum:
+    TABLE_BLOCK = 2048
+
+
+cdef inline Py_ssize_t _table_blocks(Py_ssize_t n_features) noexcept nogil:
+    return (n_features + TABLE_BLOCK - 1) // TABLE_BLOCK
+
+
+cdef inline void _sum_blocks(
+    const double[:, ::1] block_sums, double[::1] out
+) noexcept nogil:
+    """out[c] = the sum of block_sums[b, c] over the blocks b, in order."""
+    cdef Py_ssize_t b, c
+    cdef double total
+    for c in range(block_sums.shape[1]):
+        total = 0.0
+        for b in range(block_sums.shape[0]):
+            total = total + block_sums[b, c]
+        out[c] = total
+
+
+def multinomial_tables(
+    const double[:, ::1] feature_count,
+    const double[:] pseudo,
+    double[:, ::1] log_prob,
+    double[:, ::1] table,
+    int n_threads,
+):
+    """log_prob[c, j] = log(N_cj + a_j) - log(sum_j' (N_cj' + a_j')), and
+    table[j, c] = log_prob[c, j]; a = pseudo."""
+    cdef Py_ssize_t n_classes = feature_count.shape[0]
+    cdef Py_ssize_t n_features = feature_count.shape[1]
+    cdef Py_ssize_t n_blocks = _table_blocks(n_features)
+    cdef double[:, ::1] block_sums = np.zeros((n_blocks, n_classes))
+    cdef double[::1] log_total = np.empty(n_classes)
+    cdef Py_ssize_t b, c, j
+    cdef double total, value
+    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        for c in range(n_classes):
+            total = 0.0
+            for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
+                total = total + (feature_count[c, j] + pseudo[j])
+            block_sums[b, c] = total
+    _sum_blocks(block_sums, log_total)
+    for c in range(n_classes):
+        log_total[c] = log(log_total[c])
+    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        for c in range(n_classes):
+            for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
+                value = log(feature_count[c, j] + pseudo[j]) - log_total[c]
+                log_prob[c, j] = value
+                table[j, c] = value
+
+
+def complement_tables(
+    const double[:, ::1] feature_count,
+    const double[:] alpha,
+    bint norm,
+    double[::1] feature_all,
+    double[:, ::1] weights,
+    double[:, ::1] table,
+    int n_threads,
+):
+    """Complement NB's weights (and table[j, c] = weights[c, j]).
+
+    feature_all[j] = sum_c N_cj; with the complement counts M_cj =
+    feature_all[j] + a_j - N_cj, logged = log(M_cj / sum_j' M_cj'), and
+    the weights are -logged, or with norm logged / sum_j' logged_cj'.
+    """
+    cdef Py_ssize_t n_classes = feature_count.shape[0]
+    cdef Py_ssize_t n_features = feature_count.shape[1]
+    cdef Py_ssize_t n_blocks = _table_blocks(n_features)
+    cdef double[:, ::1] block_sums = np.zeros((n_blocks, n_classes))
+    cdef double[::1] class_sums = np.empty(n_classes)
+    cdef Py_ssize_t b, c, j, start, stop
+    cdef double total, value
+    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        start = b * TABLE_BLOCK
+        stop = min(start + TABLE_BLOCK, n_features)
+        for j in range(start, stop):
+            total = 0.0
+            for c in range(n_classes):
+                total = total + feature_count[c, j]
+            feature_all[j] = total
+        for c in range(n_classes):
+            total = 0.0
+            for j in range(start, stop):
+                total = total + ((feature_all[j] + alpha[j]) - feature_count[c, j])
+            block_sums[b, c] = total
+    _sum_blocks(block_sums, class_sums)
+    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        start = b * TABLE_BLOCK
+        stop = min(start + TABLE_BLOCK, n_features)
+        for c in range(n_classes):
+            total = 0.0
+            for j in range(start, stop):
+                value = log(
+                    ((feature_all[j] + alpha[j]) - feature_count[c, j]) / class_sums[c]
+                )
+                total = total + value
+                if not norm:
+                    value = -value
+                weights[c, j] = value
+                table[j, c] = value
+            block_sums[b, c] = total
+    if not norm:
+        return
+    _sum_blocks(block_sums, class_sums)
+    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        for c in range(n_classes):
+            for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
+                value = weights[c, j] / class_sums[c]
+                weights[c, j] = value
+                table[j, c] = value
+
+
+def bernoulli_tables(
+    const double[:, ::1] feature_count,
+    const double[::1] class_count,
+    const double[:] pseudo_on,
+    const double[:] pseudo_total,
+    double[:, ::1] log_prob,
+    double[:, ::1] table,
+    double[::1] absent_sums,
+    unsigned char[:, ::1] certain,
+    int n_threads,
+):
+    """Bernoulli NB's tables; returns how many (class, feature) are certain.
+
+    log_prob[c, j] = log p = log(N_cj + on_j) - log(N_c + total_j);
+    log(1 - p) is the score of an absent feature, summed over j into
+    absent_sums[c], and table[j, c] = log p - log(1 - p). Where p = 1
+    (no smoothing), log(1 - p) = -inf: such a feature is certain
+    (certain[c, j] = 1, which the caller has zeroed), left out of the
+    sums and the table (its log(1 - p) taken as 0) and checked apart.
+    """
+    cdef Py_ssize_t n_classes = feature_count.shape[0]
+    cdef Py_ssize_t n_features = feature_count.shape[1]
+    cdef Py_ssize_t n_blocks = _table_blocks(n_features)
+    cdef double[:, ::1] block_sums = np.zeros((n_blocks, n_classes))
+    cdef intp_t[::1] block_certain = np.zeros(n_blocks, dtype=np.intp)
+    cdef Py_ssize_t b, c, j
+    cdef double total, value, absent
+    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        for c in range(n_classes):
+            total = 0.0
+            for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
+                value = log(feature_count[c, j] + pseudo_on[j]) - log(
+                    class_count[c] + pseudo_total[j]
+                )
+                log_prob[c, j] = value
+                absent = log(1.0 - exp(value))
+                if absent == -INFINITY:
+                    certain[c, j] = 1
+                    block_certain[b] += 1
+                    absent = 0.0
+                total = total + absent
+                table[j, c] = value - absent
+            block_sums[b, c] = total
+    _sum_blocks(block_sums, absent_sums)
+    return np.sum(block_certain)
+
+
+def poisson_tables(
+    const double[:, ::1] feature_count,
+    const double[::1] class_count,
+    const double[:] alpha,
+    double[::1] overall,
+    double[:, ::1] rate,
+    double[:, ::1] table,
+    double[::1] rate_sums,
+    int n_threads,
+):
+    """Poisson NB's smoothed rates, table[j, c] = log rate[c, j], and
+    rate_sums[c] = sum_j rate[c, j].
+
+    overall[j] gets feature j's rate over all samples, (sum_c N_cj) / N (0
+    when N = sum_c N_c is 0); rate[c, j] = (N_cj + a_j overall[j]) / (N_c +
+    a_j), or overall[j] where N_c + a_j = 0, and at least the smallest
+    positive double.
+    """
+    cdef Py_ssize_t n_classes = feature_count.shape[0]
+    cdef Py_ssize_t n_features = feature_count.shape[1]
+    cdef Py_ssize_t n_blocks = _table_blocks(n_features)
+    cdef double[:, ::1] block_sums = np.zeros((n_blocks, n_classes))
+    cdef double n_samples = 0.0
+    cdef double tiny = np.finfo(np.float64).tiny
+    cdef Py_ssize_t b, c, j, start, stop
+    cdef double total, value, weight
+    for c in range(n_classes):
+        n_samples = n_samples + class_count[c]
+    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        start = b * TABLE_BLOCK
+        stop = min(start + TABLE_BLOCK, n_features)
+        for j in range(start, stop):
+            total = 0.0
+            for c in range(n_classes):
+                total = total + feature_count[c, j]
+            overall[j] = total / n_samples if n_samples > 0 else 0.0
+        for c in range(n_classes):
+            total = 0.0
+            for j in range(start, stop):
+                weight = class_count[c] + alpha[j]
+                if weight > 0:
+                    value = (feature_count[c, j] + alpha[j] * overall[j]) / weight
+                else:
+                    value = overall[j]
+                if value < tiny:
+                    value = tiny
+                rate[c, j] = value
+                table[j, c] = log(value)
+                total = total + value
+            block_sums[b, c] = total
+    _sum_blocks(block_sums, rate_sums)
 
 
 # ---------------------------------------------------------------------------

@@ -20,6 +20,7 @@
 #include <Python.h>
 #include <numpy/npy_common.h>
 #include <stdint.h>
+#include <math.h>
 #include <string.h>
 
 /* ---- The build and the CPU ---------------------------------------------- */
@@ -166,10 +167,12 @@ static inline fastnb_vec fastnb_load(const double* p)
 /* Every row helper adds one row's terms to scores[0:n_padded] from tables
  * whose classes are padded with zeros to n_padded, a multiple of
  * FASTNB_BLOCK (fastnb._base.pad_classes); the caller's scores row has room
- * for the padded classes. A helper returns 0; in a FASTNB_DEBUG build it
- * returns -1 instead, before reading anything, when an offset into X or an
- * index into a table is out of range. Otherwise its checks compile to
- * nothing: the kernels trust what Python checked. */
+ * for the padded classes. A helper returns 0, or 1 when the row holds a
+ * value the model refuses (fastnb_refused: the kernel reports the row, and
+ * its scores are not used); in a FASTNB_DEBUG build it returns -1 instead,
+ * before reading anything, when an offset into X or an index into a table
+ * is out of range. Otherwise those index checks compile to nothing: the
+ * kernels trust what Python checked. */
 #ifdef FASTNB_DEBUG
 #define FASTNB_CHECK(condition)                                               \
     do {                                                                      \
@@ -187,16 +190,26 @@ static inline double fastnb_counted(double v, double threshold, int binarize)
     return binarize ? (v > threshold ? 1.0 : 0.0) : v;
 }
 
+/* Whether a value of X is refused: NaN or infinite, or, when non_negative
+ * (the count families), below zero. x - x is 0 for every finite x, NaN
+ * otherwise (the build has no -ffast-math, which would fold it to 0). */
+static inline int fastnb_refused(double x, int non_negative)
+{
+    return non_negative ? !(x >= 0.0 && x < HUGE_VAL) : !(x - x == 0.0);
+}
+
 /* scores[k] += sum of v * table[j, k] over the values v of a sparse row,
  * stored at data[start:stop] with their columns j at indices[start:stop]
  * (nnz stored values in all); table is (n_rows, n_padded). A value of zero
  * (or one binarized to zero) adds nothing, even where the table holds -inf:
- * x log p is 0 for x = 0. */
+ * x log p is 0 for x = 0. Values are checked (fastnb_refused) as the first
+ * block of classes reads them. */
 #define FASTNB_DISCRETE_CSR_ROW(NAME, T, I)                                   \
     static inline int NAME(                                                   \
         const T* data, const I* indices, Py_ssize_t start, Py_ssize_t stop,   \
         Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,               \
-        Py_ssize_t n_padded, double threshold, int binarize, double* scores)  \
+        Py_ssize_t n_padded, double threshold, int binarize,                  \
+        int non_negative, double* scores)                                     \
     {                                                                         \
         FASTNB_CHECK(0 <= start && start <= stop && stop <= nnz);             \
         if (start == stop)                                                    \
@@ -210,6 +223,8 @@ static inline double fastnb_counted(double v, double threshold, int binarize)
                         n_padded);                                            \
                 const Py_ssize_t j = indices[p];                              \
                 FASTNB_CHECK(0 <= j && j < n_rows);                           \
+                if (k0 == 0 && fastnb_refused(data[p], non_negative))         \
+                    return 1;                                                 \
                 const double v =                                              \
                     fastnb_counted(data[p], threshold, binarize);             \
                 if (v == 0.0)                                                 \
@@ -224,19 +239,22 @@ static inline double fastnb_counted(double v, double threshold, int binarize)
 
 /* scores[k] += sum_j v_j * table[j, k] for a dense row x (elements x_stride
  * apart), v_j its values as counted; table is (n_rows, n_padded) with a row
- * per feature. As in sparse rows, a zero adds nothing. */
+ * per feature. As in sparse rows, a zero adds nothing, and values are
+ * checked. */
 #define FASTNB_DISCRETE_DENSE_ROW(NAME, T)                                    \
     static inline int NAME(                                                   \
         const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
         const double* table, Py_ssize_t n_rows, Py_ssize_t n_padded,          \
-        double threshold, int binarize, double* scores)                       \
+        double threshold, int binarize, int non_negative, double* scores)     \
     {                                                                         \
         FASTNB_CHECK(n_features <= n_rows);                                   \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
             FASTNB_ZERO8(acc);                                                \
             for (Py_ssize_t j = 0; j < n_features; j++) {                     \
-                const double v =                                              \
-                    fastnb_counted(x[j * x_stride], threshold, binarize);     \
+                const double xj = (double) x[j * x_stride];                   \
+                if (k0 == 0 && fastnb_refused(xj, non_negative))              \
+                    return 1;                                                 \
+                const double v = fastnb_counted(xj, threshold, binarize);     \
                 if (v == 0.0)                                                 \
                     continue;                                                 \
                 FASTNB_AXPY8(acc, v, table + j * n_padded + k0);              \
@@ -249,7 +267,7 @@ static inline double fastnb_counted(double v, double threshold, int binarize)
 
 /* scores[k] -= 0.5 sum_j (x[j] - theta[j, k])^2 inv_var[j, k] for a dense
  * row x (elements x_stride apart); theta and inv_var are (n_rows, n_padded)
- * with a row per feature. */
+ * with a row per feature. Values must be finite (fastnb_refused). */
 #define FASTNB_GAUSSIAN_DENSE_ROW(NAME, T)                                    \
     static inline int NAME(                                                   \
         const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
@@ -261,6 +279,8 @@ static inline double fastnb_counted(double v, double threshold, int binarize)
             FASTNB_ZERO8(acc);                                                \
             for (Py_ssize_t j = 0; j < n_features; j++) {                     \
                 const double xj = (double) x[j * x_stride];                   \
+                if (k0 == 0 && fastnb_refused(xj, 0))                         \
+                    return 1;                                                 \
                 FASTNB_SQDIFF8(acc, xj, theta + j * n_padded + k0,            \
                                inv_var + j * n_padded + k0);                  \
             }                                                                 \
@@ -282,8 +302,8 @@ static inline double fastnb_counted(double v, double threshold, int binarize)
  * zeros' hi, (sum of all hi) - (stored hi), are then exact; the lo, each
  * within 2^-52 of the class's sum of T, join the terms of the stored
  * values, which are >= 0 and cannot cancel. A feature's four rows are
- * together, fetched ahead of use. Other arguments as for the sparse
- * discrete row. */
+ * together, fetched ahead of use. Other arguments, and the check of the
+ * values (finite), as for the sparse discrete row. */
 #define FASTNB_GAUSSIAN_CSR_ROW(NAME, T, I)                                   \
     static inline int NAME(                                                   \
         const T* data, const I* indices, Py_ssize_t start, Py_ssize_t stop,   \
@@ -303,6 +323,8 @@ static inline double fastnb_counted(double v, double threshold, int binarize)
                 const Py_ssize_t j = indices[p];                              \
                 FASTNB_CHECK(0 <= j && j < n_rows);                           \
                 const double x = (double) data[p];                            \
+                if (k0 == 0 && fastnb_refused(x, 0))                          \
+                    return 1;                                                 \
                 const double* theta = table + j * step + k0;                  \
                 FASTNB_GAUSS8(hi, acc, x, theta, theta + n_padded,            \
                               theta + 2 * n_padded, theta + 3 * n_padded);    \

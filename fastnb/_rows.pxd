@@ -34,37 +34,42 @@ cdef extern from "_rows.h":
     int fastnb_cpu_runs_avx512() noexcept nogil
 
     double fastnb_counted(double v, double threshold, bint binarize) noexcept nogil
+    bint fastnb_refused(double x, bint non_negative) noexcept nogil
 
     int fastnb_discrete_csr_row_f64_i32(
         const double* data, const int32_t* indices, Py_ssize_t start,
         Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
-        Py_ssize_t n_padded, double threshold, int binarize, double* scores,
+        Py_ssize_t n_padded, double threshold, int binarize, int non_negative,
+        double* scores,
     ) noexcept nogil
     int fastnb_discrete_csr_row_f64_i64(
         const double* data, const int64_t* indices, Py_ssize_t start,
         Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
-        Py_ssize_t n_padded, double threshold, int binarize, double* scores,
+        Py_ssize_t n_padded, double threshold, int binarize, int non_negative,
+        double* scores,
     ) noexcept nogil
     int fastnb_discrete_csr_row_f32_i32(
         const float* data, const int32_t* indices, Py_ssize_t start,
         Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
-        Py_ssize_t n_padded, double threshold, int binarize, double* scores,
+        Py_ssize_t n_padded, double threshold, int binarize, int non_negative,
+        double* scores,
     ) noexcept nogil
     int fastnb_discrete_csr_row_f32_i64(
         const float* data, const int64_t* indices, Py_ssize_t start,
         Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
-        Py_ssize_t n_padded, double threshold, int binarize, double* scores,
+        Py_ssize_t n_padded, double threshold, int binarize, int non_negative,
+        double* scores,
     ) noexcept nogil
 
     int fastnb_discrete_dense_row_f64(
         const double* x, Py_ssize_t x_stride, Py_ssize_t n_features,
         const double* table, Py_ssize_t n_rows, Py_ssize_t n_padded,
-        double threshold, int binarize, double* scores,
+        double threshold, int binarize, int non_negative, double* scores,
     ) noexcept nogil
     int fastnb_discrete_dense_row_f32(
         const float* x, Py_ssize_t x_stride, Py_ssize_t n_features,
         const double* table, Py_ssize_t n_rows, Py_ssize_t n_padded,
-        double threshold, int binarize, double* scores,
+        double threshold, int binarize, int non_negative, double* scores,
     ) noexcept nogil
 
     int fastnb_gaussian_dense_row_f64(
@@ -127,44 +132,45 @@ cdef extern from "_rows.h":
 cdef inline int discrete_csr_row(
     const floating* data, const index_t* indices, Py_ssize_t start,
     Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
-    Py_ssize_t n_padded, double threshold, bint binarize, double* scores,
+    Py_ssize_t n_padded, double threshold, bint binarize, bint non_negative,
+    double* scores,
 ) noexcept nogil:
     if floating is double and index_t is int32_t:
         return fastnb_discrete_csr_row_f64_i32(
             data, indices, start, stop, nnz, table, n_rows, n_padded, threshold,
-            binarize, scores,
+            binarize, non_negative, scores,
         )
     elif floating is double:
         return fastnb_discrete_csr_row_f64_i64(
             data, indices, start, stop, nnz, table, n_rows, n_padded, threshold,
-            binarize, scores,
+            binarize, non_negative, scores,
         )
     elif index_t is int32_t:
         return fastnb_discrete_csr_row_f32_i32(
             data, indices, start, stop, nnz, table, n_rows, n_padded, threshold,
-            binarize, scores,
+            binarize, non_negative, scores,
         )
     else:
         return fastnb_discrete_csr_row_f32_i64(
             data, indices, start, stop, nnz, table, n_rows, n_padded, threshold,
-            binarize, scores,
+            binarize, non_negative, scores,
         )
 
 
 cdef inline int discrete_dense_row(
     const floating* x, Py_ssize_t x_stride, Py_ssize_t n_features,
     const double* table, Py_ssize_t n_rows, Py_ssize_t n_padded,
-    double threshold, bint binarize, double* scores,
+    double threshold, bint binarize, bint non_negative, double* scores,
 ) noexcept nogil:
     if floating is double:
         return fastnb_discrete_dense_row_f64(
             x, x_stride, n_features, table, n_rows, n_padded, threshold,
-            binarize, scores,
+            binarize, non_negative, scores,
         )
     else:
         return fastnb_discrete_dense_row_f32(
             x, x_stride, n_features, table, n_rows, n_padded, threshold,
-            binarize, scores,
+            binarize, non_negative, scores,
         )
 
 

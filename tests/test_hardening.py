@@ -305,3 +305,51 @@ def test_partial_fit_learns_into_new_counts_when_it_cannot_write(
     # ...and the model is the one fit makes of all the rows.
     whole = case.estimator().fit(X, y, sample_weight=w)
     assert_same_model(model, whole, X, tol(dtype))
+
+
+# Values the kernels refuse: (estimator, value, message, when), one of each
+# check: finiteness everywhere, negatives when fitting the count families
+# that need them and when scoring PoissonNB.
+REFUSED_VALUES = [
+    (fastnb.MultinomialNB, np.nan, "Input X contains NaN", "fit"),
+    (fastnb.ComplementNB, np.inf, "Input X contains infinity", "fit"),
+    (fastnb.PoissonNB, -2.0, "Negative values in data passed to PoissonNB", "fit"),
+    (fastnb.BernoulliNB, -np.inf, "Input X contains infinity", "fit"),
+    (fastnb.GaussianNB, np.nan, "Input X contains NaN", "fit"),
+    (fastnb.MultinomialNB, np.inf, "Input X contains infinity", "predict"),
+    (fastnb.BernoulliNB, np.nan, "Input X contains NaN", "predict"),
+    (fastnb.PoissonNB, -1.0, "Negative values in data passed to PoissonNB", "predict"),
+    (fastnb.GaussianNB, -np.inf, "Input X contains infinity", "predict"),
+]
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "CSR", "CSC"])
+@pytest.mark.parametrize(("estimator", "value", "message", "when"), REFUSED_VALUES)
+def test_the_first_refused_value_is_named(estimator, value, message, when, layout):
+    # Big enough for several threads; three bad values, the first named.
+    rng = np.random.default_rng(0)
+    X = np.floor(rng.random((3000, 40)) * 3)
+    y = np.arange(3000) % 3
+    model = estimator().fit(X, y)
+    before = copy.deepcopy(model.__dict__)
+    bad = X.copy()
+    bad[[2500, 1200, 1200], [3, 17, 9]] = value
+    if layout == "F":
+        bad = np.asfortranarray(bad)
+    elif layout != "C":
+        bad = sp.csr_matrix(bad) if layout == "CSR" else sp.csc_matrix(bad)
+    # The first in the order X is read: rows for C and CSR, and when
+    # scoring (which reads rows); columns when fitting F or CSC.
+    by_columns = when == "fit" and layout in ("F", "CSC")
+    first = (2500, 3) if by_columns else (1200, 9)
+    pattern = f"{message}.*row {first[0]}, column {first[1]}"
+    if when == "fit":
+        with pytest.raises(ValueError, match=pattern):
+            model.partial_fit(bad, y)
+        assert_same_state(model.__dict__, before, where="after a refused batch")
+        with pytest.raises(ValueError, match=pattern):
+            estimator().fit(bad, y)
+    else:
+        for method in ("predict", "predict_proba", "predict_joint_log_proba"):
+            with pytest.raises(ValueError, match=pattern):
+                getattr(model, method)(bad)

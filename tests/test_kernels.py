@@ -9,6 +9,7 @@ import tracemalloc
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from numpy.testing import assert_array_equal
 from threadpoolctl import threadpool_limits
 
 import fastnb
@@ -145,7 +146,7 @@ def out_of_range_calls():
         return X.data, X.indices, indptr
 
     table, intercept = pad_classes(np.zeros((4, 2))), pad_classes(np.zeros(2))
-    discrete = (table, intercept, 0.0, False)
+    discrete = (table, intercept, 0.0, False, False)
     gaussian = np.zeros((len(table) + 1, 4, table.shape[1]))
 
     def finish():
@@ -163,7 +164,6 @@ def out_of_range_calls():
     def chunk_moments():
         return np.zeros((1, 2, 4)), np.zeros((1, 2, 4))
 
-    steps = np.ones(3)
     codes = np.array([[0, 1], [2, 0], [1, 2]])
     offsets = np.array([0, 4, 8], dtype=np.intp)  # 3 categories + unseen each
     categorical = pad_classes(np.zeros((8, 2)))
@@ -231,19 +231,33 @@ def out_of_range_calls():
             ),
             bounds,
         ),
-        "gaussian_steps class": (
-            lambda: k.gaussian_steps(bad_y, weights, 3, np.zeros((1, 2)), np.empty(3)),
+        "class_order class": (
+            lambda: k.class_order(
+                bad_y, np.empty(3, dtype=np.intp), np.empty(3, dtype=np.intp)
+            ),
+            bounds,
+        ),
+        "multinomial_tables feature": (
+            lambda: k.multinomial_tables(
+                counts(), np.ones(4), np.empty((2, 4)), table[:3], 2
+            ),
             bounds,
         ),
         "gaussian_moments_dense class": (
             lambda: k.gaussian_moments_dense(
-                dense, bad_y, weights, steps, 3, *chunk_moments(), 2
+                dense, bad_y, weights, 3, np.zeros((1, 2)), *chunk_moments(), 2
             ),
             bounds,
         ),
         "gaussian_moments_dense F class": (
             lambda: k.gaussian_moments_dense(
-                np.asfortranarray(dense), bad_y, weights, steps, 3, *chunk_moments(), 2
+                np.asfortranarray(dense),
+                bad_y,
+                weights,
+                3,
+                np.zeros((1, 2)),
+                *chunk_moments(),
+                2,
             ),
             bounds,
         ),
@@ -411,6 +425,7 @@ def score_all_kernels(kernels):
                 zeros,
                 0.0,
                 False,
+                False,
             ),
             score(
                 kernels.gaussian_score_dense, 300, output, dense, theta, inv_var, zeros
@@ -424,11 +439,11 @@ def score_all_kernels(kernels):
                 zeros,
             ),
         ]
-    steps = np.empty(300)
-    kernels.gaussian_steps(y, np.ones(300), 1 << 16, np.zeros((1, 11)), steps)
-    mean, ssd = np.zeros((1, 11, 13)), np.zeros((1, 11, 13))
-    kernels.gaussian_moments_dense(dense, y, np.ones(300), steps, 1 << 16, mean, ssd, 2)
-    return results + [mean, ssd]
+    weight, mean, ssd = np.zeros((1, 11)), np.zeros((1, 11, 13)), np.zeros((1, 11, 13))
+    kernels.gaussian_moments_dense(
+        dense, y, np.ones(300), 1 << 16, weight, mean, ssd, n_threads=2
+    )
+    return results + [weight, mean, ssd]
 
 
 @pytest.mark.parametrize("variant", built_variants(), ids=lambda m: m.__name__)
@@ -438,3 +453,143 @@ def test_instruction_set_variants_agree_with_baseline(variant):
         score_all_kernels(variant), score_all_kernels(baseline), strict=True
     ):
         np.testing.assert_allclose(ours, reference, rtol=1e-12, atol=1e-300)
+
+
+def table_outputs(kernel, n_threads):
+    """The outputs of a count family's table kernel on fixed counts."""
+    rng = np.random.default_rng(5)
+    # Several blocks of features (TABLE_BLOCK = 2048), some zero counts.
+    counts = np.floor(rng.random((5, 3 * 2048 + 17)) ** 4 * 7)
+    class_count = counts.max(axis=1) * 2  # at least every feature count
+    alpha = rng.random(counts.shape[1]) + 0.1
+    n_classes, n_features = counts.shape
+    attribute = np.empty_like(counts)
+    table = np.zeros((n_features, pad_classes(np.zeros(n_classes)).shape[0]))
+    sums = np.empty(n_classes)
+    if kernel == "multinomial":
+        _kernels.multinomial_tables(counts, alpha, attribute, table, n_threads)
+        return attribute, table
+    if kernel == "complement":
+        feature_all = np.empty(n_features)
+        _kernels.complement_tables(
+            counts, alpha, True, feature_all, attribute, table, n_threads
+        )
+        return attribute, table, feature_all
+    if kernel == "bernoulli":
+        certain = np.zeros(counts.shape, dtype=np.uint8)
+        _kernels.bernoulli_tables(
+            counts,
+            class_count,
+            alpha,
+            2 * alpha,
+            attribute,
+            table,
+            sums,
+            certain,
+            n_threads,
+        )
+        return attribute, table, sums
+    _kernels.poisson_tables(
+        counts,
+        class_count,
+        alpha,
+        np.empty(n_features),
+        attribute,
+        table,
+        sums,
+        n_threads,
+    )
+    return attribute, table, sums
+
+
+@pytest.mark.parametrize(
+    "kernel", ["multinomial", "complement", "bernoulli", "poisson"]
+)
+@pytest.mark.parametrize("n_threads", [2, 3, 7])
+def test_tables_do_not_depend_on_thread_count(kernel, n_threads):
+    for serial, parallel in zip(
+        table_outputs(kernel, 1), table_outputs(kernel, n_threads), strict=True
+    ):
+        assert_array_equal(parallel, serial)
+
+
+def test_multinomial_table_is_the_smoothed_log_frequency():
+    attribute, table = table_outputs("multinomial", 2)
+    rng = np.random.default_rng(5)  # the counts and alpha of table_outputs
+    counts = np.floor(rng.random((5, 3 * 2048 + 17)) ** 4 * 7)
+    smoothed = counts + (rng.random(counts.shape[1]) + 0.1)
+    expected = np.log(smoothed / smoothed.sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(attribute, expected, rtol=1e-12)
+    assert_array_equal(table[:, :5], attribute.T)
+    assert not table[:, 5:].any()  # the padding stays zero
+
+
+@pytest.mark.parametrize("n_threads", [1, 2, 3, 7])
+def test_first_refused_value_is_the_first_whatever_the_threads(n_threads):
+    values = np.ones(200_000)
+    assert _kernels.first_refused_value(values, True, n_threads) == -1
+    for bad, non_negative in [
+        ([150_000, 199_999], True),
+        ([0, 70_000], False),
+        ([123_456], False),
+        ([16_384, 16_385, 190_000], True),
+    ]:
+        refused = values.copy()
+        refused[bad] = -1.0 if non_negative else np.inf
+        found = _kernels.first_refused_value(refused, non_negative, n_threads)
+        assert found == bad[0]
+    negative = values.copy()
+    negative[5] = -0.0  # zero, though signed: allowed
+    negative[7] = -1e-300
+    assert _kernels.first_refused_value(negative, True, n_threads) == 7
+    assert _kernels.first_refused_value(negative, False, n_threads) == -1
+    nan = values.astype(np.float32)
+    nan[99_999] = np.nan
+    assert _kernels.first_refused_value(nan, False, n_threads) == 99_999
+
+
+@pytest.mark.parametrize("n_threads", [1, 2, 7])
+def test_scoring_kernels_report_the_first_refused_row(n_threads):
+    rng = np.random.default_rng(2)
+    dense = rng.random((2000, 6))
+    dense[[1500, 700, 1999], [2, 5, 0]] = [np.nan, -np.inf, np.nan]
+    table = pad_classes(np.log(rng.random((6, 3))))
+    intercept = pad_classes(np.zeros(3))
+
+    def finish():
+        out = np.empty((2000, 3))
+        labels = np.empty(0, dtype=np.intp)
+        output = _kernels.Output.PROBA
+        return output, out, labels, thread_scratch(n_threads, 3), n_threads
+
+    discrete = (table, intercept, 0.0, False, False)
+    csr = sp.csr_matrix(dense)
+    assert _kernels.discrete_score_dense(dense, *discrete, *finish()) == 700
+    assert _kernels.discrete_score_csr(*sparse_arrays(csr), *discrete, *finish()) == 700
+    gaussian = (table, np.ones_like(table), intercept)
+    assert _kernels.gaussian_score_dense(dense, *gaussian, *finish()) == 700
+    negative = np.abs(np.nan_to_num(dense, posinf=1.0, neginf=1.0))
+    negative[[40, 30], [1, 4]] = -2.0
+    assert _kernels.discrete_score_dense(negative, *discrete, *finish()) == -1
+    non_negative = (table, intercept, 0.0, False, True)
+    assert _kernels.discrete_score_dense(negative, *non_negative, *finish()) == 30
+
+
+def test_class_order_is_a_stable_sort():
+    y = np.random.default_rng(4).integers(0, 7, 10_000).astype(np.intp)
+    order, class_ptr = np.empty(len(y), dtype=np.intp), np.empty(9, dtype=np.intp)
+    _kernels.class_order(y, order, class_ptr)
+    assert_array_equal(order, np.argsort(y, kind="stable"))
+    assert_array_equal(class_ptr, np.r_[0, np.cumsum(np.bincount(y, minlength=8))])
+
+
+def test_structure_check_finds_whether_indices_are_canonical():
+    X = sp.random(300, 50, density=0.1, format="csr", random_state=0)
+    indices, indptr = X.indices.copy(), X.indptr
+    assert _kernels.sparse_structure_error(indices, indptr, 50, 2) == (-1, True)
+    row = np.flatnonzero(np.diff(indptr) >= 2)[0]
+    first = indptr[row]
+    indices[first : first + 2] = indices[first + 1], indices[first]  # unsorted
+    assert _kernels.sparse_structure_error(indices, indptr, 50, 2) == (-1, False)
+    indices[first + 1] = indices[first]  # a duplicate
+    assert _kernels.sparse_structure_error(indices, indptr, 50, 2) == (-1, False)
