@@ -365,18 +365,39 @@ def check_sample_weight(sample_weight, n_samples, allow_all_zero):
     return np.ascontiguousarray(weights)
 
 
+# Integer labels spanning at most this many values (greatest - least + 1)
+# are encoded by table lookup in parallel kernels; others are sorted.
+LOOKUP_SPAN = 1 << 16
+
+
+def lookup_labels(y):
+    """y as int64 if its labels are integers that int64 holds, else None."""
+    if y.ndim != 1 or y.dtype.kind not in "iu" or not y.size:
+        return None
+    if y.dtype.kind == "u" and y.dtype.itemsize == 8:
+        return None
+    return np.ascontiguousarray(y, dtype=np.int64)
+
+
 def encode_fit_labels(y):
     """Sorted classes and each label's index in them, for ``fit``."""
     y = np.asarray(y)
-    if y.ndim == 1 and y.dtype.kind in "iu" and y.size:
-        # Integer labels over a modest range are valid classes by their type:
-        # a table lookup, no sort (check_classification_targets would sort).
-        lowest, span = y.min(), int(y.max()) - int(y.min()) + 1
-        if span <= 4 * y.size:
-            present = np.bincount(y - lowest, minlength=span) > 0
+    labels = lookup_labels(y)
+    if labels is not None:
+        # Integer labels are valid classes by their type: a table lookup,
+        # no sort (check_classification_targets would sort).
+        n_threads = effective_n_threads(len(labels))
+        lowest, highest = _kernels.label_range(labels, n_threads)
+        span = highest - lowest + 1
+        if span <= LOOKUP_SPAN:
+            present = np.zeros((n_threads, span), dtype=np.uint8)
+            _kernels.label_presence(labels, lowest, present, n_threads)
+            present = present.any(axis=0)
+            lookup = np.cumsum(present, dtype=np.intp) - 1
+            y_encoded = np.empty(len(labels), dtype=np.intp)
+            _kernels.encode_by_lookup(labels, lowest, lookup, y_encoded, n_threads)
             classes = (np.flatnonzero(present) + lowest).astype(y.dtype)
-            index = np.cumsum(present) - 1
-            return classes, index[y - lowest].astype(np.intp)
+            return classes, y_encoded
     check_classification_targets(y)
     classes, y_encoded = np.unique(y, return_inverse=True)
     return classes, y_encoded.astype(np.intp, copy=False).reshape(-1)
@@ -401,7 +422,26 @@ def partial_fit_classes(estimator, classes):
 def encode_labels(y, classes):
     """Index of each label of y in the sorted ``classes``; unknown labels raise."""
     y = np.asarray(y)
-    if y.dtype.kind not in "iu":  # integer labels are valid classes by type
+    labels = lookup_labels(y)
+    if (
+        labels is not None
+        and classes.dtype.kind in "iu"
+        and len(classes)
+        and (classes[1:] > classes[:-1]).all()
+    ):
+        # Integer labels are valid classes by type: a table lookup.
+        lowest, span = int(classes[0]), int(classes[-1]) - int(classes[0]) + 1
+        if span <= LOOKUP_SPAN:
+            lookup = np.full(span, -1, dtype=np.intp)
+            lookup[classes.astype(np.int64) - lowest] = np.arange(len(classes))
+            y_encoded = np.empty(len(labels), dtype=np.intp)
+            n_threads = effective_n_threads(len(labels))
+            bad = _kernels.encode_by_lookup(
+                labels, lowest, lookup, y_encoded, n_threads
+            )
+            if bad < 0:
+                return y_encoded
+    elif y.dtype.kind not in "iu":
         check_classification_targets(y)
     y_encoded = np.searchsorted(classes, y)
     known = y_encoded < len(classes)

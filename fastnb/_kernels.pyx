@@ -10,6 +10,7 @@ scores are accumulated in float64.
 
 from cython cimport floating
 from cython.parallel cimport prange, threadid
+from libc.stdint cimport int64_t, uint64_t
 from libc.math cimport INFINITY, exp, log
 
 import numpy as np
@@ -173,8 +174,76 @@ def first_refused_value(
 
 
 # ---------------------------------------------------------------------------
-# Labels.
+# Labels.  Integer labels are encoded by table lookup, in parallel
+# (fastnb._base.encode_fit_labels, encode_labels); class_order groups the
+# encoded rows by class.
 # ---------------------------------------------------------------------------
+
+def label_range(const int64_t[::1] y, int n_threads):
+    """(least, greatest) label of a non-empty y."""
+    cdef Py_ssize_t n = y.shape[0]
+    cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
+    cdef int64_t[::1] least = np.full(n_chunks, y[0], dtype=np.int64)
+    cdef int64_t[::1] greatest = np.full(n_chunks, y[0], dtype=np.int64)
+    cdef Py_ssize_t b, i
+    for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
+        for i in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
+            if y[i] < least[b]:
+                least[b] = y[i]
+            if y[i] > greatest[b]:
+                greatest[b] = y[i]
+    return int(np.min(least)), int(np.max(greatest))
+
+
+def label_presence(
+    const int64_t[::1] y,
+    int64_t lowest,
+    unsigned char[:, ::1] present,
+    int n_threads,
+):
+    """present[t, y_i - lowest] = 1 for the rows i thread t reads.
+
+    present (n_threads, span) is zeroed by the caller; labels must be in
+    lowest .. lowest + span - 1. A row of present a thread: none written by
+    two.
+    """
+    cdef Py_ssize_t n = y.shape[0]
+    cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
+    cdef Py_ssize_t b, i, t
+    for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
+        t = threadid()
+        for i in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
+            present[t, y[i] - lowest] = 1
+
+
+def encode_by_lookup(
+    const int64_t[::1] y,
+    int64_t lowest,
+    const intp_t[::1] lookup,
+    intp_t[::1] out,
+    int n_threads,
+):
+    """out[i] = lookup[y_i - lowest]; returns the first row whose label is
+    outside the lookup or maps to -1 (not a class), or -1."""
+    cdef Py_ssize_t n = y.shape[0]
+    cdef Py_ssize_t span = lookup.shape[0]
+    cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
+    cdef intp_t[::1] first_bad = np.full(n_threads, n, dtype=np.intp)
+    cdef Py_ssize_t b, i, t
+    cdef uint64_t offset
+    for b in prange(n_chunks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        t = threadid()
+        if first_bad[t] < n:
+            continue
+        for i in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
+            # Unsigned: a label below lowest wraps past span, never overflows.
+            offset = <uint64_t> y[i] - <uint64_t> lowest
+            if offset >= <uint64_t> span or lookup[offset] < 0:
+                first_bad[t] = i
+                break
+            out[i] = lookup[offset]
+    return _first_flagged(first_bad, n)
+
 
 def class_order(const intp_t[::1] y, intp_t[::1] order, intp_t[::1] class_ptr):
     """Rows grouped by class, each group in row order (a counting sort).
@@ -789,6 +858,17 @@ cdef inline void _sum_blocks(
         out[c] = total
 
 
+cdef inline double _sum_classes(
+    const double[:, ::1] feature_count, Py_ssize_t j
+) noexcept nogil:
+    """The sum of column j over the classes, in class order."""
+    cdef Py_ssize_t c
+    cdef double total = 0.0
+    for c in range(feature_count.shape[0]):
+        total = total + feature_count[c, j]
+    return total
+
+
 def multinomial_tables(
     const double[:, ::1] feature_count,
     const double[:] pseudo,
@@ -848,10 +928,7 @@ def complement_tables(
         start = b * TABLE_BLOCK
         stop = min(start + TABLE_BLOCK, n_features)
         for j in range(start, stop):
-            total = 0.0
-            for c in range(n_classes):
-                total = total + feature_count[c, j]
-            feature_all[j] = total
+            feature_all[j] = _sum_classes(feature_count, j)
         for c in range(n_classes):
             total = 0.0
             for j in range(start, stop):
@@ -963,9 +1040,7 @@ def poisson_tables(
         start = b * TABLE_BLOCK
         stop = min(start + TABLE_BLOCK, n_features)
         for j in range(start, stop):
-            total = 0.0
-            for c in range(n_classes):
-                total = total + feature_count[c, j]
+            total = _sum_classes(feature_count, j)
             overall[j] = total / n_samples if n_samples > 0 else 0.0
         for c in range(n_classes):
             total = 0.0

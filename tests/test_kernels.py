@@ -16,6 +16,8 @@ import fastnb
 from fastnb import _kernels as baseline
 from fastnb._base import (
     effective_n_threads,
+    encode_fit_labels,
+    encode_labels,
     pad_classes,
     sparse_arrays,
     thread_scratch,
@@ -593,3 +595,30 @@ def test_structure_check_finds_whether_indices_are_canonical():
     assert _kernels.sparse_structure_error(indices, indptr, 50, 2) == (-1, False)
     indices[first + 1] = indices[first]  # a duplicate
     assert _kernels.sparse_structure_error(indices, indptr, 50, 2) == (-1, False)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int32, np.int64])
+@pytest.mark.parametrize("n_threads", [1, 2, 7])
+def test_integer_labels_are_encoded_as_by_sorting(dtype, n_threads):
+    rng = np.random.default_rng(6)
+    low = 0 if np.dtype(dtype).kind == "u" else -50
+    y = rng.choice(np.arange(low, 100, 7), size=300_000).astype(dtype)
+    expected_classes, expected = np.unique(y, return_inverse=True)
+    with threadpool_limits(limits=n_threads, user_api="openmp"):
+        classes, encoded = encode_fit_labels(y)
+        assert classes.dtype == y.dtype
+        assert_array_equal(classes, expected_classes)
+        assert_array_equal(encoded, expected)
+        assert_array_equal(encode_labels(y, classes), expected)
+        unknown = y.copy()
+        unknown[[160_000, 265_000]] = 1  # not a class: -50 + 7k, 7k
+        with pytest.raises(ValueError, match=r"labels \[1\] that are not in"):
+            encode_labels(unknown, classes)
+
+
+def test_labels_spanning_many_values_are_sorted():
+    y = np.array([0, 10**12, 5, 0, 5], dtype=np.int64)
+    classes, encoded = encode_fit_labels(y)
+    assert_array_equal(classes, [0, 5, 10**12])
+    assert_array_equal(encoded, [0, 2, 1, 0, 1])
+    assert_array_equal(encode_labels(y[::-1], classes), [1, 0, 1, 2, 0])
