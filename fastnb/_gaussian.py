@@ -464,15 +464,27 @@ class GaussianNB(BaseNB):
         else:
             pooled_ssd = ssd.sum(axis=1, keepdims=True)
             dof = n_features * (count[:, None] - unbiased)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            variance = np.where(dof > 0, pooled_ssd / dof, 0.0)
-        variance = np.broadcast_to(variance, ssd.shape)
         # Smoothing scale: the largest (unweighted, maximum-likelihood)
         # variance of any feature over all samples seen.
         scale = (statistics["sample_ssd"] / max(statistics["sample_count"], 1)).max()
         epsilon = params["var_smoothing"] * (scale if scale > 0 else 1.0)
-        variance = variance + epsilon
-        if (variance <= 0).any():
+        variance = np.empty((n_classes, n_features))
+        n_padded = pad_classes(np.zeros(n_classes)).shape[0]
+        theta_table = np.zeros((n_features, n_padded))
+        inv_var_table = np.zeros((n_features, n_padded))
+        log_var_sums = np.empty(n_classes)
+        n_not_positive = _kernels.gaussian_tables(
+            np.ascontiguousarray(theta),
+            np.broadcast_to(np.asarray(pooled_ssd, dtype=np.float64), ssd.shape),
+            np.broadcast_to(np.asarray(dof, dtype=np.float64), ssd.shape),
+            epsilon,
+            variance,
+            theta_table,
+            inv_var_table,
+            log_var_sums,
+            effective_n_threads(n_classes * n_features),
+        )
+        if n_not_positive:
             raise ValueError(
                 "A feature has zero variance within a class and var_smoothing=0; "
                 "set var_smoothing > 0 to score such data."
@@ -484,12 +496,10 @@ class GaussianNB(BaseNB):
             prior = count / total if total > 0 else np.full(n_classes, 1 / n_classes)
         with np.errstate(divide="ignore"):
             log_prior = np.log(prior)
-        inv_var = 1.0 / variance
-        intercept = log_prior - 0.5 * np.log(2.0 * np.pi * variance).sum(axis=1)
-        theta_table, inv_var_table = pad_classes(theta.T), pad_classes(inv_var.T)
+        intercept = log_prior - 0.5 * log_var_sums
         dtype = statistics["dtype"]
         attributes = {
-            "var_": variance.astype(dtype),
+            "var_": variance.astype(dtype, copy=False),
             "epsilon_": dtype.type(epsilon),
             "class_prior_": prior.astype(dtype),
         }

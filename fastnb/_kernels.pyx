@@ -713,6 +713,52 @@ def gaussian_moments_csc(
                 _welford_add(X_data[p], w, y[r], j, nz_weight, mean, ssd)
 
 
+def gaussian_tables(
+    const double[:, ::1] theta,
+    const double[:, :] ssd,
+    const double[:, :] dof,
+    double epsilon,
+    double[:, ::1] variance,
+    double[:, ::1] theta_table,
+    double[:, ::1] inv_var_table,
+    double[::1] log_var_sums,
+    int n_threads,
+):
+    """GaussianNB's variances and scoring tables; threads over features.
+
+    variance[c, j] = ssd[c, j] / dof[c, j] (0 where dof <= 0) + epsilon,
+    ssd and dof being (n_classes, n_features) views (pooled ones broadcast,
+    with stride 0); theta_table[j, c] = theta[c, j] and inv_var_table[j, c]
+    = 1 / variance[c, j] (class padding zeroed by the caller);
+    log_var_sums[c] = sum_j log(2 pi variance[c, j]), by blocks of
+    features as the count families' sums. Returns how many variances are
+    not positive (then the tables are not to be used).
+    """
+    cdef Py_ssize_t n_classes = theta.shape[0]
+    cdef Py_ssize_t n_features = theta.shape[1]
+    cdef Py_ssize_t n_blocks = _table_blocks(n_features)
+    cdef double[:, ::1] block_sums = np.zeros((n_blocks, n_classes))
+    cdef intp_t[::1] block_bad = np.zeros(n_blocks, dtype=np.intp)
+    cdef double two_pi = 2.0 * np.pi
+    cdef Py_ssize_t b, c, j
+    cdef double total, value
+    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        for c in range(n_classes):
+            total = 0.0
+            for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
+                value = ssd[c, j] / dof[c, j] if dof[c, j] > 0 else 0.0
+                value = value + epsilon
+                if not value > 0:
+                    block_bad[b] += 1
+                variance[c, j] = value
+                theta_table[j, c] = theta[c, j]
+                inv_var_table[j, c] = 1.0 / value
+                total = total + log(two_pi * value)
+            block_sums[b, c] = total
+    _sum_blocks(block_sums, log_var_sums)
+    return np.sum(block_bad)
+
+
 # ---------------------------------------------------------------------------
 # Gaussian scoring: intercept[k] - 0.5 sum_j (x_j - theta[j, k])^2 * inv_var[j, k]
 # with feature-major theta and inverse variances (the padding has inverse

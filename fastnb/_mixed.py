@@ -652,13 +652,15 @@ poisson_params : dict, default=None
         for family, estimator in scoring["estimators"].items():
             # Each family's joint log-likelihood, less the (uniform) prior it adds.
             family_scoring = estimator._final_tables()[1]
-            estimator._score(
-                X.columns[family],
-                family_scoring,
-                _kernels.Output.JOINT_LOG_LIKELIHOOD,
-                part,
-                no_labels,
-            )
+            # (The scoring kernels refuse NaN and infinity, naming the column.)
+            with self._in_family(family, self._statistics[f"{family}/columns"]):
+                estimator._score(
+                    X.columns[family],
+                    family_scoring,
+                    _kernels.Output.JOINT_LOG_LIKELIHOOD,
+                    part,
+                    no_labels,
+                )
             part -= family_scoring["log_prior"]
             jll += part
         if output != _kernels.Output.JOINT_LOG_LIKELIHOOD:

@@ -622,3 +622,42 @@ def test_labels_spanning_many_values_are_sorted():
     assert_array_equal(classes, [0, 5, 10**12])
     assert_array_equal(encoded, [0, 2, 1, 0, 1])
     assert_array_equal(encode_labels(y[::-1], classes), [1, 0, 1, 2, 0])
+
+
+def gaussian_table_outputs(n_threads):
+    rng = np.random.default_rng(8)
+    theta = rng.normal(size=(4, 2 * 2048 + 5))
+    ssd = rng.random(theta.shape) * 10
+    dof = np.broadcast_to(np.array([[3.0], [0.0], [7.5], [2.0]]), theta.shape)
+    variance = np.empty_like(theta)
+    tables = np.zeros((2, theta.shape[1], 8))
+    sums = np.empty(4)
+    bad = _kernels.gaussian_tables(
+        theta, ssd, dof, 1e-3, variance, tables[0], tables[1], sums, n_threads
+    )
+    return bad, theta, ssd, dof, variance, tables, sums
+
+
+@pytest.mark.parametrize("n_threads", [2, 3, 7])
+def test_gaussian_tables_do_not_depend_on_thread_count(n_threads):
+    for serial, parallel in zip(
+        gaussian_table_outputs(1), gaussian_table_outputs(n_threads), strict=True
+    ):
+        assert_array_equal(parallel, serial)
+
+
+def test_gaussian_tables_are_the_smoothed_variances():
+    bad, theta, ssd, dof, variance, tables, sums = gaussian_table_outputs(2)
+    expected = np.where(dof > 0, ssd / np.where(dof > 0, dof, 1), 0.0) + 1e-3
+    assert bad == 0
+    np.testing.assert_allclose(variance, expected, rtol=1e-15)
+    assert_array_equal(tables[0, :, :4], theta.T)
+    assert_array_equal(tables[1, :, :4], 1 / variance.T)
+    assert not tables[:, :, 4:].any()
+    np.testing.assert_allclose(sums, np.log(2 * np.pi * expected).sum(axis=1))
+    assert (
+        _kernels.gaussian_tables(
+            theta, ssd, dof, 0.0, variance, tables[0], tables[1], sums, 2
+        )
+        == theta.shape[1]
+    )  # class 1 has no degrees of freedom: variance 0
