@@ -111,48 +111,21 @@ def dense_class_moments(X, y, sample_weight, n_classes, n_threads):
     return count[:, 0], mean, ssd
 
 
-def exact_sum_split(terms):
-    """Non-negative terms (n, K) split so that their sums are exact; and the sums.
-
-    Returns ``split`` (n + 1, 2, K): ``split[i] = hi, lo`` with ``hi + lo ==
-    terms[i]`` exactly, and ``split[n]`` the sums of all the hi (exact) and
-    of all the lo. In each column the hi are the terms rounded to multiples
-    of one power of two q, 2**-52 times the power of two above the column's
-    sum (and at least 2**-1021): all together they come to at most that sum
-    plus n q / 2, so any sum of some of them, in any order, is a multiple of
-    q below 2**53 q, an exact double. The lo are at most q / 2 each. (A
-    non-finite term makes its column's sums non-finite.)
-
-    Sparse Gaussian scoring takes a row's terms over its zeros as all the
-    terms less those of the stored columns, in this split (fastnb/_rows.h):
-    the difference is then exact in hi, and the lo are too small to cancel.
-    """
-    _, exponent = np.frexp(terms.sum(axis=0))
-    shift = np.maximum(exponent, -969) - 52  # q = 2**shift
-    hi = np.ldexp(np.rint(np.ldexp(terms, -shift)), shift)
-    lo = terms - hi
-    return np.concatenate(
-        [np.stack([hi, lo], axis=1), [[hi.sum(axis=0), lo.sum(axis=0)]]]
-    )
-
-
 def sparse_gaussian_table(theta, inv_var):
     """The table of gaussian_score_csr, from feature-major theta and 1 / var.
 
     (n_features + 1, 4, n_padded): for feature j, ``theta[j]``,
-    ``inv_var[j]`` and the split (``exact_sum_split``) of ``theta[j]**2 *
-    inv_var[j]``, the term a zero in feature j adds to the sum of squares;
-    in the last row, the sums of the split's parts over the features, in
-    their places, and zeros. A feature's rows are read together, and the
-    parts of the split are kept beside their sums, as only their totals
-    vary smoothly with the model. None where a term overflows float64.
+    ``inv_var[j]`` and ``theta[j]**2 * inv_var[j]``, the term a zero in
+    feature j adds to the sum of squares, split as hi + lo so that the
+    zeros' sum, taken as all the terms less the stored columns', is exact
+    in hi (kernel gaussian_sparse_table, which says how); in the last row,
+    the sums of the parts over the features, in their places, and zeros. A
+    feature's rows are read together. None where a term overflows float64.
     """
-    with np.errstate(over="ignore", invalid="ignore"):
-        split = exact_sum_split(theta**2 * inv_var)
-    if not np.isfinite(split[-1]).all():
-        return None
     table = np.zeros((len(theta) + 1, 4, theta.shape[1]))
-    table[:-1, 0], table[:-1, 1], table[:, 2:] = theta, inv_var, split
+    n_threads = effective_n_threads(theta.size)
+    if not _kernels.gaussian_sparse_table(theta, inv_var, table, n_threads):
+        return None
     return table
 
 

@@ -11,7 +11,7 @@ scores are accumulated in float64.
 from cython cimport floating
 from cython.parallel cimport prange, threadid
 from libc.stdint cimport int64_t, uint64_t
-from libc.math cimport INFINITY, exp, log
+from libc.math cimport INFINITY, exp, frexp, ldexp, log, rint
 
 import numpy as np
 
@@ -757,6 +757,67 @@ def gaussian_tables(
             block_sums[b, c] = total
     _sum_blocks(block_sums, log_var_sums)
     return np.sum(block_bad)
+
+
+def gaussian_sparse_table(
+    const double[:, ::1] theta,
+    const double[:, ::1] inv_var,
+    double[:, :, ::1] table,
+    int n_threads,
+):
+    """The table of gaussian_score_csr from feature-major theta and 1 / var
+    (n_features, n_classes); threads over features. Returns False, leaving
+    the table unfinished, where a term overflows.
+
+    table (n_features + 1, 4, n_classes), zeroed by the caller, gets for
+    feature j theta[j], inv_var[j] and the term T = theta^2 inv_var split
+    as hi + lo, hi being T rounded to a multiple of q_c = 2^(e_c - 52),
+    where 2^e_c is the power of two above the class's sum of T (q_c at
+    least 2^-1021): all the hi of a class, and so any of their partial
+    sums, are then multiples of q_c below 2^53 q_c, exact doubles, and each
+    lo is at most q_c / 2. Its last row holds the sums of the hi (exact)
+    and of the lo in the places of hi and lo.
+    """
+    cdef Py_ssize_t n_features = theta.shape[0]
+    cdef Py_ssize_t n_classes = theta.shape[1]
+    cdef Py_ssize_t n_blocks = _table_blocks(n_features)
+    cdef double[:, ::1] block_sums = np.zeros((n_blocks, n_classes))
+    cdef double[:, ::1] block_lo = np.zeros((n_blocks, n_classes))
+    cdef double[::1] sums = np.empty(n_classes)
+    cdef int[::1] shift = np.empty(n_classes, dtype=np.intc)
+    cdef Py_ssize_t b, c, j
+    cdef int exponent
+    cdef double term, hi, total, total_lo
+    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        for c in range(n_classes):
+            total = 0.0
+            for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
+                total = total + theta[j, c] * theta[j, c] * inv_var[j, c]
+            block_sums[b, c] = total
+    _sum_blocks(block_sums, sums)
+    for c in range(n_classes):
+        if not sums[c] - sums[c] == 0.0:
+            return False
+        frexp(sums[c], &exponent)
+        shift[c] = max(exponent, -969) - 52
+    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        for c in range(n_classes):
+            total = 0.0
+            total_lo = 0.0
+            for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
+                term = theta[j, c] * theta[j, c] * inv_var[j, c]
+                hi = ldexp(rint(ldexp(term, -shift[c])), shift[c])
+                table[j, 0, c] = theta[j, c]
+                table[j, 1, c] = inv_var[j, c]
+                table[j, 2, c] = hi
+                table[j, 3, c] = term - hi
+                total = total + hi
+                total_lo = total_lo + (term - hi)
+            block_sums[b, c] = total
+            block_lo[b, c] = total_lo
+    _sum_blocks(block_sums, table[n_features, 2])
+    _sum_blocks(block_lo, table[n_features, 3])
+    return True
 
 
 # ---------------------------------------------------------------------------

@@ -296,7 +296,7 @@ static inline int fastnb_refused(double x, int non_negative)
  * each value x stored in column j. Where theta^2 >> var, the all-zeros sum
  * less the stored T cancels; it is taken exactly. table is (n_rows + 1, 4,
  * n_padded): for feature j, theta, inv_var and T split as hi + lo
- * (fastnb._gaussian.exact_sum_split), a class's hi being multiples of one
+ * (the kernel gaussian_sparse_table), a class's hi being multiples of one
  * power of two such that any sum of them is an exact double; its last row
  * holds the sums of all hi and of all lo in the places of hi and lo. The
  * zeros' hi, (sum of all hi) - (stored hi), are then exact; the lo, each

@@ -25,7 +25,7 @@ from sklearn.model_selection import train_test_split
 
 from fastnb import GaussianNB
 from fastnb._base import pad_classes, sparse_arrays, thread_scratch
-from fastnb._gaussian import exact_sum_split, sparse_gaussian_table
+from fastnb._gaussian import sparse_gaussian_table
 from fastnb._simd import kernels
 
 from _helpers import (
@@ -673,19 +673,22 @@ def test_sparse_scores_equal_dense_where_zeros_weigh_1e10(container, dtype):
     ),
     draw=st.data(),
 )
-def test_exact_sum_split_makes_sums_exact(terms, draw):
+def test_sparse_table_splits_the_terms_so_that_sums_are_exact(terms, draw):
     # What sparse scoring relies on: hi + lo is the term, and the sum of all
     # hi less those of any columns, one at a time, is the sum of the others.
-    split = exact_sum_split(terms)
-    hi, lo = split[:-1, 0], split[:-1, 1]
+    # (theta 1 and 1 / var the terms: the terms are theta^2 / var exactly.)
+    table = sparse_gaussian_table(np.ones_like(terms), terms)
+    assert_array_equal(table[:-1, 0], 1.0)
+    assert_array_equal(table[:-1, 1], terms)
+    hi, lo = table[:-1, 2], table[:-1, 3]
     assert_array_equal(hi + lo, terms)
     stored = draw.draw(arrays(bool, len(terms)), label="stored")
     for k in range(terms.shape[1]):
-        assert Fraction(split[-1, 0, k]) == sum(map(Fraction, hi[:, k]))
+        assert Fraction(table[-1, 2, k]) == sum(map(Fraction, hi[:, k]))
         rest = 0.0
         for part in hi[stored, k]:
             rest -= part
-        rest = split[-1, 0, k] + rest
+        rest = table[-1, 2, k] + rest
         assert Fraction(rest) == sum(map(Fraction, hi[~stored, k]))
         assert np.all(np.abs(lo[:, k]) <= 2.0**-52 * terms[:, k].sum() + 2.0**-1022)
 

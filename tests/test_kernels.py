@@ -661,3 +661,18 @@ def test_gaussian_tables_are_the_smoothed_variances():
         )
         == theta.shape[1]
     )  # class 1 has no degrees of freedom: variance 0
+
+
+@pytest.mark.parametrize("n_threads", [2, 3, 7])
+def test_sparse_gaussian_table_does_not_depend_on_thread_count(n_threads):
+    rng = np.random.default_rng(9)
+    theta = rng.normal(size=(2 * 2048 + 5, 8)) * 100
+    inv_var = rng.random(theta.shape) + 1e-3
+    tables = []
+    for threads in (1, n_threads):
+        table = np.zeros((len(theta) + 1, 4, 8))
+        assert _kernels.gaussian_sparse_table(theta, inv_var, table, threads)
+        tables.append(table)
+    assert_array_equal(tables[1], tables[0])
+    inv_var[7, 3] = 1e308  # theta^2 / var overflows
+    assert not _kernels.gaussian_sparse_table(theta, inv_var, table, n_threads)
