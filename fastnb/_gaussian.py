@@ -39,18 +39,28 @@ from fastnb._state import check_statistic
 
 
 def merge_moments(count, mean, ssd, batch_count, batch_mean, batch_ssd):
-    """Pairwise merge of two sets of moments (Chan, Golub and LeVeque).
+    """Pairwise merge of two sets of moments (Chan, Golub and LeVeque), by
+    the kernel merge_moments.
 
-    ``count`` broadcasts against the (..., n_features) means and ssds.
-    Returns the merged (count, mean, ssd).
+    The counts broadcast against the (n_features,) or (n_classes,
+    n_features) means and ssds. Returns the merged (count, mean, ssd).
     """
-    total = count + batch_count
-    with np.errstate(divide="ignore", invalid="ignore"):
-        share = np.where(total > 0, batch_count / total, 0.0)
-    delta = batch_mean - mean
-    merged_mean = mean + delta * share
-    merged_ssd = ssd + batch_ssd + delta**2 * count * share
-    return total, merged_mean, merged_ssd
+    shape = np.broadcast_shapes(np.shape(mean), np.shape(batch_mean))
+    rows = (-1, shape[-1])
+
+    def view(array):
+        return np.broadcast_to(np.asarray(array, dtype=np.float64), shape).reshape(
+            rows
+        )
+
+    merged_mean, merged_ssd = np.empty(shape), np.empty(shape)
+    _kernels.merge_moments(
+        *map(view, (count, mean, ssd, batch_count, batch_mean, batch_ssd)),
+        merged_mean.reshape(rows),
+        merged_ssd.reshape(rows),
+        effective_n_threads(merged_mean.size),
+    )
+    return count + batch_count, merged_mean, merged_ssd
 
 
 def class_moments(X, y, sample_weight, n_classes):
@@ -79,8 +89,7 @@ def class_moments(X, y, sample_weight, n_classes):
             *sparse_arrays(X), y, sample_weight, stored, mean, ssd, n_threads
         )
     # Merge in the implicit zeros: weight count - stored, mean 0, ssd 0.
-    zeros = np.maximum(count[:, None] - stored, 0.0)
-    _, mean, ssd = merge_moments(zeros, 0.0, 0.0, stored, mean, ssd)
+    _kernels.merge_zero_moments(count, stored, mean, ssd, n_threads)
     return count, mean, ssd
 
 
@@ -134,9 +143,10 @@ def pooled_moments(count, mean, ssd):
     total = count.sum()
     if total == 0:
         return np.zeros(1), np.zeros_like(mean[:1]), np.zeros_like(ssd[:1])
-    overall = count @ mean / total
-    spread = ssd.sum(axis=0) + count @ (mean - overall) ** 2
-    return np.array([total]), overall[np.newaxis], spread[np.newaxis]
+    overall, spread = np.empty((1, mean.shape[1])), np.empty((1, mean.shape[1]))
+    n_threads = effective_n_threads(mean.size)
+    _kernels.pooled_moments(count, mean, ssd, overall[0], spread[0], n_threads)
+    return np.array([total]), overall, spread
 
 
 class GaussianNB(BaseNB):

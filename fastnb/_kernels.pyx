@@ -713,6 +713,106 @@ def gaussian_moments_csc(
                 _welford_add(X_data[p], w, y[r], j, nz_weight, mean, ssd)
 
 
+# Moments are merged by the pairwise formula of Chan, Golub and LeVeque: with
+# counts n, m, means a, b and ssds s, t, the union has count n + m, mean
+# a + (b - a) m / (n + m) and ssd s + t + (b - a)^2 n m / (n + m).  Each
+# entry is merged on its own; threads take blocks of features.
+
+def merge_moments(
+    const double[:, :] count,
+    const double[:, :] mean,
+    const double[:, :] ssd,
+    const double[:, :] batch_count,
+    const double[:, :] batch_mean,
+    const double[:, :] batch_ssd,
+    double[:, ::1] merged_mean,
+    double[:, ::1] merged_ssd,
+    int n_threads,
+):
+    """Merged means and ssds of two sets of moments, entry by entry.
+
+    Every argument is (n_rows, n_features); counts are usually broadcast
+    views (stride 0).  An entry whose counts are both 0 keeps the first's
+    moments plus the second's ssd.
+    """
+    cdef Py_ssize_t n_rows = mean.shape[0]
+    cdef Py_ssize_t n_features = mean.shape[1]
+    cdef Py_ssize_t n_blocks = _table_blocks(n_features)
+    cdef Py_ssize_t b, c, j
+    cdef double total, share, delta
+    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        for c in range(n_rows):
+            for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
+                total = count[c, j] + batch_count[c, j]
+                share = batch_count[c, j] / total if total > 0 else 0.0
+                delta = batch_mean[c, j] - mean[c, j]
+                merged_mean[c, j] = mean[c, j] + delta * share
+                merged_ssd[c, j] = (
+                    ssd[c, j] + batch_ssd[c, j] + delta * delta * count[c, j] * share
+                )
+
+
+def merge_zero_moments(
+    const double[::1] class_count,
+    const double[:, ::1] stored_count,
+    double[:, ::1] mean,
+    double[:, ::1] ssd,
+    int n_threads,
+):
+    """Moments of the stored values of a sparse X merged, in place, with
+    those of its implicit zeros: class_count[c] - stored_count[c, j] zeros
+    (none if negative by rounding), of mean 0 and ssd 0."""
+    cdef Py_ssize_t n_classes = mean.shape[0]
+    cdef Py_ssize_t n_features = mean.shape[1]
+    cdef Py_ssize_t n_blocks = _table_blocks(n_features)
+    cdef Py_ssize_t b, c, j
+    cdef double zeros, total, share
+    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        for c in range(n_classes):
+            for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
+                zeros = class_count[c] - stored_count[c, j]
+                if not zeros > 0:
+                    zeros = 0.0
+                total = zeros + stored_count[c, j]
+                share = stored_count[c, j] / total if total > 0 else 0.0
+                ssd[c, j] = ssd[c, j] + mean[c, j] * mean[c, j] * zeros * share
+                mean[c, j] = mean[c, j] * share
+
+
+def pooled_moments(
+    const double[::1] count,
+    const double[:, ::1] mean,
+    const double[:, ::1] ssd,
+    double[::1] pooled_mean,
+    double[::1] pooled_ssd,
+    int n_threads,
+):
+    """Mean and ssd of each feature over all classes together, from each
+    class's (count, mean, ssd): the mean sum_c n_c a_c / n, the ssd
+    sum_c s_c + sum_c n_c (a_c - mean)^2, n = sum_c n_c > 0; classes are
+    summed in order."""
+    cdef Py_ssize_t n_classes = mean.shape[0]
+    cdef Py_ssize_t n_features = mean.shape[1]
+    cdef Py_ssize_t n_blocks = _table_blocks(n_features)
+    cdef double n_samples = 0.0
+    cdef Py_ssize_t b, c, j
+    cdef double total, spread, delta
+    for c in range(n_classes):
+        n_samples = n_samples + count[c]
+    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
+            total = 0.0
+            for c in range(n_classes):
+                total = total + count[c] * mean[c, j]
+            total = total / n_samples
+            pooled_mean[j] = total
+            spread = 0.0
+            for c in range(n_classes):
+                delta = mean[c, j] - total
+                spread = spread + count[c] * delta * delta
+            pooled_ssd[j] = _sum_classes(ssd, j) + spread
+
+
 def gaussian_tables(
     const double[:, ::1] theta,
     const double[:, :] ssd,

@@ -676,3 +676,42 @@ def test_sparse_gaussian_table_does_not_depend_on_thread_count(n_threads):
     assert_array_equal(tables[1], tables[0])
     inv_var[7, 3] = 1e308  # theta^2 / var overflows
     assert not _kernels.gaussian_sparse_table(theta, inv_var, table, n_threads)
+
+
+def test_moments_merge_by_the_pairwise_formula():
+    rng = np.random.default_rng(10)
+    shape = (3, 2 * 2048 + 9)
+    n, a, s = (
+        rng.integers(0, 4, (3, 1)) * 1.0,
+        rng.normal(size=shape),
+        rng.random(shape),
+    )
+    m, b, t = (
+        rng.integers(0, 4, (3, 1)) * 1.0,
+        rng.normal(size=shape),
+        rng.random(shape),
+    )
+    merged = {threads: (np.empty(shape), np.empty(shape)) for threads in (1, 3)}
+    for threads, (mean, ssd) in merged.items():
+        views = [np.broadcast_to(x, shape) for x in (n, a, s, m, b, t)]
+        _kernels.merge_moments(*views, mean, ssd, threads)
+    assert_array_equal(merged[3][0], merged[1][0])
+    assert_array_equal(merged[3][1], merged[1][1])
+    total = n + m
+    share = np.divide(m, total, out=np.zeros_like(total), where=total > 0)
+    np.testing.assert_allclose(merged[1][0], a + (b - a) * share, rtol=1e-14)
+    np.testing.assert_allclose(
+        merged[1][1], s + t + (b - a) ** 2 * n * share, rtol=1e-14
+    )
+    # The classes pooled: the moments of all the samples together.
+    count = np.array([2.0, 0.0, 5.0])
+    pooled = {}
+    for threads in (1, 3):
+        pooled[threads] = np.empty(shape[1]), np.empty(shape[1])
+        _kernels.pooled_moments(count, a, s, *pooled[threads], threads)
+    assert_array_equal(pooled[3][0], pooled[1][0])
+    assert_array_equal(pooled[3][1], pooled[1][1])
+    overall = count @ a / count.sum()
+    np.testing.assert_allclose(pooled[1][0], overall, rtol=1e-12, atol=1e-15)
+    spread = s.sum(axis=0) + count @ (a - overall) ** 2
+    np.testing.assert_allclose(pooled[1][1], spread, rtol=1e-12)
