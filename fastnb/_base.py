@@ -286,6 +286,19 @@ def dense_block_width(n_features, n_threads):
     return int(min(max(-(-n_features // (2 * n_threads)), 64), 256))
 
 
+def dense_row_chunks(n_samples, chunk_table_size):
+    """Rows a chunk for the dense kernels that give each chunk of rows its
+    own statistics (chunk_table_size doubles) and merge them in order.
+
+    It depends on the data's shape only, never on the number of threads, so
+    neither does the result; the chunks' tables stay within about 32 MiB,
+    and a chunk has at least 2**16 rows.
+    """
+    most_chunks = max(1, (32 << 20) // (8 * max(chunk_table_size, 1)))
+    chunk_rows = max(1 << 16, -(-n_samples // most_chunks))
+    return chunk_rows, max(1, -(-n_samples // chunk_rows))
+
+
 def pad_classes(table):
     """table (rows, n_classes) with zero columns up to whole class blocks.
 

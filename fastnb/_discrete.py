@@ -22,6 +22,7 @@ from fastnb._base import (
     class_weights,
     data_size,
     dense_block_width,
+    dense_row_chunks,
     effective_n_threads,
     fitted_statistic,
     fitted_table,
@@ -59,9 +60,18 @@ def accumulate_counts(X, y, sample_weight, out, binarize):
             *sparse_arrays(X), y, sample_weight, *counting, n_threads
         )
     else:
+        chunk_rows, n_chunks = dense_row_chunks(X.shape[0], out.size)
+        chunk_counts = np.zeros((n_chunks - 1, *out.shape))
         block_width = dense_block_width(X.shape[1], n_threads)
         _kernels.discrete_count_dense(
-            X, y, sample_weight, *counting, block_width, n_threads
+            X,
+            y,
+            sample_weight,
+            *counting,
+            chunk_counts,
+            chunk_rows,
+            block_width,
+            n_threads,
         )
 
 

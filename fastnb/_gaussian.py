@@ -22,6 +22,7 @@ from fastnb._base import (
     check_values,
     class_weights,
     data_size,
+    dense_row_chunks,
     effective_n_threads,
     fitted_table,
     pad_classes,
@@ -94,18 +95,12 @@ def class_moments(X, y, sample_weight, n_classes):
 
 
 def dense_class_moments(X, y, sample_weight, n_classes, n_threads):
-    """class_moments of dense X: chunks of rows in parallel, merged in order.
-
-    The chunk size depends on the data's shape only (never on the number of
-    threads), and the chunks' statistics stay within about 32 MiB.
-    """
+    """class_moments of dense X: chunks of rows in parallel (dense_row_chunks),
+    merged in order."""
     n_samples, n_features = X.shape
     if not (X.flags.c_contiguous or X.flags.f_contiguous):
         X = np.ascontiguousarray(X)
-    per_chunk = 2 * 8 * n_classes * n_features
-    most_chunks = max(1, (32 << 20) // per_chunk)
-    chunk_rows = max(1 << 16, -(-n_samples // most_chunks))
-    n_chunks = max(1, -(-n_samples // chunk_rows))
+    chunk_rows, n_chunks = dense_row_chunks(n_samples, 2 * n_classes * n_features)
     chunk_count = np.zeros((n_chunks, n_classes))
     chunk_mean = np.zeros((n_chunks, n_classes, n_features))
     chunk_ssd = np.zeros((n_chunks, n_classes, n_features))

@@ -332,26 +332,48 @@ def discrete_count_dense(
     double threshold,
     bint binarize,
     double[:, ::1] out,
+    double[:, :, ::1] chunk_counts,
+    Py_ssize_t chunk_rows,
     Py_ssize_t block_width,
     int n_threads,
 ):
     """Add each dense row's weighted values to its class's row of out (C or F order).
 
-    A task is a block of block_width columns, over all rows.
+    The rows are cut in chunks of chunk_rows: the first is counted into
+    out, each other one, b, into chunk_counts[b - 1] (zeroed by the
+    caller), a task a chunk and a block of block_width columns; then those
+    are added to out in order, a task a block of columns.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
+    cdef Py_ssize_t n_classes = out.shape[0]
+    cdef Py_ssize_t n_chunks = chunk_counts.shape[0] + 1
     cdef Py_ssize_t n_blocks = (n_features + block_width - 1) // block_width
-    cdef Py_ssize_t b, i, j, c, j_start, j_stop
-    cdef double w
-    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
-        j_start = b * block_width
+    cdef Py_ssize_t task, b, i, j, c, j_start, j_stop
+    cdef double v
+    for task in prange(
+        n_chunks * n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads
+    ):
+        b = task // n_blocks
+        j_start = (task % n_blocks) * block_width
         j_stop = min(j_start + block_width, n_features)
-        for i in range(n_samples):
+        for i in range(b * chunk_rows, min((b + 1) * chunk_rows, n_samples)):
             c = y[i]
-            w = sample_weight[i]
             for j in range(j_start, j_stop):
-                out[c, j] += w * fastnb_counted(X[i, j], threshold, binarize)
+                v = sample_weight[i] * fastnb_counted(X[i, j], threshold, binarize)
+                if b == 0:
+                    out[c, j] += v
+                else:
+                    chunk_counts[b - 1, c, j] += v
+    if n_chunks == 1:
+        return
+    for task in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        j_start = task * block_width
+        j_stop = min(j_start + block_width, n_features)
+        for c in range(n_classes):
+            for b in range(n_chunks - 1):
+                for j in range(j_start, j_stop):
+                    out[c, j] += chunk_counts[b, c, j]
 
 
 # ---------------------------------------------------------------------------

@@ -42,9 +42,10 @@ def tfidf_like(n_samples, n_features, n_classes, seed=0):
 
 def count_with(kernel, args, options, n_threads, shape):
     out = np.zeros(shape)
-    kernel(
-        *args, threshold=0.0, binarize=False, out=out, n_threads=n_threads, **options
-    )
+    fresh = {
+        k: v.copy() if isinstance(v, np.ndarray) else v for k, v in options.items()
+    }
+    kernel(*args, threshold=0.0, binarize=False, out=out, n_threads=n_threads, **fresh)
     return out
 
 
@@ -58,7 +59,12 @@ def test_counting_does_not_depend_on_thread_count(n_threads):
     Xc = X.tocsc()
     csr_parts = (X.data, X.indices, X.indptr)
     dense = X.toarray()
-    blocks = {"block_width": 16}
+    # Chunks of 1000 rows, each counted apart and added in order.
+    blocks = {
+        "chunk_counts": np.zeros((2, *shape)),
+        "chunk_rows": 1000,
+        "block_width": 16,
+    }
     cases = {
         "csr": (
             _kernels.discrete_count_csr,
@@ -77,10 +83,15 @@ def test_counting_does_not_depend_on_thread_count(n_threads):
             blocks,
         ),
     }
+    counted = {}
     for name, (kernel, args, options) in cases.items():
         serial = count_with(kernel, args, options, 1, shape)
         parallel = count_with(kernel, args, options, n_threads, shape)
         assert np.array_equal(serial, parallel), name
+        counted[name] = serial
+    # Summed in another order (dense: by chunks of rows), to rounding.
+    for name in ("csc", "dense C", "dense F"):
+        np.testing.assert_allclose(counted[name], counted["csr"], rtol=1e-13)
 
 
 @pytest.mark.parametrize(
@@ -160,6 +171,10 @@ def out_of_range_calls():
     def counts():
         return np.zeros((2, 4))
 
+    def chunks():
+        """The counts of the second chunk of two rows (the rows 2 and 3)."""
+        return np.zeros((1, 2, 4))
+
     def moments():
         return np.zeros((2, 4)), np.zeros((2, 4)), np.zeros((2, 4))
 
@@ -199,13 +214,13 @@ def out_of_range_calls():
         ),
         "discrete_count_dense class": (
             lambda: k.discrete_count_dense(
-                dense, bad_y, weights, 0.0, False, counts(), 64, 2
+                dense, bad_y, weights, 0.0, False, counts(), chunks(), 2, 64, 2
             ),
             bounds,
         ),
         "discrete_count_dense negative class": (
             lambda: k.discrete_count_dense(
-                dense, negative_y, weights, 0.0, False, counts(), 64, 2
+                dense, negative_y, weights, 0.0, False, counts(), chunks(), 2, 64, 2
             ),
             bounds,
         ),
