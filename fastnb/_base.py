@@ -516,9 +516,11 @@ def class_weights(y, sample_weight, n_classes):
 
 
 def weights_or_ones(sample_weight, n_samples):
-    """The checked sample weights, or unit weights when none were given (None)."""
+    """The checked sample weights, or unit weights when none were given (None):
+    a read-only view of one 1.0 (stride 0), which the counting and moments
+    kernels take."""
     if sample_weight is None:
-        return np.ones(n_samples, dtype=np.float64)
+        return np.broadcast_to(np.float64(1.0), (n_samples,))
     return sample_weight
 
 

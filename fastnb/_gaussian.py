@@ -50,9 +50,7 @@ def merge_moments(count, mean, ssd, batch_count, batch_mean, batch_ssd):
     rows = (-1, shape[-1])
 
     def view(array):
-        return np.broadcast_to(np.asarray(array, dtype=np.float64), shape).reshape(
-            rows
-        )
+        return np.broadcast_to(np.asarray(array, dtype=np.float64), shape).reshape(rows)
 
     merged_mean, merged_ssd = np.empty(shape), np.empty(shape)
     _kernels.merge_moments(
@@ -107,12 +105,7 @@ def dense_class_moments(X, y, sample_weight, n_classes, n_threads):
     _kernels.gaussian_moments_dense(
         X, y, sample_weight, chunk_rows, chunk_count, chunk_mean, chunk_ssd, n_threads
     )
-    count, mean, ssd = chunk_count[0, :, None], chunk_mean[0], chunk_ssd[0]
-    for b in range(1, n_chunks):
-        count, mean, ssd = merge_moments(
-            count, mean, ssd, chunk_count[b, :, None], chunk_mean[b], chunk_ssd[b]
-        )
-    return count[:, 0], mean, ssd
+    return chunk_count[0], chunk_mean[0], chunk_ssd[0]
 
 
 def sparse_gaussian_table(theta, inv_var):
@@ -351,7 +344,10 @@ class GaussianNB(BaseNB):
                 everyone = pooled_moments(count, mean, ssd)
             else:
                 everyone = class_moments(
-                    X, np.zeros(n_samples, dtype=np.intp), np.ones(n_samples), 1
+                    X,
+                    np.zeros(n_samples, dtype=np.intp),
+                    weights_or_ones(None, n_samples),
+                    1,
                 )
         sample_count, sample_mean, sample_ssd = (part[0] for part in everyone)
         if not (np.isfinite(sample_mean).all() and np.isfinite(sample_ssd).all()):

@@ -271,6 +271,7 @@ def class_order(const intp_t[::1] y, intp_t[::1] order, intp_t[::1] class_ptr):
 
 # ---------------------------------------------------------------------------
 # Counting: per-class sums of (weighted, optionally binarized) feature values.
+# (sample_weight may be a view of one value, stride 0: unit weights.)
 # Each entry of `out` is written by one thread only, summing rows in their
 # original order, so the result does not depend on the number of threads.
 # ---------------------------------------------------------------------------
@@ -281,7 +282,7 @@ def discrete_count_csr(
     const index_t[::1] X_indptr,
     const intp_t[::1] rows_by_class,
     const intp_t[::1] class_ptr,
-    const double[::1] sample_weight,
+    const double[:] sample_weight,
     double threshold,
     bint binarize,
     double[:, ::1] out,
@@ -308,7 +309,7 @@ def discrete_count_csc(
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
     const intp_t[::1] y,
-    const double[::1] sample_weight,
+    const double[:] sample_weight,
     double threshold,
     bint binarize,
     double[:, ::1] out,
@@ -328,7 +329,7 @@ def discrete_count_csc(
 def discrete_count_dense(
     const floating[:, :] X,
     const intp_t[::1] y,
-    const double[::1] sample_weight,
+    const double[:] sample_weight,
     double threshold,
     bint binarize,
     double[:, ::1] out,
@@ -612,19 +613,20 @@ cdef inline void _welford_row(
 def gaussian_moments_dense(
     const floating[:, :] X,
     const intp_t[::1] y,
-    const double[::1] sample_weight,
+    const double[:] sample_weight,
     Py_ssize_t chunk_rows,
     double[:, ::1] weight,
     double[:, :, ::1] mean,
     double[:, :, ::1] ssd,
     int n_threads,
 ):
-    """Welford moments per class of each chunk of rows (C or F order X).
+    """Welford moments per class of each chunk of rows (C or F order X),
+    merged in order into weight[0], mean[0] and ssd[0].
 
     A task is a chunk of chunk_rows rows, written to weight[b] (the weight
-    of each class in the chunk), mean[b] and ssd[b]; the chunks are merged
-    in order afterwards, so the result does not depend on the number of
-    threads.
+    of each class in the chunk), mean[b] and ssd[b]; then the chunks are
+    merged, pairwise in order, a task a block of features, so the result
+    does not depend on the number of threads.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
@@ -660,6 +662,23 @@ def gaussian_moments_dense(
                         d = x - mean[b, c, j]
                         mean[b, c, j] += (w / weight[b, c]) * d
                         ssd[b, c, j] += w * d * (x - mean[b, c, j])
+    if n_chunks == 1:
+        return
+    for b in prange(
+        _table_blocks(n_features), nogil=True, schedule="dynamic", num_threads=n_threads
+    ):
+        for c in range(weight.shape[1]):
+            for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
+                w = weight[0, c]
+                for i in range(1, n_chunks):
+                    _merge_into(
+                        w, &mean[0, c, j], &ssd[0, c, j],
+                        weight[i, c], mean[i, c, j], ssd[i, c, j],
+                    )
+                    w = w + weight[i, c]
+    for i in range(1, n_chunks):
+        for c in range(weight.shape[1]):
+            weight[0, c] += weight[i, c]
 
 
 cdef inline int _welford_add(
@@ -686,7 +705,7 @@ def gaussian_moments_csr(
     const index_t[::1] X_indptr,
     const intp_t[::1] rows_by_class,
     const intp_t[::1] class_ptr,
-    const double[::1] sample_weight,
+    const double[:] sample_weight,
     double[:, ::1] nz_weight,
     double[:, ::1] mean,
     double[:, ::1] ssd,
@@ -714,7 +733,7 @@ def gaussian_moments_csc(
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
     const intp_t[::1] y,
-    const double[::1] sample_weight,
+    const double[:] sample_weight,
     double[:, ::1] nz_weight,
     double[:, ::1] mean,
     double[:, ::1] ssd,
@@ -740,6 +759,18 @@ def gaussian_moments_csc(
 # a + (b - a) m / (n + m) and ssd s + t + (b - a)^2 n m / (n + m).  Each
 # entry is merged on its own; threads take blocks of features.
 
+cdef inline void _merge_into(
+    double n, double* mean, double* ssd, double m, double batch_mean, double batch_ssd
+) noexcept nogil:
+    """Merge moments (m, batch_mean, batch_ssd) into (n, mean[0], ssd[0]),
+    whose count then is n + m. Counts both 0 keep the mean, add the ssds."""
+    cdef double total = n + m
+    cdef double share = m / total if total > 0 else 0.0
+    cdef double delta = batch_mean - mean[0]
+    ssd[0] = ssd[0] + batch_ssd + delta * delta * n * share
+    mean[0] = mean[0] + delta * share
+
+
 def merge_moments(
     const double[:, :] count,
     const double[:, :] mean,
@@ -761,16 +792,14 @@ def merge_moments(
     cdef Py_ssize_t n_features = mean.shape[1]
     cdef Py_ssize_t n_blocks = _table_blocks(n_features)
     cdef Py_ssize_t b, c, j
-    cdef double total, share, delta
     for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
         for c in range(n_rows):
             for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
-                total = count[c, j] + batch_count[c, j]
-                share = batch_count[c, j] / total if total > 0 else 0.0
-                delta = batch_mean[c, j] - mean[c, j]
-                merged_mean[c, j] = mean[c, j] + delta * share
-                merged_ssd[c, j] = (
-                    ssd[c, j] + batch_ssd[c, j] + delta * delta * count[c, j] * share
+                merged_mean[c, j] = mean[c, j]
+                merged_ssd[c, j] = ssd[c, j]
+                _merge_into(
+                    count[c, j], &merged_mean[c, j], &merged_ssd[c, j],
+                    batch_count[c, j], batch_mean[c, j], batch_ssd[c, j],
                 )
 
 
@@ -788,17 +817,21 @@ def merge_zero_moments(
     cdef Py_ssize_t n_features = mean.shape[1]
     cdef Py_ssize_t n_blocks = _table_blocks(n_features)
     cdef Py_ssize_t b, c, j
-    cdef double zeros, total, share
+    cdef double zeros, merged_mean, merged_ssd
     for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
         for c in range(n_classes):
             for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
                 zeros = class_count[c] - stored_count[c, j]
                 if not zeros > 0:
                     zeros = 0.0
-                total = zeros + stored_count[c, j]
-                share = stored_count[c, j] / total if total > 0 else 0.0
-                ssd[c, j] = ssd[c, j] + mean[c, j] * mean[c, j] * zeros * share
-                mean[c, j] = mean[c, j] * share
+                merged_mean = 0.0
+                merged_ssd = 0.0
+                _merge_into(
+                    zeros, &merged_mean, &merged_ssd,
+                    stored_count[c, j], mean[c, j], ssd[c, j],
+                )
+                mean[c, j] = merged_mean
+                ssd[c, j] = merged_ssd
 
 
 def pooled_moments(
@@ -1298,7 +1331,7 @@ def poisson_tables(
 def categorical_count_dense(
     const code_t[:, :] X,
     const intp_t[::1] y,
-    const double[::1] sample_weight,
+    const double[:] sample_weight,
     const intp_t[::1] offsets,
     double[:, ::1] out,
     Py_ssize_t block_width,
