@@ -369,13 +369,16 @@ def check_sample_weight(sample_weight, n_samples, allow_all_zero):
         raise ValueError(
             f"sample_weight.shape == {weights.shape}, expected ({n_samples},)."
         )
-    if not np.isfinite(weights).all():
+    weights = np.ascontiguousarray(weights)
+    # One parallel pass for NaN, infinity and negative weights.
+    bad = _kernels.first_refused_value(weights, True, effective_n_threads(n_samples))
+    if bad >= 0 and not np.isfinite(weights[bad]):
         raise ValueError("sample_weight contains NaN or infinity.")
-    if (weights < 0).any():
+    if bad >= 0:
         raise ValueError("sample_weight contains negative values.")
     if not allow_all_zero and n_samples and not weights.any():
         raise ValueError("sample_weight is zero for every sample: nothing to fit.")
-    return np.ascontiguousarray(weights)
+    return weights
 
 
 # Integer labels spanning at most this many values (greatest - least + 1)
