@@ -198,12 +198,26 @@ static inline int fastnb_refused(double x, int non_negative)
     return non_negative ? !(x >= 0.0 && x < HUGE_VAL) : !(x - x == 0.0);
 }
 
+/* Whether any of the n values x[0], x[stride], ... is refused: a pass of
+ * its own before a row is scored, which compilers vectorise (a test inside
+ * the scoring loops would cost more). */
+#define FASTNB_ROW_REFUSED(T)                                                 \
+    static inline int fastnb_row_refused_##T(                                 \
+        const T* x, Py_ssize_t stride, Py_ssize_t n, int non_negative)        \
+    {                                                                         \
+        int refused = 0;                                                      \
+        for (Py_ssize_t j = 0; j < n; j++)                                    \
+            refused |= fastnb_refused((double) x[j * stride], non_negative);  \
+        return refused;                                                       \
+    }
+FASTNB_ROW_REFUSED(double)
+FASTNB_ROW_REFUSED(float)
+
 /* scores[k] += sum of v * table[j, k] over the values v of a sparse row,
  * stored at data[start:stop] with their columns j at indices[start:stop]
  * (nnz stored values in all); table is (n_rows, n_padded). A value of zero
  * (or one binarized to zero) adds nothing, even where the table holds -inf:
- * x log p is 0 for x = 0. Values are checked (fastnb_refused) as the first
- * block of classes reads them. */
+ * x log p is 0 for x = 0. The values are checked first (fastnb_refused). */
 #define FASTNB_DISCRETE_CSR_ROW(NAME, T, I)                                   \
     static inline int NAME(                                                   \
         const T* data, const I* indices, Py_ssize_t start, Py_ssize_t stop,   \
@@ -214,6 +228,9 @@ static inline int fastnb_refused(double x, int non_negative)
         FASTNB_CHECK(0 <= start && start <= stop && stop <= nnz);             \
         if (start == stop)                                                    \
             return 0;                                                         \
+        if (fastnb_row_refused_##T(data + start, 1, stop - start,             \
+                                   non_negative))                             \
+            return 1;                                                         \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
             FASTNB_ZERO8(acc);                                                \
             for (Py_ssize_t p = start; p < stop; p++) {                       \
@@ -223,8 +240,6 @@ static inline int fastnb_refused(double x, int non_negative)
                         n_padded);                                            \
                 const Py_ssize_t j = indices[p];                              \
                 FASTNB_CHECK(0 <= j && j < n_rows);                           \
-                if (k0 == 0 && fastnb_refused(data[p], non_negative))         \
-                    return 1;                                                 \
                 const double v =                                              \
                     fastnb_counted(data[p], threshold, binarize);             \
                 if (v == 0.0)                                                 \
@@ -239,8 +254,8 @@ static inline int fastnb_refused(double x, int non_negative)
 
 /* scores[k] += sum_j v_j * table[j, k] for a dense row x (elements x_stride
  * apart), v_j its values as counted; table is (n_rows, n_padded) with a row
- * per feature. As in sparse rows, a zero adds nothing, and values are
- * checked. */
+ * per feature. As in sparse rows, a zero adds nothing, and the values are
+ * checked first. */
 #define FASTNB_DISCRETE_DENSE_ROW(NAME, T)                                    \
     static inline int NAME(                                                   \
         const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
@@ -248,13 +263,13 @@ static inline int fastnb_refused(double x, int non_negative)
         double threshold, int binarize, int non_negative, double* scores)     \
     {                                                                         \
         FASTNB_CHECK(n_features <= n_rows);                                   \
+        if (fastnb_row_refused_##T(x, x_stride, n_features, non_negative))    \
+            return 1;                                                         \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
             FASTNB_ZERO8(acc);                                                \
             for (Py_ssize_t j = 0; j < n_features; j++) {                     \
-                const double xj = (double) x[j * x_stride];                   \
-                if (k0 == 0 && fastnb_refused(xj, non_negative))              \
-                    return 1;                                                 \
-                const double v = fastnb_counted(xj, threshold, binarize);     \
+                const double v =                                              \
+                    fastnb_counted(x[j * x_stride], threshold, binarize);     \
                 if (v == 0.0)                                                 \
                     continue;                                                 \
                 FASTNB_AXPY8(acc, v, table + j * n_padded + k0);              \
@@ -267,7 +282,7 @@ static inline int fastnb_refused(double x, int non_negative)
 
 /* scores[k] -= 0.5 sum_j (x[j] - theta[j, k])^2 inv_var[j, k] for a dense
  * row x (elements x_stride apart); theta and inv_var are (n_rows, n_padded)
- * with a row per feature. Values must be finite (fastnb_refused). */
+ * with a row per feature. The values are checked first: finite. */
 #define FASTNB_GAUSSIAN_DENSE_ROW(NAME, T)                                    \
     static inline int NAME(                                                   \
         const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
@@ -275,12 +290,12 @@ static inline int fastnb_refused(double x, int non_negative)
         Py_ssize_t n_padded, double* scores)                                  \
     {                                                                         \
         FASTNB_CHECK(n_features <= n_rows);                                   \
+        if (fastnb_row_refused_##T(x, x_stride, n_features, 0))               \
+            return 1;                                                         \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
             FASTNB_ZERO8(acc);                                                \
             for (Py_ssize_t j = 0; j < n_features; j++) {                     \
                 const double xj = (double) x[j * x_stride];                   \
-                if (k0 == 0 && fastnb_refused(xj, 0))                         \
-                    return 1;                                                 \
                 FASTNB_SQDIFF8(acc, xj, theta + j * n_padded + k0,            \
                                inv_var + j * n_padded + k0);                  \
             }                                                                 \
@@ -311,6 +326,8 @@ static inline int fastnb_refused(double x, int non_negative)
         Py_ssize_t n_padded, double* scores)                                  \
     {                                                                         \
         FASTNB_CHECK(0 <= start && start <= stop && stop <= nnz);             \
+        if (fastnb_row_refused_##T(data + start, 1, stop - start, 0))         \
+            return 1;                                                         \
         const Py_ssize_t step = 4 * n_padded; /* from a feature to the next */ \
         const double* sums = table + n_rows * step + 2 * n_padded;            \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
@@ -323,8 +340,6 @@ static inline int fastnb_refused(double x, int non_negative)
                 const Py_ssize_t j = indices[p];                              \
                 FASTNB_CHECK(0 <= j && j < n_rows);                           \
                 const double x = (double) data[p];                            \
-                if (k0 == 0 && fastnb_refused(x, 0))                          \
-                    return 1;                                                 \
                 const double* theta = table + j * step + k0;                  \
                 FASTNB_GAUSS8(hi, acc, x, theta, theta + n_padded,            \
                               theta + 2 * n_padded, theta + 3 * n_padded);    \
