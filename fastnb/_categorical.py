@@ -23,6 +23,8 @@ from fastnb._base import (
     effective_n_threads,
     fitted_statistic,
     fitted_table,
+    log_class_prior,
+    pad_classes,
     thread_scratch,
     weights_or_ones,
 )
@@ -450,36 +452,43 @@ class CategoricalNB(BaseDiscreteNB):
 
     # -- tables and scoring ---------------------------------------------------
 
+    def _tables(self, statistics, params):
+        prior = log_class_prior(
+            statistics["class_count"], params["class_prior"], params["fit_prior"]
+        )
+        attributes, scoring = self._log_tables(statistics, params, prior)
+        # The log table comes padded to whole class blocks (_log_tables).
+        scoring["intercept"] = pad_classes(scoring["intercept"])
+        scoring["log_prior"] = prior
+        return attributes, scoring
+
     def _log_tables(self, statistics, params, class_log_prior):
-        """Log tables with a row per category and one per feature for unseen ones."""
-        alpha, n_categories = params["alpha"], params["n_categories"]
+        """Log tables with a row per category and one per feature for unseen ones.
+
+        The scoring table is padded to whole class blocks already.
+        """
+        n_categories = params["n_categories"]
         categories = statistics["categories"]
-        n_features = len(n_categories)
+        n_classes = len(class_log_prior)
         offsets = table_offsets(n_categories, block_extra=1)
-        feature = np.repeat(np.arange(n_features), n_categories + 1)
-        position = np.arange(len(feature)) - offsets[feature]
-        seen = position < n_categories[feature]
-        counts = np.zeros((len(feature), len(statistics["class_count"])))
-        # Rows of categories seen; those min_categories adds keep zero counts.
-        counted = position < category_sizes(categories)[feature]
-        counts[counted] = statistics["category_count"]
-        # alpha and the m-estimate's m and prior for every row of the table
-        # (the prior gives no share to unseen categories: they get uniform's).
-        uniform = 1.0 / n_categories[feature]
-        if isinstance(alpha, MEstimate):
-            share = None
-            if alpha.prior is not None:
-                share = uniform.copy()
-                share[seen] = np.concatenate(alpha.prior)
-            alpha = MEstimate(np.broadcast_to(alpha.m, (n_features,))[feature], share)
-        else:
-            alpha = np.broadcast_to(alpha, (n_features,))[feature]
-        pseudo, _ = pseudo_counts(alpha, uniform)
-        smoothed = counts + pseudo[:, np.newaxis]
-        # Sum over each feature's seen categories, in order (as scikit-learn).
-        totals = np.add.reduceat(np.where(seen[:, None], smoothed, 0.0), offsets[:-1])
-        with np.errstate(divide="ignore"):
-            table = np.log(smoothed) - np.log(totals)[feature]
+        counts = np.empty((offsets[-1], n_classes))
+        table = np.empty_like(counts)
+        # The scoring table, its classes padded to whole blocks (pad_classes).
+        n_padded = n_classes + -n_classes % _kernels.CLASS_BLOCK
+        padded = np.zeros((offsets[-1], n_padded))
+        n_threads = effective_n_threads(counts.size)
+        # Rows of categories seen; those min_categories adds get zero counts.
+        _kernels.categorical_log_tables(
+            np.ascontiguousarray(statistics["category_count"], dtype=np.float64),
+            table_offsets(category_sizes(categories), block_extra=0),
+            offsets,
+            row_pseudo_counts(params["alpha"], n_categories, offsets),
+            counts,
+            table,
+            padded,
+            thread_scratch(n_threads, n_classes),
+            n_threads,
+        )
         attributes = {
             "feature_log_prob_": per_feature(table, n_categories, block_extra=1),
             "class_log_prior_": class_log_prior,
@@ -493,7 +502,7 @@ class CategoricalNB(BaseDiscreteNB):
         }
         return attributes, {
             "offsets": offsets,
-            "table": table,
+            "table": padded,
             "intercept": class_log_prior,
         }
 
@@ -511,6 +520,28 @@ class CategoricalNB(BaseDiscreteNB):
             thread_scratch(n_threads, n_classes),
             n_threads,
         )
+
+
+def row_pseudo_counts(alpha, n_categories, offsets):
+    """The pseudo-count of each row of the log tables, for a checked ``alpha``.
+
+    The rows are each feature's categories, then one for unseen ones (the
+    m-estimate's prior gives these no share: they get uniform's).
+    """
+    n_features = len(n_categories)
+    feature = np.repeat(np.arange(n_features), n_categories + 1)
+    uniform = 1.0 / n_categories[feature]
+    if isinstance(alpha, MEstimate):
+        share = None
+        if alpha.prior is not None:
+            seen = np.arange(len(feature)) - offsets[feature] < n_categories[feature]
+            share = uniform.copy()
+            share[seen] = np.concatenate(alpha.prior)
+        alpha = MEstimate(np.broadcast_to(alpha.m, (n_features,))[feature], share)
+    else:
+        alpha = np.broadcast_to(alpha, (n_features,))[feature]
+    pseudo, _ = pseudo_counts(alpha, uniform)
+    return np.ascontiguousarray(np.broadcast_to(pseudo, feature.shape), np.float64)
 
 
 def category_sizes(categories):

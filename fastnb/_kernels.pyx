@@ -714,3 +714,58 @@ def categorical_score_dense(
             with gil:
                 raise IndexError(f"row {i} has a category code outside the table")
         _finish_row(scratch, t, output, out, labels, i)
+
+
+def categorical_log_tables(
+    const double[:, ::1] counts,
+    const intp_t[::1] count_offsets,
+    const intp_t[::1] offsets,
+    const double[::1] pseudo,
+    double[:, ::1] count_table,
+    double[:, ::1] log_table,
+    double[:, ::1] padded,
+    double[:, :] scratch,
+    int n_threads,
+):
+    """The smoothed log tables from the counts; a task a feature.
+
+    counts holds feature j's categories in its rows count_offsets[j] ..
+    count_offsets[j + 1] - 1; the tables give it rows offsets[j] ..
+    offsets[j + 1] - 1, one per category (those not counted have count 0)
+    and a last for unseen ones.  count_table gets the counts so laid out,
+    log_table log((count + pseudo) / total), with pseudo the row's
+    pseudo-count and total the sum of count + pseudo over the feature's
+    categories (not the unseen row), in order; padded gets log_table in its
+    first columns (the rest left as they are).  scratch has a row a
+    thread, with a column a class.
+    """
+    cdef Py_ssize_t n_classes = count_table.shape[1]
+    cdef Py_ssize_t j, r, c, t, n_counted, first
+    cdef double v
+    cdef double* total
+    for j in prange(
+        offsets.shape[0] - 1, nogil=True, schedule="dynamic", num_threads=n_threads
+    ):
+        t = threadid()
+        total = &scratch[t, 0]
+        for c in range(n_classes):
+            total[c] = 0.0
+        n_counted = count_offsets[j + 1] - count_offsets[j]
+        first = count_offsets[j] - offsets[j]
+        for r in range(offsets[j], offsets[j + 1]):
+            for c in range(n_classes):
+                v = 0.0
+                if r - offsets[j] < n_counted:
+                    v = counts[first + r, c]
+                count_table[r, c] = v
+                v = v + pseudo[r]
+                log_table[r, c] = v
+                if r < offsets[j + 1] - 1:
+                    total[c] += v
+        for c in range(n_classes):
+            total[c] = log(total[c])
+        for r in range(offsets[j], offsets[j + 1]):
+            for c in range(n_classes):
+                v = log(log_table[r, c]) - total[c]
+                log_table[r, c] = v
+                padded[r, c] = v

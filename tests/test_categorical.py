@@ -389,6 +389,42 @@ def test_negative_or_fractional_codes_raise(method, value, match):
         getattr(model, method)(bad)
 
 
+def test_log_tables_match_the_formula():
+    # m-estimates with a prior, per feature, and categories min_categories
+    # adds: (N_ica + m_i p_ia) / (N_ic + m_i), unseen ones at uniform's share.
+    X, y, w = make_codes(LABELS["5 str"], seed=12)
+    minimum = np.array([1, 7, 2, 9, 6])
+    n_categories = np.maximum(X.max(axis=0) + 1, minimum)
+    rng = np.random.default_rng(3)
+    prior = [rng.dirichlet(np.ones(n)) for n in n_categories]
+    m = np.array([0.5, 1.0, 2.0, 4.0, 8.0])
+    model = fastnb.CategoricalNB(
+        alpha=fastnb.MEstimate(m, prior), min_categories=minimum
+    ).fit(X, y, sample_weight=w)
+    class_index = np.searchsorted(LABELS["5 str"], y)
+    scores = np.zeros((len(X), 5)) + model.class_log_prior_
+    for j in range(N_FEATURES):
+        counts = np.zeros((5, n_categories[j]))
+        np.add.at(counts, (class_index, X[:, j]), w)
+        assert_allclose(model.category_count_[j], counts, rtol=1e-13)
+        total = counts.sum(axis=1, keepdims=True) + m[j]
+        expected = np.log((counts + m[j] * prior[j]) / total)
+        assert_allclose(model.feature_log_prob_[j], expected, rtol=1e-12)
+        scores += expected.T[X[:, j]]
+    assert_allclose(model.predict_joint_log_proba(X), scores, rtol=1e-12)
+    # An unseen code of feature 0 gets uniform's share: m_0 / n_0 over N_c + m_0.
+    unseen = X.copy()
+    unseen[:, 0] = 50
+    counted = model.category_count_[0].sum(axis=1)
+    unseen_term = np.log(m[0] / n_categories[0] / (counted + m[0]))
+    seen_term = model.feature_log_prob_[0].T[X[:, 0]]
+    assert_allclose(
+        model.predict_joint_log_proba(unseen),
+        scores + unseen_term - seen_term,
+        rtol=1e-12,
+    )
+
+
 # ---------------------------------------------------------------------------
 # Raw values: strings, booleans, pandas
 # ---------------------------------------------------------------------------

@@ -167,6 +167,17 @@ def out_of_range_calls():
     codes = np.array([[0, 1], [2, 0], [1, 2]])
     offsets = np.array([0, 4, 8], dtype=np.intp)  # 3 categories + unseen each
     categorical = pad_classes(np.zeros((8, 2)))
+
+    def log_tables():
+        """Outputs, scratch and threads of categorical_log_tables."""
+        return (
+            np.empty((8, 2)),
+            np.empty((8, 2)),
+            np.zeros((8, 8)),
+            thread_scratch(2, 2),
+            2,
+        )
+
     row = "row [0-9]+ has"
     bounds = "[Oo]ut of bounds"
     return {
@@ -308,6 +319,18 @@ def out_of_range_calls():
                 -codes, offsets, categorical, intercept, *finish()
             ),
             row,
+        ),
+        "categorical_log_tables counts": (
+            lambda: k.categorical_log_tables(
+                np.ones((5, 2)), offsets[:3], offsets[:3], np.ones(8), *log_tables()
+            ),
+            bounds,
+        ),
+        "categorical_log_tables pseudo": (
+            lambda: k.categorical_log_tables(
+                np.ones((6, 2)), offsets - [0, 1, 2], offsets, np.ones(7), *log_tables()
+            ),
+            bounds,
         ),
     }
 
