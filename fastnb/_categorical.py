@@ -12,6 +12,7 @@ strings and booleans, which the model encodes itself.
 from numbers import Integral
 
 import numpy as np
+from sklearn.utils import assert_all_finite
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import validate_data
 
@@ -19,12 +20,12 @@ from fastnb._base import (
     BaseNB,
     check_class_prior,
     class_weights,
-    dense_block_width,
     effective_n_threads,
     fitted_statistic,
     fitted_table,
+    log_class_prior,
+    pad_classes,
     thread_scratch,
-    weights_or_ones,
 )
 from fastnb._discrete import BaseDiscreteNB
 from fastnb._simd import kernels as _kernels
@@ -49,11 +50,65 @@ def column_kinds(raw, X):
 # The largest code int64 holds: a larger unsigned code is unseen at predict.
 LARGEST_CODE = np.iinfo(np.int64).max
 
+# The kernels check codes against max_categories in float64 too: at most
+# 2**53, which a double holds exactly (no table has that many rows).
+LARGEST_LIMIT = 2**53
+
+
+def code_error(value, feature, row, max_categories=None):
+    """The ValueError for a bad category code, ``value`` at (row, feature).
+
+    NaN and infinities get scikit-learn's message for them; negative and
+    fractional codes, and at fit (``max_categories`` given) codes it
+    refuses, one that names the feature, the row and the code.
+    """
+    value = value.item() if isinstance(value, np.generic) else value
+    if isinstance(value, float) and not np.isfinite(value):
+        assert_all_finite(
+            np.array([value]), input_name="X", estimator_name="CategoricalNB"
+        )
+    where = f"feature {feature} has code {shown_code(value)} in row {row}"
+    if value < 0:
+        return ValueError(
+            f"Negative values in data passed to CategoricalNB (input X): {where}; "
+            "codes must be integers >= 0."
+        )
+    if not float(value).is_integer():
+        return ValueError(
+            f"CategoricalNB: feature {feature} has non-integer codes ({value} in "
+            f"row {row}); category codes must be whole numbers (or pass the raw "
+            "values as strings)."
+        )
+    if max_categories is not None and value >= max_categories:
+        return ValueError(
+            f"CategoricalNB: {where}, which needs a table of more than "
+            f"max_categories={max_categories} categories; raise max_categories if "
+            "the feature really has that many."
+        )
+    # Only a code past 2**53 below a larger max_categories gets here.
+    return ValueError(f"CategoricalNB: {where}, too large for any table.")
+
+
+def shown_code(value):
+    """A code as error messages show it: whole numbers below 2**64 as integers."""
+    if float(value).is_integer() and abs(float(value)) < 2.0**64:
+        return int(value)
+    return value
+
+
+def bad_codes(codes):
+    """Where codes are not whole numbers >= 0 (or are infinite), element-wise."""
+    if codes.dtype.kind in "iu":
+        return codes < 0
+    with np.errstate(invalid="ignore"):
+        return ~(codes >= 0) | ~np.isfinite(codes) | (codes != np.floor(codes))
+
 
 def checked_codes(column, name, max_categories=None):
     """A column of codes as non-negative integers; ValueError otherwise.
 
-    With ``max_categories`` (fitting), a code must also be below it.
+    With ``max_categories`` (fitting), a code must also be below it. The
+    error is about the column's first bad code.
     """
     if column.dtype.kind not in "iuf":
         try:
@@ -62,26 +117,12 @@ def checked_codes(column, name, max_categories=None):
             raise ValueError(
                 f"CategoricalNB: feature {name} mixes numbers with other values."
             ) from exc
-    if column.size and column.min() < 0:
-        lowest = column.min()
-        shown = int(lowest) if float(lowest).is_integer() else lowest
-        raise ValueError(
-            f"Negative values in data passed to CategoricalNB (input X): feature "
-            f"{name} has code {shown}; codes must be integers >= 0."
-        )
-    if column.dtype.kind == "f" and not np.array_equal(column, np.floor(column)):
-        raise ValueError(
-            f"CategoricalNB: feature {name} has non-integer codes; category codes "
-            "must be whole numbers (or pass the raw values as strings)."
-        )
-    if max_categories is not None and column.size and column.max() >= max_categories:
-        highest = column.max()
-        shown = int(highest) if float(highest) < 2.0**64 else highest
-        raise ValueError(
-            f"CategoricalNB: feature {name} has code {shown}, which needs a table "
-            f"of more than max_categories={max_categories} categories; raise "
-            "max_categories if the feature really has that many."
-        )
+    bad = bad_codes(column)
+    if max_categories is not None:
+        bad |= column >= max_categories
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise code_error(column[row], name, row, max_categories)
     return column
 
 
@@ -92,24 +133,117 @@ def as_int64_codes(column):
     return column.astype(np.int64)
 
 
-def check_code_matrix(codes, max_categories=None):
-    """checked_codes for every column of a numeric matrix, in whole-array passes."""
-    if not codes.size:
-        return
-    bad = codes.min() < 0 or (
-        max_categories is not None and codes.max() >= max_categories
+def kernel_codes(X):
+    """A numeric matrix of codes as the kernels read it (X itself if they can).
+
+    The same values in a kernel dtype (int32, int64, float32, float64);
+    unsigned codes too large for int64 become LARGEST_CODE.
+    """
+    if X.dtype in CODE_DTYPES:
+        return X
+    if X.dtype.kind == "f":
+        return X.astype(np.float64)
+    return as_int64_codes(X)
+
+
+# Counting codes at fit (count_codes). Sizes in codes or doubles; they
+# depend on the data's shape only, never on the number of threads.
+CHUNK_VALUES = 1 << 16  # least codes in a chunk of rows
+CHUNK_ROOM = 1 << 14  # least room for a chunk's table (128 KiB)
+COUNT_BUFFER = 1 << 22  # most room for all chunks' tables (32 MiB)
+
+
+def one_pass_chunks(n_samples, n_features, n_classes):
+    """Rows per chunk, chunks, and each chunk's table room, for one-pass counting.
+
+    A chunk's table has room for a few categories a feature (CHUNK_ROOM at
+    least) and all of them together at most COUNT_BUFFER.
+    """
+    room = min(max(CHUNK_ROOM, 8 * n_features * n_classes), COUNT_BUFFER)
+    most_chunks = COUNT_BUFFER // room
+    chunk_rows = max(-(-CHUNK_VALUES // n_features), -(-n_samples // most_chunks))
+    return chunk_rows, -(-n_samples // chunk_rows), room
+
+
+def count_codes(codes, y, sample_weight, n_classes, max_categories, least_sizes):
+    """Check the codes of a fit and count them, per feature, category and class.
+
+    Returns ``(bad, sizes, counts)``: the flat position (row * n_features +
+    column) of the first code that is not a whole number below
+    max_categories, or None; each feature's number of categories (its
+    largest code + 1, at least ``least_sizes``); and the weighted counts,
+    a row per category (feature-major) and a column per class. One pass
+    over the codes when each chunk's counts fit their room, else two; the
+    counts are sums in row order within chunks, then in chunk order, the
+    same for any number of threads.
+    """
+    n_samples, n_features = codes.shape
+    weights = np.empty(0) if sample_weight is None else sample_weight
+    n_threads = effective_n_threads(codes.size)
+    chunk_rows, n_chunks, room = one_pass_chunks(n_samples, n_features, n_classes)
+    highest = np.empty((n_chunks, n_features), dtype=codes.dtype)
+    layout = np.empty((n_chunks, n_features + 1), dtype=np.intp)
+    tables = np.empty((n_chunks, room))
+    bad = _kernels.categorical_check_count_dense(
+        codes,
+        y,
+        weights,
+        min(max_categories, LARGEST_LIMIT),
+        n_classes,
+        chunk_rows,
+        highest,
+        layout,
+        tables,
+        n_threads,
     )
-    if not bad and codes.dtype.kind == "f":
-        # In row blocks: no temporary the size of X.
-        for start in range(0, len(codes), 1 << 16):
-            block = codes[start : start + (1 << 16)]
-            if not np.array_equal(block, np.floor(block)):
-                bad = True
-                break
-    if bad:
-        for j in range(codes.shape[1]):
-            # Raises, naming the first bad column.
-            checked_codes(codes[:, j], j, max_categories)
+    if bad >= 0:
+        return bad, None, None
+    sizes = np.maximum(highest.max(axis=0).astype(np.int64) + 1, least_sizes)
+    n_rows = sum(int(n) for n in sizes)
+    if n_rows * n_classes > np.iinfo(np.intp).max // 8:
+        raise MemoryError(
+            f"CategoricalNB: a table of {n_rows} categories by {n_classes} "
+            "classes is too large."
+        )
+    offsets = table_offsets(sizes, block_extra=0)
+    counts = np.zeros((n_rows, n_classes))
+    if (layout[:, -1] < 0).any():
+        # Some chunk's counts outgrew their room: count again, into tables
+        # laid out for every category, as many as COUNT_BUFFER holds.
+        del tables
+        least_rows = -(-CHUNK_VALUES // n_features)
+        n_chunks = max(1, min(COUNT_BUFFER // counts.size, -(-n_samples // least_rows)))
+        chunk_rows = -(-n_samples // n_chunks)
+        n_chunks = -(-n_samples // chunk_rows)
+        if n_chunks == 1:
+            tables = counts.reshape(1, -1)
+        else:
+            tables = np.zeros((n_chunks, counts.size))
+        # Tasks are chunks x blocks of columns, about two a thread.
+        n_blocks = min(n_features, -(-2 * n_threads // n_chunks))
+        _kernels.categorical_count_dense(
+            codes,
+            y,
+            weights,
+            n_classes,
+            (sizes - 1).astype(codes.dtype),
+            offsets * n_classes,
+            chunk_rows,
+            tables,
+            -(-n_features // n_blocks),
+            n_threads,
+        )
+        if n_chunks == 1:
+            return None, sizes, counts
+        layout = np.tile(offsets * n_classes, (n_chunks, 1))
+    _kernels.categorical_merge_counts(
+        tables,
+        layout,
+        offsets,
+        counts,
+        effective_n_threads(tables.shape[0] * counts.size),
+    )
+    return None, sizes, counts
 
 
 class CategoricalNB(BaseDiscreteNB):
@@ -261,15 +395,20 @@ class CategoricalNB(BaseDiscreteNB):
 
     def _check_batch(self, X, y, reset):
         raw = X
-        X, y = validate_data(self, X, y, dtype=None, accept_sparse=False, reset=reset)
-        codes_columns = column_kinds(raw, X)
+        # Codes are checked as they are counted (count_codes), NaN and
+        # infinity too.
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            dtype=None,
+            accept_sparse=False,
+            ensure_all_finite=False,
+            reset=reset,
+        )
         known = None if reset else self._statistics["categories"]
-        codes, categories = self._encode(X, codes_columns, known, learn=True)
-        categories = [
-            np.arange(c, dtype=np.int64) if isinstance(c, int) else c
-            for c in categories
-        ]
-        return {"codes": codes, "categories": categories}, y
+        codes, values = self._encode(X, column_kinds(raw, X), known, learn=True)
+        return {"X": X, "codes": codes, "values": values}, y
 
     def _empty_statistics(self, n_classes, batch):
         n_features = batch["codes"].shape[1]
@@ -280,19 +419,23 @@ class CategoricalNB(BaseDiscreteNB):
         }
 
     def _batch_statistics(self, batch, y, sample_weight, n_classes):
-        codes, categories = batch["codes"], batch["categories"]
-        offsets = table_offsets(category_sizes(categories), block_extra=0)
-        counts = np.zeros((offsets[-1], n_classes), dtype=np.float64)
-        n_threads = effective_n_threads(codes.size)
-        _kernels.categorical_count_dense(
+        codes, values = batch["codes"], batch["values"]
+        bad, sizes, counts = count_codes(
             codes,
             y,
-            weights_or_ones(sample_weight, len(y)),
-            offsets,
-            counts,
-            dense_block_width(codes.shape[1], n_threads),
-            n_threads,
+            sample_weight,
+            n_classes,
+            self.max_categories,
+            [0 if v is None else len(v) for v in values],
         )
+        if bad is not None:
+            row, column = divmod(bad, codes.shape[1])
+            raise code_error(batch["X"][row, column], column, row, self.max_categories)
+        # A column of codes has the codes 0 .. n - 1 as its categories.
+        categories = [
+            np.arange(n, dtype=np.int64) if v is None else v
+            for v, n in zip(values, sizes, strict=True)
+        ]
         return {
             "class_count": class_weights(y, sample_weight, n_classes),
             "category_count": counts,
@@ -374,48 +517,47 @@ class CategoricalNB(BaseDiscreteNB):
         return np.maximum(n_categories, minimum).astype(np.int64)
 
     def _encode(self, X, codes_columns, known, learn):
-        """Codes for X, and each feature's categories (grown if ``learn``).
+        """Codes for X, and each encoded feature's categories (grown if ``learn``).
 
         ``known`` is the model's categories, or None before the first fit.
-        Returns the codes (X itself when every column already holds codes of
-        a kernel dtype) and, per feature, its categories: the array of values
-        for an encoded column, the number of codes for a code column (codes
-        are their own categories; no array is made, a huge unseen code at
-        predict time costs nothing).
+        Returns the codes, in a dtype the kernels read (X itself when it is
+        all codes of such a dtype), and per feature the array of its values
+        if encoded, None if a column of codes (codes are their own
+        categories; a huge unseen code at predict time costs nothing). A
+        matrix of codes of a float or integer dtype is checked by the
+        kernels as they read it (count_codes, categorical_score_dense),
+        other columns of codes here.
         """
         n_features = X.shape[1]
+        numeric = X.dtype.kind in "iu" or (
+            X.dtype.kind == "f" and X.dtype.itemsize <= 8
+        )
+        if codes_columns.all() and numeric:
+            return kernel_codes(X), [None] * n_features
+        # What validate_data would have checked (see _check_batch).
+        assert_all_finite(X, input_name="X", estimator_name=type(self).__name__)
         if known is None:
             known = [np.arange(0)] * n_features
         limit = self.max_categories if learn else None
-        if codes_columns.all() and X.dtype.kind in "iuf":
-            check_code_matrix(X, limit)
-            codes = X if X.dtype in CODE_DTYPES else as_int64_codes(X)
-            if not learn:
-                return codes, None
-            highest = codes.max(axis=0).astype(np.int64) if len(codes) else 0
-            sizes = np.maximum(highest + 1, [len(k) for k in known])
-            return codes, [int(n) for n in sizes]
         codes = np.empty(X.shape, dtype=np.int64)
-        categories = []
+        values = []
         for j in range(n_features):
             if codes_columns[j]:
-                column = as_int64_codes(checked_codes(X[:, j], j, limit))
-                size = max(int(column.max()) + 1 if len(column) else 0, len(known[j]))
-                categories.append(size)
-                codes[:, j] = column
+                codes[:, j] = as_int64_codes(checked_codes(X[:, j], j, limit))
+                values.append(None)
             else:
-                column_codes, column_categories = self._encode_values(
+                column_codes, column_values = self._encode_values(
                     X[:, j], known[j], learn, j
                 )
-                if learn and len(column_categories) > self.max_categories:
+                if learn and len(column_values) > self.max_categories:
                     raise ValueError(
-                        f"CategoricalNB: feature {j} has {len(column_categories)} "
+                        f"CategoricalNB: feature {j} has {len(column_values)} "
                         f"categories, more than max_categories={self.max_categories}"
                         "; raise max_categories if it really has that many."
                     )
                 codes[:, j] = column_codes
-                categories.append(column_categories)
-        return codes, categories
+                values.append(column_values)
+        return codes, values
 
     @staticmethod
     def _encode_values(column, known, learn, name):
@@ -442,7 +584,15 @@ class CategoricalNB(BaseDiscreteNB):
 
     def _check_X(self, X):
         raw = X
-        X = validate_data(self, X, dtype=None, accept_sparse=False, reset=False)
+        # Codes are checked as they are scored (_score).
+        X = validate_data(
+            self,
+            X,
+            dtype=None,
+            accept_sparse=False,
+            ensure_all_finite=False,
+            reset=False,
+        )
         codes, _ = self._encode(
             X, column_kinds(raw, X), self._statistics["categories"], learn=False
         )
@@ -450,36 +600,43 @@ class CategoricalNB(BaseDiscreteNB):
 
     # -- tables and scoring ---------------------------------------------------
 
+    def _tables(self, statistics, params):
+        prior = log_class_prior(
+            statistics["class_count"], params["class_prior"], params["fit_prior"]
+        )
+        attributes, scoring = self._log_tables(statistics, params, prior)
+        # The log table comes padded to whole class blocks (_log_tables).
+        scoring["intercept"] = pad_classes(scoring["intercept"])
+        scoring["log_prior"] = prior
+        return attributes, scoring
+
     def _log_tables(self, statistics, params, class_log_prior):
-        """Log tables with a row per category and one per feature for unseen ones."""
-        alpha, n_categories = params["alpha"], params["n_categories"]
+        """Log tables with a row per category and one per feature for unseen ones.
+
+        The scoring table is padded to whole class blocks already.
+        """
+        n_categories = params["n_categories"]
         categories = statistics["categories"]
-        n_features = len(n_categories)
+        n_classes = len(class_log_prior)
         offsets = table_offsets(n_categories, block_extra=1)
-        feature = np.repeat(np.arange(n_features), n_categories + 1)
-        position = np.arange(len(feature)) - offsets[feature]
-        seen = position < n_categories[feature]
-        counts = np.zeros((len(feature), len(statistics["class_count"])))
-        # Rows of categories seen; those min_categories adds keep zero counts.
-        counted = position < category_sizes(categories)[feature]
-        counts[counted] = statistics["category_count"]
-        # alpha and the m-estimate's m and prior for every row of the table
-        # (the prior gives no share to unseen categories: they get uniform's).
-        uniform = 1.0 / n_categories[feature]
-        if isinstance(alpha, MEstimate):
-            share = None
-            if alpha.prior is not None:
-                share = uniform.copy()
-                share[seen] = np.concatenate(alpha.prior)
-            alpha = MEstimate(np.broadcast_to(alpha.m, (n_features,))[feature], share)
-        else:
-            alpha = np.broadcast_to(alpha, (n_features,))[feature]
-        pseudo, _ = pseudo_counts(alpha, uniform)
-        smoothed = counts + pseudo[:, np.newaxis]
-        # Sum over each feature's seen categories, in order (as scikit-learn).
-        totals = np.add.reduceat(np.where(seen[:, None], smoothed, 0.0), offsets[:-1])
-        with np.errstate(divide="ignore"):
-            table = np.log(smoothed) - np.log(totals)[feature]
+        counts = np.empty((offsets[-1], n_classes))
+        table = np.empty_like(counts)
+        # The scoring table, its classes padded to whole blocks (pad_classes).
+        n_padded = n_classes + -n_classes % _kernels.CLASS_BLOCK
+        padded = np.zeros((offsets[-1], n_padded))
+        n_threads = effective_n_threads(counts.size)
+        # Rows of categories seen; those min_categories adds get zero counts.
+        _kernels.categorical_log_tables(
+            np.ascontiguousarray(statistics["category_count"], dtype=np.float64),
+            table_offsets(category_sizes(categories), block_extra=0),
+            offsets,
+            row_pseudo_counts(params["alpha"], n_categories, offsets),
+            counts,
+            table,
+            padded,
+            thread_scratch(n_threads, n_classes),
+            n_threads,
+        )
         attributes = {
             "feature_log_prob_": per_feature(table, n_categories, block_extra=1),
             "class_log_prior_": class_log_prior,
@@ -493,14 +650,14 @@ class CategoricalNB(BaseDiscreteNB):
         }
         return attributes, {
             "offsets": offsets,
-            "table": table,
+            "table": padded,
             "intercept": class_log_prior,
         }
 
     def _score(self, X, scoring, output, out, labels):
         n_classes = len(scoring["log_prior"])
         n_threads = effective_n_threads(X.size * n_classes)
-        _kernels.categorical_score_dense(
+        bad = _kernels.categorical_score_dense(
             X,
             scoring["offsets"],
             scoring["table"],
@@ -511,6 +668,31 @@ class CategoricalNB(BaseDiscreteNB):
             thread_scratch(n_threads, n_classes),
             n_threads,
         )
+        if bad >= 0:
+            column = int(np.argmax(bad_codes(X[bad])))
+            raise code_error(X[bad, column], column, bad)
+
+
+def row_pseudo_counts(alpha, n_categories, offsets):
+    """The pseudo-count of each row of the log tables, for a checked ``alpha``.
+
+    The rows are each feature's categories, then one for unseen ones (the
+    m-estimate's prior gives these no share: they get uniform's).
+    """
+    n_features = len(n_categories)
+    feature = np.repeat(np.arange(n_features), n_categories + 1)
+    uniform = 1.0 / n_categories[feature]
+    if isinstance(alpha, MEstimate):
+        share = None
+        if alpha.prior is not None:
+            seen = np.arange(len(feature)) - offsets[feature] < n_categories[feature]
+            share = uniform.copy()
+            share[seen] = np.concatenate(alpha.prior)
+        alpha = MEstimate(np.broadcast_to(alpha.m, (n_features,))[feature], share)
+    else:
+        alpha = np.broadcast_to(alpha, (n_features,))[feature]
+    pseudo, _ = pseudo_counts(alpha, uniform)
+    return np.ascontiguousarray(np.broadcast_to(pseudo, feature.shape), np.float64)
 
 
 def category_sizes(categories):

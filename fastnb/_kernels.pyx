@@ -1326,31 +1326,331 @@ def poisson_tables(
 # owns rows offsets[j] .. offsets[j + 1] - 1, one per category code, and its
 # last row stands for every code never seen in training (codes are clamped
 # to it when scoring).
+#
+# Fitting reads X once.  Rows are taken in chunks (fixed by the data's
+# shape), each counted into its own table, laid out for the largest codes
+# the chunk has shown so far: a code within them is counted at once, any
+# other checked (a whole number below max_categories) and, if good, the
+# table widened for it.  The chunks' tables are then added up in chunk
+# order, so the counts do not depend on the number of threads.  A chunk
+# whose table outgrows its room only checks its codes from there on, and X
+# is then counted again into tables laid out for the largest codes of all
+# (categorical_count_dense).  The kernels that read X report the first bad
+# code, in row-major order, for Python to raise on.
 # ---------------------------------------------------------------------------
+
+from libc.stdint cimport int64_t
+
+from fastnb._rows cimport (
+    categorical_check_rows,
+    categorical_count_rows,
+    fastnb_whole,
+    fastnb_zero,
+)
+
+cdef enum:
+    # Codes at the start of a chunk checked together to lay its table out.
+    CODE_BLOCK = 4096
+
+
+cdef inline int _chunk_layout(
+    const code_t[:, ::1] highest,
+    intp_t[:, ::1] layout,
+    double[:, ::1] tables,
+    Py_ssize_t b,
+    Py_ssize_t n_classes,
+) except -1 nogil:
+    """Lay chunk b's table out for codes up to highest[b]; 0 if it has no room.
+
+    Feature j's counts, a row of n_classes per code, run from tables[b,
+    layout[b, j]] to tables[b, layout[b, j + 1]].  A layout for smaller
+    codes is widened in place: features move up, the last first and each
+    from its end (so nothing is overwritten before it is moved), and their
+    new rows are zeroed.
+    """
+    cdef Py_ssize_t n_features = highest.shape[1]
+    cdef Py_ssize_t room = tables.shape[1]
+    cdef Py_ssize_t j, k, size, old_start, old_end, new_end
+    cdef Py_ssize_t total = 0
+    cdef bint wider = False
+    for j in range(n_features):
+        # Checked before multiplying or adding, so nothing overflows.
+        if highest[b, j] >= room // n_classes:
+            return 0
+        size = (<Py_ssize_t> highest[b, j] + 1) * n_classes
+        if size > room - total:
+            return 0
+        total += size
+        wider = wider or size != layout[b, j + 1] - layout[b, j]
+    if not wider:
+        return 1
+    old_end, new_end = layout[b, n_features], total
+    for j in range(n_features - 1, -1, -1):
+        size = (<Py_ssize_t> highest[b, j] + 1) * n_classes
+        old_start = layout[b, j]
+        # Not libc's memset (nor memmove): it left a new table's rows out of
+        # cache, each then a miss in the count (measured on AMD Zen).
+        for k in range(old_end - old_start - 1, -1, -1):
+            tables[b, new_end - size + k] = tables[b, old_start + k]
+        if size > old_end - old_start:
+            fastnb_zero(
+                &tables[b, new_end - size + old_end - old_start],
+                size - (old_end - old_start),
+            )
+        layout[b, j + 1] = new_end
+        old_end, new_end = old_start, new_end - size
+    return 1
+
+
+cdef inline bint _fit_code(code_t x, int64_t limit) noexcept nogil:
+    """Whether x is a code a fit takes: a whole number from 0 to limit - 1."""
+    if code_t is float or code_t is double:
+        # In double: a float32 would round a limit past 2^24.
+        return x >= 0 and <double> x < <double> limit and fastnb_whole(x)
+    else:
+        return x >= 0 and x < limit
+
+
+cdef enum:
+    # What _check_count_rows met.
+    ALL_COUNTED = 0
+    BAD_CODE = 1
+    NO_ROOM = 2
+
+
+cdef inline int _check_count_rows(
+    const code_t[:, :] X,
+    const intp_t[::1] y,
+    const double[::1] sample_weight,
+    Py_ssize_t n_classes,
+    int64_t limit,
+    Py_ssize_t start,
+    Py_ssize_t stop,
+    code_t[:, ::1] highest,
+    intp_t[:, ::1] layout,
+    double[:, ::1] tables,
+    Py_ssize_t b,
+    Py_ssize_t* where,
+) except -1 nogil:
+    """Count rows start .. stop - 1 into chunk b's table, checking each code.
+
+    A code from 0 to highest[b, j] is counted at once; any other is
+    checked: a bad one stops the count (BAD_CODE, its flat position in
+    where), a larger good one raises highest[b, j] and widens the table,
+    unless that has no room (NO_ROOM, the row in where: the rows before it
+    are counted).  No sample_weight means unit weights.
+    """
+    cdef Py_ssize_t n_features = X.shape[1]
+    cdef Py_ssize_t row_stride = X.strides[0] // sizeof(code_t)
+    cdef Py_ssize_t stride = X.strides[1] // sizeof(code_t)
+    cdef bint weighted = sample_weight.shape[0] > 0
+    cdef Py_ssize_t i = start, j = 0, position
+    cdef code_t x
+    while i < stop:
+        position = categorical_count_rows(
+            &X[i, 0], row_stride, stride, stop - i, n_features, j, &y[i],
+            &sample_weight[i] if weighted else NULL, &highest[b, 0], &layout[b, 0],
+            n_classes, &tables[b, 0], tables.shape[1],
+        )
+        if position == -1:
+            break
+        if position < 0:
+            with gil:
+                raise IndexError(
+                    f"row {i - 2 - position} has a class or code outside the table"
+                )
+        i, j = i + position // n_features, position % n_features
+        x = X[i, j]
+        if not _fit_code(x, limit):
+            where[0] = i * n_features + j
+            return BAD_CODE
+        highest[b, j] = x
+        if not _chunk_layout(highest, layout, tables, b, n_classes):
+            where[0] = i
+            return NO_ROOM
+        tables[b, layout[b, j] + (<Py_ssize_t> x) * n_classes + y[i]] += (
+            sample_weight[i] if weighted else 1.0
+        )
+        j += 1
+    return ALL_COUNTED
+
+
+cdef inline Py_ssize_t _check_count_chunk(
+    const code_t[:, :] X,
+    const intp_t[::1] y,
+    const double[::1] sample_weight,
+    Py_ssize_t n_classes,
+    int64_t limit,
+    Py_ssize_t start,
+    Py_ssize_t stop,
+    code_t[:, ::1] highest,
+    intp_t[:, ::1] layout,
+    double[:, ::1] tables,
+    Py_ssize_t b,
+) except -2 nogil:
+    """Check and count rows start .. stop - 1 as chunk b; the first bad code or -1.
+
+    See categorical_check_count_dense.
+    """
+    cdef Py_ssize_t n_features = X.shape[1]
+    cdef Py_ssize_t row_stride = X.strides[0] // sizeof(code_t)
+    cdef Py_ssize_t stride = X.strides[1] // sizeof(code_t)
+    cdef Py_ssize_t j, bad, where = start
+    cdef int status = NO_ROOM
+    for j in range(n_features):
+        highest[b, j] = -1
+        layout[b, j] = 0
+    layout[b, n_features] = 0
+    # The first block's codes lay the table out (widened one code at a
+    # time, it would be moved once for each feature).
+    bad = categorical_check_rows(
+        &X[start, 0], row_stride, stride,
+        min(max(1, CODE_BLOCK // n_features), stop - start), n_features, limit,
+        &highest[b, 0],
+    )
+    if bad >= 0:
+        return start * n_features + bad
+    if _chunk_layout(highest, layout, tables, b, n_classes):
+        status = _check_count_rows(
+            X, y, sample_weight, n_classes, limit, start, stop, highest, layout,
+            tables, b, &where,
+        )
+    if status == BAD_CODE:
+        return where
+    if status == NO_ROOM:
+        # Only checked, from the row that found no room on.
+        layout[b, n_features] = -1
+        bad = categorical_check_rows(
+            &X[where, 0], row_stride, stride, stop - where, n_features, limit,
+            &highest[b, 0],
+        )
+        if bad >= 0:
+            return where * n_features + bad
+    return -1
+
+
+def categorical_check_count_dense(
+    const code_t[:, :] X,
+    const intp_t[::1] y,
+    const double[::1] sample_weight,
+    int64_t limit,
+    Py_ssize_t n_classes,
+    Py_ssize_t chunk_rows,
+    code_t[:, ::1] highest,
+    intp_t[:, ::1] layout,
+    double[:, ::1] tables,
+    int n_threads,
+):
+    """Check the codes of a fit and count each chunk of rows into its own table.
+
+    Returns the flat position i * n_features + j of the first code (in
+    row-major order) that is not a whole number from 0 to limit - 1 (at
+    most 2^53), or -1.  Then highest[b] holds chunk b's largest code of
+    each feature, and tables[b] its counts as layout[b] lays them out (see
+    _chunk_layout), unless they had no room: then layout[b, -1] is -1.
+    Chunk b is the chunk_rows rows from b * chunk_rows; no sample_weight
+    means unit weights.
+    """
+    cdef Py_ssize_t n_samples = X.shape[0]
+    cdef Py_ssize_t n_codes = n_samples * X.shape[1]
+    # The first bad code each thread met: a thread gets its chunks in
+    # increasing order, so it stops after its first, and the least of them
+    # is the first of all.
+    cdef intp_t[::1] first_bad = np.full(n_threads, n_codes, dtype=np.intp)
+    cdef Py_ssize_t b, t, bad
+    for b in prange(
+        tables.shape[0], nogil=True, schedule="dynamic", num_threads=n_threads
+    ):
+        t = threadid()
+        if first_bad[t] == n_codes:
+            bad = _check_count_chunk(
+                X, y, sample_weight, n_classes, limit, b * chunk_rows,
+                min((b + 1) * chunk_rows, n_samples), highest, layout, tables, b,
+            )
+            if bad >= 0:
+                first_bad[t] = bad
+    bad = np.min(first_bad)
+    return -1 if bad == n_codes else bad
+
 
 def categorical_count_dense(
     const code_t[:, :] X,
     const intp_t[::1] y,
-    const double[:] sample_weight,
-    const intp_t[::1] offsets,
-    double[:, ::1] out,
+    const double[::1] sample_weight,
+    Py_ssize_t n_classes,
+    const code_t[::1] highest,
+    const intp_t[::1] layout,
+    Py_ssize_t chunk_rows,
+    double[:, ::1] tables,
     Py_ssize_t block_width,
     int n_threads,
 ):
-    """out[offsets[j] + X[i, j], y[i]] += w[i]; a task is a block of columns."""
+    """Count codes from 0 to highest[j] into each chunk's table, laid out by layout.
+
+    tables[b, layout[j] + X[i, j] * n_classes + y[i]] += w[i] over the rows
+    i of chunk b (chunk_rows rows from b * chunk_rows); a task is a chunk
+    and a block of block_width columns.  No sample_weight means unit
+    weights.  A code outside 0 .. highest[j] raises IndexError (a checked X
+    has none).
+    """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
+    cdef Py_ssize_t row_stride = X.strides[0] // sizeof(code_t)
+    cdef Py_ssize_t stride = X.strides[1] // sizeof(code_t)
     cdef Py_ssize_t n_blocks = (n_features + block_width - 1) // block_width
-    cdef Py_ssize_t b, i, j, c, j_start, j_stop
-    cdef double w
-    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
-        j_start = b * block_width
-        j_stop = min(j_start + block_width, n_features)
-        for i in range(n_samples):
-            c = y[i]
-            w = sample_weight[i]
-            for j in range(j_start, j_stop):
-                out[offsets[j] + <Py_ssize_t> X[i, j], c] += w
+    cdef bint weighted = sample_weight.shape[0] > 0
+    # A chunk with a code or class outside the table, for each thread.
+    cdef intp_t[::1] outside = np.full(n_threads, -1, dtype=np.intp)
+    cdef Py_ssize_t task, b, j, start, stop, position
+    for task in prange(
+        tables.shape[0] * n_blocks,
+        nogil=True,
+        schedule="dynamic",
+        num_threads=n_threads,
+    ):
+        b = task // n_blocks
+        j = (task % n_blocks) * block_width
+        start = b * chunk_rows
+        stop = min(start + chunk_rows, n_samples)
+        position = -1
+        if start < stop:
+            position = categorical_count_rows(
+                &X[start, j], row_stride, stride, stop - start,
+                min(block_width, n_features - j), 0, &y[start],
+                &sample_weight[start] if weighted else NULL, &highest[j],
+                &layout[j], n_classes, &tables[b, 0], tables.shape[1],
+            )
+        if position != -1:
+            outside[threadid()] = b
+    if np.max(outside) >= 0:
+        raise IndexError(
+            f"chunk {np.max(outside)} has a category code or class outside the table"
+        )
+
+
+def categorical_merge_counts(
+    const double[:, ::1] tables,
+    const intp_t[:, ::1] layout,
+    const intp_t[::1] offsets,
+    double[:, ::1] out,
+    int n_threads,
+):
+    """Add the chunks' tables up, in chunk order, into out; a task a feature.
+
+    Chunk b's counts of feature j run from tables[b, layout[b, j]] to
+    tables[b, layout[b, j + 1]], a row of classes per code from 0, and go to
+    out's rows from offsets[j].
+    """
+    cdef Py_ssize_t n_classes = out.shape[1]
+    cdef Py_ssize_t j, b, a, c, start
+    for j in prange(
+        offsets.shape[0] - 1, nogil=True, schedule="dynamic", num_threads=n_threads
+    ):
+        for b in range(tables.shape[0]):
+            start = layout[b, j]
+            for a in range((layout[b, j + 1] - start) // n_classes):
+                for c in range(n_classes):
+                    out[offsets[j] + a, c] += tables[b, start + a * n_classes + c]
 
 
 def categorical_score_dense(
@@ -1364,16 +1664,21 @@ def categorical_score_dense(
     double[:, :] scratch,
     int n_threads,
 ):
-    """Score rows of non-negative category codes; class-padded table and intercept.
+    """Score rows of category codes; class-padded table and intercept.
 
     Codes past a feature's categories score as its unseen row; scratch has
-    a row a thread, with room for the padded classes.
+    a row a thread, with room for the padded classes.  Returns the first
+    row with a code that is not a whole number >= 0 (NaN and infinities
+    are not), or -1; rows from it on may be left unscored.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
     cdef Py_ssize_t n_padded = table.shape[1]
     cdef Py_ssize_t stride = X.strides[1] // sizeof(code_t)
+    # The first bad row each thread met (see categorical_check_count_dense).
+    cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
     cdef Py_ssize_t i, k, t
+    cdef int status
     cdef double* row
     for i in prange(
         n_samples,
@@ -1383,13 +1688,76 @@ def categorical_score_dense(
         num_threads=n_threads,
     ):
         t = threadid()
+        if first_bad[t] < n_samples:
+            continue
         row = &scratch[t, 0]
         for k in range(n_padded):
             row[k] = intercept[k]
-        if categorical_dense_row(
+        status = categorical_dense_row(
             &X[i, 0], stride, n_features, &offsets[0], offsets.shape[0],
             &table[0, 0], table.shape[0], n_padded, row,
-        ) != 0:
+        )
+        if status > 0:
+            first_bad[t] = i
+            continue
+        if status != 0:
             with gil:
                 raise IndexError(f"row {i} has a category code outside the table")
         _finish_row(scratch, t, output, out, labels, i)
+    i = np.min(first_bad)
+    return -1 if i == n_samples else i
+
+
+def categorical_log_tables(
+    const double[:, ::1] counts,
+    const intp_t[::1] count_offsets,
+    const intp_t[::1] offsets,
+    const double[::1] pseudo,
+    double[:, ::1] count_table,
+    double[:, ::1] log_table,
+    double[:, ::1] padded,
+    double[:, :] scratch,
+    int n_threads,
+):
+    """The smoothed log tables from the counts; a task a feature.
+
+    counts holds feature j's categories in its rows count_offsets[j] ..
+    count_offsets[j + 1] - 1; the tables give it rows offsets[j] ..
+    offsets[j + 1] - 1, one per category (those not counted have count 0)
+    and a last for unseen ones.  count_table gets the counts so laid out,
+    log_table log((count + pseudo) / total), with pseudo the row's
+    pseudo-count and total the sum of count + pseudo over the feature's
+    categories (not the unseen row), in order; padded gets log_table in its
+    first columns (the rest left as they are).  scratch has a row a
+    thread, with a column a class.
+    """
+    cdef Py_ssize_t n_classes = count_table.shape[1]
+    cdef Py_ssize_t j, r, c, t, n_counted, first
+    cdef double v
+    cdef double* total
+    for j in prange(
+        offsets.shape[0] - 1, nogil=True, schedule="dynamic", num_threads=n_threads
+    ):
+        t = threadid()
+        total = &scratch[t, 0]
+        for c in range(n_classes):
+            total[c] = 0.0
+        n_counted = count_offsets[j + 1] - count_offsets[j]
+        first = count_offsets[j] - offsets[j]
+        for r in range(offsets[j], offsets[j + 1]):
+            for c in range(n_classes):
+                v = 0.0
+                if r - offsets[j] < n_counted:
+                    v = counts[first + r, c]
+                count_table[r, c] = v
+                v = v + pseudo[r]
+                log_table[r, c] = v
+                if r < offsets[j + 1] - 1:
+                    total[c] += v
+        for c in range(n_classes):
+            total[c] = log(total[c])
+        for r in range(offsets[j], offsets[j + 1]):
+            for c in range(n_classes):
+                v = log(log_table[r, c]) - total[c]
+                log_table[r, c] = v
+                padded[r, c] = v

@@ -354,12 +354,61 @@ FASTNB_ROW_REFUSED(float)
         return 0;                                                             \
     }
 
+/* ---- Category codes --------------------------------------------------- */
+
+/* Whether a double is a whole number: below 2^52, adding and taking away
+ * 2^52 rounds it to one; from 2^52 on every double is. No branch, so that
+ * loops over codes vectorise; exact, since the build never uses
+ * -ffast-math. False for NaN. */
+static inline int fastnb_whole(double v)
+{
+    return (v >= 0x1p52) | ((v + 0x1p52) - 0x1p52 == v);
+}
+
+/* A category code as scoring reads it: 0, with *code set, for a whole
+ * number >= 0 (a float at or past 2^63 gives INT64_MAX, past every table);
+ * 1 for a code that is negative, fractional, NaN or infinite. */
+static inline int fastnb_code_i32(int32_t x, int64_t* code)
+{
+    *code = x;
+    return x < 0;
+}
+static inline int fastnb_code_i64(int64_t x, int64_t* code)
+{
+    *code = x;
+    return x < 0;
+}
+static inline int fastnb_code_f64(double x, int64_t* code)
+{
+    if (!(x >= 0.0) || x == (double) INFINITY)
+        return 1;
+    if (x >= 0x1p63) {
+        *code = INT64_MAX;
+        return 0;
+    }
+    *code = (int64_t) x;
+    return (double) *code != x;
+}
+static inline int fastnb_code_f32(float x, int64_t* code)
+{
+    return fastnb_code_f64((double) x, code);
+}
+
+/* Whether a code is one a fit takes: a whole number from 0 to limit - 1
+ * (limit at most 2^53, so that a double holds it exactly). */
+#define FASTNB_FIT_INT_CODE(v, limit) (((v) >= 0) & ((int64_t) (v) < (limit)))
+#define FASTNB_FIT_FLOAT_CODE(v, limit)                                       \
+    (((double) (v) >= 0.0) & ((double) (v) < (double) (limit))                \
+     & fastnb_whole((double) (v)))
+
 /* scores[k] += sum_j table[offsets[j] + code_j, k] for a dense row of
- * category codes x (elements x_stride apart): feature j owns the table rows
- * offsets[j] .. offsets[j + 1] - 1 (of n_rows), the last of them for codes
- * never seen in training, which every larger code is clamped to. offsets
- * has n_offsets entries; codes are non-negative. */
-#define FASTNB_CATEGORICAL_DENSE_ROW(NAME, T)                                 \
+ * category codes x (elements x_stride apart), read by CODE: feature j owns
+ * the table rows offsets[j] .. offsets[j + 1] - 1 (of n_rows), the last of
+ * them for codes never seen in training, which every larger code is
+ * clamped to. offsets has n_offsets entries. Returns 1, leaving scores
+ * half done, at the first code that is not a whole number >= 0 (NaN and
+ * infinities are not). */
+#define FASTNB_CATEGORICAL_DENSE_ROW(NAME, T, CODE)                           \
     static inline int NAME(                                                   \
         const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
         const npy_intp* offsets, Py_ssize_t n_offsets, const double* table,   \
@@ -370,12 +419,13 @@ FASTNB_ROW_REFUSED(float)
             FASTNB_ZERO8(acc);                                                \
             for (Py_ssize_t j = 0; j < n_features; j++) {                     \
                 const Py_ssize_t unseen = offsets[j + 1] - offsets[j] - 1;    \
-                const double value = (double) x[j * x_stride];                \
-                /* (NaN fails value >= 0 too.) */                             \
-                FASTNB_CHECK(value >= 0.0 && unseen >= 0);                    \
-                const Py_ssize_t code =                                       \
-                    value > (double) unseen ? unseen : (Py_ssize_t) value;    \
-                const Py_ssize_t row = offsets[j] + code;                     \
+                int64_t code;                                                 \
+                if (CODE(x[j * x_stride], &code) != 0)                        \
+                    return 1;                                                 \
+                FASTNB_CHECK(unseen >= 0);                                    \
+                const Py_ssize_t row =                                        \
+                    offsets[j]                                                \
+                    + (code > unseen ? unseen : (Py_ssize_t) code);           \
                 FASTNB_CHECK(offsets[j] >= 0 && row < n_rows);                \
                 FASTNB_AXPY8(acc, 1.0, table + row * n_padded + k0);          \
             }                                                                 \
@@ -383,6 +433,113 @@ FASTNB_ROW_REFUSED(float)
                 scores[k0 + k] += FASTNB_LANE(acc, k);                        \
         }                                                                     \
         return 0;                                                             \
+    }
+
+#if defined(_MSC_VER)
+#define FASTNB_RESTRICT __restrict
+#else
+#define FASTNB_RESTRICT restrict
+#endif
+
+/* Checks the codes of n_rows rows of n_features for a fit (rows row_stride
+ * elements apart from x, a row's codes x_stride apart), each with VALID
+ * against limit, and raises highest[j] to the largest code of feature j.
+ * Returns -1 if every code is valid, else the flat position, row *
+ * n_features + j, of the first that is not (highest then means nothing).
+ * One pass that vectorises (for contiguous rows), and a second, in order,
+ * only when a code is bad. */
+#define FASTNB_CATEGORICAL_CHECK_ROWS(NAME, T, VALID)                         \
+    static inline Py_ssize_t NAME(                                            \
+        const T* FASTNB_RESTRICT x, Py_ssize_t row_stride,                    \
+        Py_ssize_t x_stride, Py_ssize_t n_rows, Py_ssize_t n_features,        \
+        int64_t limit, T* FASTNB_RESTRICT highest)                            \
+    {                                                                         \
+        int bad = 0;                                                          \
+        for (Py_ssize_t i = 0; i < n_rows; i++) {                             \
+            const T* FASTNB_RESTRICT row = x + i * row_stride;                \
+            if (x_stride == 1) {                                              \
+                for (Py_ssize_t j = 0; j < n_features; j++) {                 \
+                    bad |= !VALID(row[j], limit);                             \
+                    highest[j] = row[j] > highest[j] ? row[j] : highest[j];   \
+                }                                                             \
+            } else {                                                          \
+                for (Py_ssize_t j = 0; j < n_features; j++) {                 \
+                    const T v = row[j * x_stride];                            \
+                    bad |= !VALID(v, limit);                                  \
+                    highest[j] = v > highest[j] ? v : highest[j];             \
+                }                                                             \
+            }                                                                 \
+        }                                                                     \
+        if (!bad)                                                             \
+            return -1;                                                        \
+        for (Py_ssize_t i = 0; i < n_rows; i++)                               \
+            for (Py_ssize_t j = 0; j < n_features; j++)                       \
+                if (!VALID(x[i * row_stride + j * x_stride], limit))          \
+                    return i * n_features + j;                                \
+        return -1;                                                            \
+    }
+
+/* Sets the n doubles at p to zero, their lines fetched for writing first,
+ * all at once: a chunk's new table is not in cache, and zeroing it line by
+ * line waits on each miss in turn (which made the one-pass count slower,
+ * and erratic on a busy machine; measured). */
+static inline void fastnb_zero(double* p, Py_ssize_t n)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    for (Py_ssize_t k = 0; k < n; k += 8)
+        __builtin_prefetch(p + k, 1);
+#endif
+    for (Py_ssize_t k = 0; k < n; k++)
+        p[k] = 0.0;
+}
+
+/* Counts rows of a fit into a table, in row order: table[layout[j] + x_ij *
+ * n_classes + y_i] += w_i (w NULL: unit weights) for the n_rows rows from
+ * x (rows row_stride elements apart, a row's codes x_stride apart), the
+ * first from column j0 on, while every code x_ij is a whole number from 0
+ * to highest[j] (each highest[j] >= 0). Returns -1 when all are counted, else the flat position
+ * (row * n_features + j) of the first that is not: the codes before it are
+ * counted, it is not. In a FASTNB_DEBUG build it returns -2 - i instead,
+ * before counting, at row i if its class is outside 0 .. n_classes - 1 or
+ * an index outside the table's n_table entries. */
+#ifdef FASTNB_DEBUG
+#define FASTNB_COUNT_CHECK(condition)                                         \
+    do {                                                                      \
+        if (!(condition))                                                     \
+            return -2 - i;                                                    \
+    } while (0)
+#else
+#define FASTNB_COUNT_CHECK(condition) ((void) 0)
+#endif
+/* (For a top >= 0: a negative v is past it as an unsigned number.) */
+#define FASTNB_WITHIN_INT(v, top) ((uint64_t) (int64_t) (v) <= (uint64_t) (top))
+#define FASTNB_WITHIN_FLOAT(v, top)                                           \
+    (((v) >= 0) & ((v) <= (top)) & fastnb_whole((double) (v)))
+#define FASTNB_CATEGORICAL_COUNT_ROWS(NAME, T, WITHIN)                        \
+    static inline Py_ssize_t NAME(                                            \
+        const T* FASTNB_RESTRICT x, Py_ssize_t row_stride,                    \
+        Py_ssize_t x_stride, Py_ssize_t n_rows, Py_ssize_t n_features,        \
+        Py_ssize_t j0, const npy_intp* FASTNB_RESTRICT y,                     \
+        const double* FASTNB_RESTRICT w, const T* FASTNB_RESTRICT highest,    \
+        const npy_intp* FASTNB_RESTRICT layout, Py_ssize_t n_classes,         \
+        double* FASTNB_RESTRICT table, Py_ssize_t n_table)                    \
+    {                                                                         \
+        for (Py_ssize_t i = 0; i < n_rows; i++) {                             \
+            const T* FASTNB_RESTRICT row = x + i * row_stride;                \
+            const Py_ssize_t c = y[i];                                        \
+            const double weight = w ? w[i] : 1.0;                             \
+            FASTNB_COUNT_CHECK(0 <= c && c < n_classes);                      \
+            for (Py_ssize_t j = i ? 0 : j0; j < n_features; j++) {            \
+                const T v = row[j * x_stride];                                \
+                if (!WITHIN(v, highest[j]))                                   \
+                    return i * n_features + j;                                \
+                const Py_ssize_t at =                                         \
+                    layout[j] + (Py_ssize_t) v * n_classes + c;               \
+                FASTNB_COUNT_CHECK(0 <= at && at < n_table);                  \
+                table[at] += weight;                                          \
+            }                                                                 \
+        }                                                                     \
+        return -1;                                                            \
     }
 
 FASTNB_DISCRETE_CSR_ROW(fastnb_discrete_csr_row_f64_i32, double, int32_t)
@@ -397,9 +554,29 @@ FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f64_i32, double, int32_t)
 FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f64_i64, double, int64_t)
 FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f32_i32, float, int32_t)
 FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f32_i64, float, int64_t)
-FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_i32, int32_t)
-FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_i64, int64_t)
-FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_f32, float)
-FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_f64, double)
+FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_i32, int32_t,
+                             fastnb_code_i32)
+FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_i64, int64_t,
+                             fastnb_code_i64)
+FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_f32, float,
+                             fastnb_code_f32)
+FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_f64, double,
+                             fastnb_code_f64)
+FASTNB_CATEGORICAL_CHECK_ROWS(fastnb_categorical_check_rows_i32, int32_t,
+                              FASTNB_FIT_INT_CODE)
+FASTNB_CATEGORICAL_CHECK_ROWS(fastnb_categorical_check_rows_i64, int64_t,
+                              FASTNB_FIT_INT_CODE)
+FASTNB_CATEGORICAL_CHECK_ROWS(fastnb_categorical_check_rows_f32, float,
+                              FASTNB_FIT_FLOAT_CODE)
+FASTNB_CATEGORICAL_CHECK_ROWS(fastnb_categorical_check_rows_f64, double,
+                              FASTNB_FIT_FLOAT_CODE)
+FASTNB_CATEGORICAL_COUNT_ROWS(fastnb_categorical_count_rows_i32, int32_t,
+                              FASTNB_WITHIN_INT)
+FASTNB_CATEGORICAL_COUNT_ROWS(fastnb_categorical_count_rows_i64, int64_t,
+                              FASTNB_WITHIN_INT)
+FASTNB_CATEGORICAL_COUNT_ROWS(fastnb_categorical_count_rows_f32, float,
+                              FASTNB_WITHIN_FLOAT)
+FASTNB_CATEGORICAL_COUNT_ROWS(fastnb_categorical_count_rows_f64, double,
+                              FASTNB_WITHIN_FLOAT)
 
 #endif /* FASTNB_ROWS_H */

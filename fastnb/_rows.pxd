@@ -104,6 +104,11 @@ cdef extern from "_rows.h":
         Py_ssize_t n_padded, double* scores,
     ) noexcept nogil
 
+    int fastnb_whole(double v) noexcept nogil
+    void fastnb_zero(double* p, Py_ssize_t n) noexcept nogil
+
+    # The categorical row helpers also return 1 at a code that is not a whole
+    # number >= 0; the check and count helpers return a code's position.
     int fastnb_categorical_dense_row_i32(
         const int32_t* x, Py_ssize_t x_stride, Py_ssize_t n_features,
         const intp_t* offsets, Py_ssize_t n_offsets, const double* table,
@@ -123,6 +128,47 @@ cdef extern from "_rows.h":
         const double* x, Py_ssize_t x_stride, Py_ssize_t n_features,
         const intp_t* offsets, Py_ssize_t n_offsets, const double* table,
         Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
+    ) noexcept nogil
+
+    Py_ssize_t fastnb_categorical_count_rows_i32(
+        const int32_t* x, Py_ssize_t row_stride, Py_ssize_t x_stride, Py_ssize_t n_rows,
+        Py_ssize_t n_features, Py_ssize_t j0, const intp_t* y, const double* w,
+        const int32_t* highest, const intp_t* layout, Py_ssize_t n_classes,
+        double* table, Py_ssize_t n_table,
+    ) noexcept nogil
+    Py_ssize_t fastnb_categorical_count_rows_i64(
+        const int64_t* x, Py_ssize_t row_stride, Py_ssize_t x_stride, Py_ssize_t n_rows,
+        Py_ssize_t n_features, Py_ssize_t j0, const intp_t* y, const double* w,
+        const int64_t* highest, const intp_t* layout, Py_ssize_t n_classes,
+        double* table, Py_ssize_t n_table,
+    ) noexcept nogil
+    Py_ssize_t fastnb_categorical_count_rows_f32(
+        const float* x, Py_ssize_t row_stride, Py_ssize_t x_stride, Py_ssize_t n_rows,
+        Py_ssize_t n_features, Py_ssize_t j0, const intp_t* y, const double* w,
+        const float* highest, const intp_t* layout, Py_ssize_t n_classes,
+        double* table, Py_ssize_t n_table,
+    ) noexcept nogil
+    Py_ssize_t fastnb_categorical_count_rows_f64(
+        const double* x, Py_ssize_t row_stride, Py_ssize_t x_stride, Py_ssize_t n_rows,
+        Py_ssize_t n_features, Py_ssize_t j0, const intp_t* y, const double* w,
+        const double* highest, const intp_t* layout, Py_ssize_t n_classes,
+        double* table, Py_ssize_t n_table,
+    ) noexcept nogil
+    Py_ssize_t fastnb_categorical_check_rows_i32(
+        const int32_t* x, Py_ssize_t row_stride, Py_ssize_t x_stride,
+        Py_ssize_t n_rows, Py_ssize_t n_features, int64_t limit, int32_t* highest,
+    ) noexcept nogil
+    Py_ssize_t fastnb_categorical_check_rows_i64(
+        const int64_t* x, Py_ssize_t row_stride, Py_ssize_t x_stride,
+        Py_ssize_t n_rows, Py_ssize_t n_features, int64_t limit, int64_t* highest,
+    ) noexcept nogil
+    Py_ssize_t fastnb_categorical_check_rows_f32(
+        const float* x, Py_ssize_t row_stride, Py_ssize_t x_stride,
+        Py_ssize_t n_rows, Py_ssize_t n_features, int64_t limit, float* highest,
+    ) noexcept nogil
+    Py_ssize_t fastnb_categorical_check_rows_f64(
+        const double* x, Py_ssize_t row_stride, Py_ssize_t x_stride,
+        Py_ssize_t n_rows, Py_ssize_t n_features, int64_t limit, double* highest,
     ) noexcept nogil
 
 
@@ -236,4 +282,54 @@ cdef inline int categorical_dense_row(
         return fastnb_categorical_dense_row_f64(
             x, x_stride, n_features, offsets, n_offsets, table, n_rows, n_padded,
             scores,
+        )
+
+
+cdef inline Py_ssize_t categorical_check_rows(
+    const code_t* x, Py_ssize_t row_stride, Py_ssize_t x_stride, Py_ssize_t n_rows,
+    Py_ssize_t n_features, int64_t limit, code_t* highest,
+) noexcept nogil:
+    if code_t is int32_t:
+        return fastnb_categorical_check_rows_i32(
+            x, row_stride, x_stride, n_rows, n_features, limit, highest
+        )
+    elif code_t is int64_t:
+        return fastnb_categorical_check_rows_i64(
+            x, row_stride, x_stride, n_rows, n_features, limit, highest
+        )
+    elif code_t is float:
+        return fastnb_categorical_check_rows_f32(
+            x, row_stride, x_stride, n_rows, n_features, limit, highest
+        )
+    else:
+        return fastnb_categorical_check_rows_f64(
+            x, row_stride, x_stride, n_rows, n_features, limit, highest
+        )
+
+
+cdef inline Py_ssize_t categorical_count_rows(
+    const code_t* x, Py_ssize_t row_stride, Py_ssize_t x_stride, Py_ssize_t n_rows,
+    Py_ssize_t n_features, Py_ssize_t j0, const intp_t* y, const double* w,
+    const code_t* highest, const intp_t* layout, Py_ssize_t n_classes,
+    double* table, Py_ssize_t n_table,
+) noexcept nogil:
+    if code_t is int32_t:
+        return fastnb_categorical_count_rows_i32(
+            x, row_stride, x_stride, n_rows, n_features, j0, y, w, highest, layout,
+            n_classes, table, n_table,
+        )
+    elif code_t is int64_t:
+        return fastnb_categorical_count_rows_i64(
+            x, row_stride, x_stride, n_rows, n_features, j0, y, w, highest, layout,
+            n_classes, table, n_table,
+        )
+    elif code_t is float:
+        return fastnb_categorical_count_rows_f32(
+            x, row_stride, x_stride, n_rows, n_features, j0, y, w, highest, layout,
+            n_classes, table, n_table,
+        )
+    else:
+        return fastnb_categorical_count_rows_f64(
+            x, row_stride, x_stride, n_rows, n_features, j0, y, w, highest, layout,
+            n_classes, table, n_table,
         )

@@ -1,6 +1,7 @@
 """CategoricalNB against scikit-learn's, hand computation and real data."""
 
 import copy
+import importlib
 import tracemalloc
 import warnings
 from fractions import Fraction
@@ -8,12 +9,18 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn import naive_bayes as sk_nb
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import OrdinalEncoder
+from threadpoolctl import threadpool_limits
 
 import fastnb
+import fastnb._base
+import fastnb._categorical
+import fastnb._simd
 
 from _helpers import (
     ADULT_COLUMNS,
@@ -387,6 +394,388 @@ def test_negative_or_fractional_codes_raise(method, value, match):
     model.fit(X, y)
     with pytest.raises(ValueError, match=match):
         getattr(model, method)(bad)
+
+
+# ---------------------------------------------------------------------------
+# Threads, and the codes the kernels check as they read X
+# ---------------------------------------------------------------------------
+
+# 600,000 codes: work for 9 threads (fastnb._base.WORK_PER_THREAD), in 10
+# chunks of rows when counted in one pass.
+BIG_SAMPLES, BIG_FEATURES = 30_000, 20
+BIG_LABELS = LABELS["5 str"]
+
+
+def make_big_codes(widest=None, seed=0):
+    """Codes for many threads, labels of 5 classes and positive weights.
+
+    Feature j has codes up to j + 1, each class favouring its own, and a
+    code up to 2 j + 10 in about one row in a thousand, so that chunks of
+    rows meet new largest codes late. With ``widest``, the last feature
+    takes a code up to it in one row in ten (tables too large to count in
+    one pass).
+    """
+    rng = np.random.default_rng(seed)
+    y = BIG_LABELS[rng.integers(0, len(BIG_LABELS), BIG_SAMPLES)]
+    class_index = np.searchsorted(BIG_LABELS, y)
+    X = np.empty((BIG_SAMPLES, BIG_FEATURES), dtype=np.int64)
+    for j in range(BIG_FEATURES):
+        favourite = (class_index + j) % (j + 2)
+        anything = rng.integers(0, j + 2, BIG_SAMPLES)
+        X[:, j] = np.where(rng.random(BIG_SAMPLES) < 0.4, favourite, anything)
+        rare = rng.random(BIG_SAMPLES) < 1e-3
+        X[rare, j] = rng.integers(0, 2 * j + 11, rare.sum())
+    if widest is not None:
+        wide = rng.random(BIG_SAMPLES) < 0.1
+        X[wide, -1] = rng.integers(0, widest + 1, wide.sum())
+        X[rng.integers(BIG_SAMPLES), -1] = widest
+    return X, y, rng.uniform(0.2, 3.0, BIG_SAMPLES)
+
+
+class RecordedKernels:
+    """The kernels, recording the thread count of each categorical kernel call."""
+
+    def __init__(self, kernels):
+        self._kernels = kernels
+        self.threads = {}
+
+    def __getattr__(self, name):
+        kernel = getattr(self._kernels, name)
+        if not name.startswith("categorical_"):
+            return kernel
+
+        def call(*args):
+            # Every kernel takes its thread count last.
+            self.threads.setdefault(name, []).append(args[-1])
+            return kernel(*args)
+
+        return call
+
+
+@pytest.fixture
+def kernel_threads(monkeypatch):
+    """Let the kernels run more threads than there are CPUs; record their calls.
+
+    fastnb gives a kernel no more threads than usable CPUs: more threads
+    than cores are how many-core runs are tested on a small machine.
+    """
+    if not fastnb._simd.kernels.openmp_enabled():
+        pytest.skip("the kernels were built without OpenMP")
+    monkeypatch.setattr(
+        fastnb._base.os, "sched_getaffinity", lambda pid: set(range(64)), raising=False
+    )
+    recorded = RecordedKernels(fastnb._categorical._kernels)
+    monkeypatch.setattr(fastnb._categorical, "_kernels", recorded)
+    return recorded
+
+
+def fit_and_score(X, y, w, n_threads, recorded, **params):
+    """A model fitted on X with n_threads threads, and its outputs on X."""
+    recorded.threads.clear()
+    with threadpool_limits(limits=n_threads, user_api="openmp"):
+        model = fastnb.CategoricalNB(**params).fit(X, y, sample_weight=w)
+        outputs = {method: getattr(model, method)(X) for method in OUTPUT_ATOL}
+        outputs["predict"] = model.predict(X)
+    return model, outputs
+
+
+# How fit counts: in one pass; counted again after a first pass that found
+# tables too large for it, into a table per chunk of rows, merged; and into
+# one table (too large for one a chunk).
+COUNTING = {
+    "one pass": (None, {"categorical_check_count_dense", "categorical_merge_counts"}),
+    "again, chunks": (
+        5_000,
+        {
+            "categorical_check_count_dense",
+            "categorical_count_dense",
+            "categorical_merge_counts",
+        },
+    ),
+    "again, one table": (
+        900_000,
+        {"categorical_check_count_dense", "categorical_count_dense"},
+    ),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32])
+@pytest.mark.parametrize("counting", COUNTING)
+def test_results_are_the_same_for_any_thread_count(kernel_threads, counting, dtype):
+    widest, kernels = COUNTING[counting]
+    X, y, w = make_big_codes(widest)
+    X = X.astype(dtype)
+    results = {}
+    for n_threads in (1, 2, 3, 7):
+        results[n_threads] = fit_and_score(X, y, w, n_threads, kernel_threads)
+        # As many threads as asked for ran each counting and scoring kernel.
+        fit_kernels = kernels | {"categorical_log_tables"}
+        assert set(kernel_threads.threads) == fit_kernels | {"categorical_score_dense"}
+        counted = kernel_threads.threads["categorical_check_count_dense"]
+        scored = kernel_threads.threads["categorical_score_dense"]
+        assert counted == [n_threads] and scored == [n_threads] * 4
+    one, one_outputs = results[1]
+    for n_threads in (2, 3, 7):
+        model, outputs = results[n_threads]
+        # Bit for bit: weighted sums are added in the same order.
+        assert_same_state(outputs, one_outputs, where="outputs")
+        assert_same_state(model, one)
+    if widest is None or widest < 10_000:
+        theirs = sk_nb.CategoricalNB().fit(X, y, sample_weight=w)
+        assert_agrees(one, theirs, X[:2000], tol(np.float64))
+
+
+def test_counts_in_one_pass_are_the_counts(kernel_threads):
+    # Chunks meet new largest codes late, and lay their tables out again.
+    X, y, w = make_big_codes(seed=4)
+    model, _ = fit_and_score(X, y, None, 3, kernel_threads)
+    assert "categorical_count_dense" not in kernel_threads.threads
+    class_index = np.searchsorted(BIG_LABELS, y)
+    for j in range(BIG_FEATURES):
+        expected = np.zeros((len(BIG_LABELS), X[:, j].max() + 1))
+        np.add.at(expected, (class_index, X[:, j]), 1.0)
+        assert_array_equal(model.category_count_[j], expected)
+    weighted, _ = fit_and_score(X, y, w, 3, kernel_threads)
+    for j in range(BIG_FEATURES):
+        expected = np.zeros((len(BIG_LABELS), X[:, j].max() + 1))
+        np.add.at(expected, (class_index, X[:, j]), w)
+        assert_allclose(weighted.category_count_[j], expected, rtol=1e-13)
+
+
+def test_float32_codes_are_checked_against_max_categories_exactly():
+    # 2**24 + 1 is no float32: a code of 2**24 is below it, one of 2**24 + 2
+    # is not. (A kernel call: a table for such codes would be large.)
+    X = np.zeros((5_000, 1), dtype=np.float32)
+    y = np.zeros(5_000, dtype=np.intp)
+    for code, first_bad in [(2.0**24, -1), (2.0**24 + 2, 4_500)]:
+        X[4_500, 0] = code
+        highest = np.empty((1, 1), dtype=np.float32)
+        layout = np.empty((1, 2), dtype=np.intp)
+        bad = fastnb._simd.kernels.categorical_check_count_dense(
+            X, y, np.empty(0), 2**24 + 1, 1, 5_000, highest, layout, np.empty((1, 8)), 1
+        )
+        assert bad == first_bad
+        if bad < 0:
+            # Too many categories to count in one pass.
+            assert highest[0, 0] == code and layout[0, -1] == -1
+
+
+# Bad codes: value, dtype X has, and the message, "{i}" and "{j}" standing
+# for the row and column of the first.
+BAD_CODES = {
+    "negative": (
+        -1,
+        np.int64,
+        r"Negative values in data passed to CategoricalNB \(input X\): feature {j} "
+        r"has code -1 in row {i}; codes must be integers >= 0\.",
+    ),
+    "negative int32": (-3, np.int32, r"feature {j} has code -3 in row {i};"),
+    "negative fraction": (-0.5, np.float64, r"feature {j} has code -0.5 in row {i};"),
+    "fractional": (
+        2.5,
+        np.float64,
+        r"CategoricalNB: feature {j} has non-integer codes \(2.5 in row {i}\); "
+        r"category codes must be whole numbers",
+    ),
+    "fractional float32": (7.25, np.float32, r"non-integer codes \(7.25 in row {i}\)"),
+    "NaN": (np.nan, np.float64, r"^Input X contains NaN\."),
+    "NaN float32": (np.nan, np.float32, r"^Input X contains NaN\."),
+    "infinity": (np.inf, np.float64, r"^Input X contains infinity"),
+    "minus infinity": (-np.inf, np.float32, r"^Input X contains infinity"),
+    "too large": (
+        100,
+        np.int64,
+        r"CategoricalNB: feature {j} has code 100 in row {i}, which needs a table "
+        r"of more than max_categories=100 categories",
+    ),
+    "too large float": (1e6, np.float64, r"feature {j} has code 1000000 in row {i},"),
+}
+# Where the bad codes go; the first, in row-major order, is reported.
+BAD_PLACES = {
+    "first row": [(0, 3)],
+    "last row": [(BIG_SAMPLES - 1, BIG_FEATURES - 1)],
+    "middle": [(BIG_SAMPLES // 2, 7)],
+    "several": [(20_000, 2), (15_000, 19), (15_000, 5), (29_000, 0), (15_001, 0)],
+}
+
+
+def with_bad_codes(kind, places):
+    """Big codes with the bad code of ``kind`` at ``places``; the first place."""
+    value, dtype, _ = BAD_CODES[kind]
+    X, y, _ = make_big_codes()
+    X = X.astype(dtype)
+    for i, j in places:
+        X[i, j] = value
+    return X, y, min(places)
+
+
+def bad_code_message(kind, place):
+    i, j = place
+    return BAD_CODES[kind][2].replace("{i}", str(i)).replace("{j}", str(j))
+
+
+@pytest.mark.parametrize("n_threads", [1, 7])
+@pytest.mark.parametrize("place", BAD_PLACES)
+@pytest.mark.parametrize("kind", BAD_CODES)
+def test_fit_reports_the_first_bad_code(kernel_threads, kind, place, n_threads):
+    X, y, first = with_bad_codes(kind, BAD_PLACES[place])
+    # Bad codes of other kinds, further on, are not the first.
+    X[first[0] + 1 :: 997, 1] = -7
+    with threadpool_limits(limits=n_threads, user_api="openmp"):
+        with pytest.raises(ValueError, match=bad_code_message(kind, first)):
+            fastnb.CategoricalNB(max_categories=100).fit(X, y)
+        model = fastnb.CategoricalNB(max_categories=100)
+        model.partial_fit(make_big_codes()[0], y, classes=BIG_LABELS)
+        before = copy.deepcopy(model)
+        with pytest.raises(ValueError, match=bad_code_message(kind, first)):
+            model.partial_fit(X, y)
+        assert_same_state(model, before)
+    assert kernel_threads.threads["categorical_check_count_dense"][0] == n_threads
+
+
+@pytest.mark.parametrize("n_threads", [1, 7])
+@pytest.mark.parametrize("place", BAD_PLACES)
+@pytest.mark.parametrize("kind", [k for k in BAD_CODES if "too large" not in k])
+def test_predict_reports_the_first_bad_code(kernel_threads, kind, place, n_threads):
+    X, y, first = with_bad_codes(kind, BAD_PLACES[place])
+    X[first[0] + 1 :: 997, 1] = -7
+    model = fastnb.CategoricalNB().fit(make_big_codes()[0], y)
+    with threadpool_limits(limits=n_threads, user_api="openmp"):
+        for method in ["predict", *OUTPUT_ATOL]:
+            with pytest.raises(ValueError, match=bad_code_message(kind, first)):
+                getattr(model, method)(X)
+    assert kernel_threads.threads["categorical_score_dense"] == [n_threads] * 4
+
+
+def test_codes_past_the_categories_score_as_unseen(kernel_threads):
+    X, y, _ = make_big_codes()
+    model = fastnb.CategoricalNB().fit(X, y)
+    past = X.astype(np.float64)
+    past[::3, 4] = 1e300
+    past[1::3, 4] = 2.0**63
+    unseen = X.copy()
+    unseen[::3, 4] = unseen[1::3, 4] = model.n_categories_[4]
+    with threadpool_limits(limits=7, user_api="openmp"):
+        assert_array_equal(
+            model.predict_joint_log_proba(past), model.predict_joint_log_proba(unseen)
+        )
+
+
+# Bad codes for the property test: the message of each ("{i}" and "{j}" as
+# above), and whether predict refuses it too (a code past the categories
+# scores as unseen).
+SOME_BAD_CODES = {
+    -1.0: ("feature {j} has code -1 in row {i}; codes must be", True),
+    -0.25: ("feature {j} has code -0.25 in row {i}; codes must be", True),
+    0.5: (r"feature {j} has non-integer codes \(0.5 in row {i}\)", True),
+    3.75: (r"feature {j} has non-integer codes \(3.75 in row {i}\)", True),
+    np.inf: ("^Input X contains infinity", True),
+    1e3: ("feature {j} has code 1000 in row {i}, which needs a table", False),
+}
+
+
+def first_bad_message(bad, predicting):
+    """The message about the first of the bad codes {(row, column): value}."""
+    places = [p for p, v in bad.items() if SOME_BAD_CODES[v][1] or not predicting]
+    if not places:
+        return None
+    i, j = min(places)
+    message = SOME_BAD_CODES[bad[i, j]][0]
+    return message.replace("{i}", str(i)).replace("{j}", str(j))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    bad=st.dictionaries(
+        st.tuples(st.integers(0, 19_999), st.integers(0, 11)),
+        st.sampled_from(list(SOME_BAD_CODES)),
+        min_size=1,
+        max_size=6,
+    ),
+    n_threads=st.sampled_from([1, 2, 3]),
+)
+def test_the_first_bad_code_is_reported_wherever_it_is(bad, n_threads):
+    # 240,000 codes: 4 chunks of rows, up to 3 threads (on as many CPUs).
+    rng = np.random.default_rng(len(bad))
+    X = rng.integers(0, 50, (20_000, 12)).astype(np.float64)
+    y = rng.integers(0, 3, 20_000)
+    model = fastnb.CategoricalNB().fit(X, y)
+    for (i, j), value in bad.items():
+        X[i, j] = value
+    with threadpool_limits(limits=n_threads, user_api="openmp"):
+        with pytest.raises(ValueError, match=first_bad_message(bad, False)):
+            fastnb.CategoricalNB(max_categories=1000).fit(X, y)
+        message = first_bad_message(bad, True)
+        if message is None:
+            model.predict(X)
+        else:
+            with pytest.raises(ValueError, match=message):
+                model.predict(X)
+
+
+def test_log_tables_match_the_formula():
+    # m-estimates with a prior, per feature, and categories min_categories
+    # adds: (N_ica + m_i p_ia) / (N_ic + m_i), unseen ones at uniform's share.
+    X, y, w = make_codes(LABELS["5 str"], seed=12)
+    minimum = np.array([1, 7, 2, 9, 6])
+    n_categories = np.maximum(X.max(axis=0) + 1, minimum)
+    rng = np.random.default_rng(3)
+    prior = [rng.dirichlet(np.ones(n)) for n in n_categories]
+    m = np.array([0.5, 1.0, 2.0, 4.0, 8.0])
+    model = fastnb.CategoricalNB(
+        alpha=fastnb.MEstimate(m, prior), min_categories=minimum
+    ).fit(X, y, sample_weight=w)
+    class_index = np.searchsorted(LABELS["5 str"], y)
+    scores = np.zeros((len(X), 5)) + model.class_log_prior_
+    for j in range(N_FEATURES):
+        counts = np.zeros((5, n_categories[j]))
+        np.add.at(counts, (class_index, X[:, j]), w)
+        assert_allclose(model.category_count_[j], counts, rtol=1e-13)
+        total = counts.sum(axis=1, keepdims=True) + m[j]
+        expected = np.log((counts + m[j] * prior[j]) / total)
+        assert_allclose(model.feature_log_prob_[j], expected, rtol=1e-12)
+        scores += expected.T[X[:, j]]
+    assert_allclose(model.predict_joint_log_proba(X), scores, rtol=1e-12)
+    # An unseen code of feature 0 gets uniform's share: m_0 / n_0 over N_c + m_0.
+    unseen = X.copy()
+    unseen[:, 0] = 50
+    counted = model.category_count_[0].sum(axis=1)
+    unseen_term = np.log(m[0] / n_categories[0] / (counted + m[0]))
+    seen_term = model.feature_log_prob_[0].T[X[:, 0]]
+    assert_allclose(
+        model.predict_joint_log_proba(unseen),
+        scores + unseen_term - seen_term,
+        rtol=1e-12,
+    )
+
+
+def variant_kernels():
+    """The instruction-set variants of the kernels that were built and run here."""
+    found = []
+    for variant in fastnb._simd.VARIANTS:
+        try:
+            module = importlib.import_module(f"fastnb._kernels_{variant}")
+        except ImportError:
+            continue
+        if fastnb._kernels.cpu_runs(variant):
+            found.append(module)
+    return found
+
+
+@pytest.mark.parametrize("variant", variant_kernels(), ids=lambda m: m.__name__)
+def test_instruction_set_variants_fit_and_score_alike(variant, monkeypatch):
+    X, y, w = make_big_codes(seed=5)
+    X = X.astype(np.float32)
+    results = []
+    for kernels in (fastnb._kernels, variant):
+        monkeypatch.setattr(fastnb._categorical, "_kernels", kernels)
+        model = fastnb.CategoricalNB(alpha=0.3).fit(X, y, sample_weight=w)
+        results.append((model.category_count_, model.predict_proba(X)))
+        with pytest.raises(ValueError, match="non-integer codes"):
+            model.predict(X + 0.5)
+    (counts, proba), (variant_counts, variant_proba) = results
+    assert_same_state(variant_counts, counts, where="counts")
+    assert_allclose(variant_proba, proba, rtol=1e-12, atol=1e-300)
 
 
 # ---------------------------------------------------------------------------

@@ -184,7 +184,33 @@ def out_of_range_calls():
     codes = np.array([[0, 1], [2, 0], [1, 2]])
     offsets = np.array([0, 4, 8], dtype=np.intp)  # 3 categories + unseen each
     categorical = pad_classes(np.zeros((8, 2)))
+    # Counts of codes: 4 codes a feature, 2 classes, 16 entries in all.
+    highest = np.array([3, 3])
+    layout = np.array([0, 8, 16], dtype=np.intp)
+
+    def count_table():
+        return np.zeros((1, 16))
+
+    def chunk_counts(n_chunks):
+        """Largest codes, layouts and tables of categorical_check_count_dense."""
+        return (
+            np.empty((n_chunks, 2), dtype=codes.dtype),
+            np.empty((n_chunks, 3), dtype=np.intp),
+            np.empty((n_chunks, 64)),
+        )
+
+    def log_tables():
+        """Outputs, scratch and threads of categorical_log_tables."""
+        return (
+            np.empty((8, 2)),
+            np.empty((8, 2)),
+            np.zeros((8, 8)),
+            thread_scratch(2, 2),
+            2,
+        )
+
     row = "row [0-9]+ has"
+    chunk = "chunk [0-9]+ has"
     bounds = "[Oo]ut of bounds"
     return {
         "discrete_count_csr column": (
@@ -306,21 +332,63 @@ def out_of_range_calls():
             ),
             row,
         ),
-        "categorical_count_dense code": (
-            lambda: k.categorical_count_dense(
-                codes + [0, 4], y, weights, offsets, np.zeros((8, 2)), 64, 2
+        "categorical_check_count_dense class": (
+            lambda: k.categorical_check_count_dense(
+                codes, bad_y, weights, 10, 2, 3, *chunk_counts(1), 2
+            ),
+            row,
+        ),
+        "categorical_check_count_dense negative class": (
+            lambda: k.categorical_check_count_dense(
+                codes, negative_y, weights, 10, 2, 3, *chunk_counts(1), 2
+            ),
+            row,
+        ),
+        "categorical_check_count_dense chunk": (
+            # Two chunks of two rows, largest codes and layout for one.
+            lambda: k.categorical_check_count_dense(
+                codes, y, weights, 10, 2, 2, *chunk_counts(1)[:2], np.empty((2, 64)), 2
             ),
             bounds,
         ),
-        "categorical_count_dense negative code": (
+        "categorical_count_dense layout": (
             lambda: k.categorical_count_dense(
-                -codes, y, weights, offsets, np.zeros((8, 2)), 64, 2
+                codes,
+                y,
+                weights,
+                2,
+                highest,
+                layout + [0, 4, 4],
+                3,
+                count_table(),
+                2,
+                2,
             ),
-            bounds,
+            chunk,
         ),
         "categorical_count_dense class": (
             lambda: k.categorical_count_dense(
-                codes, bad_y, weights, offsets, np.zeros((8, 2)), 64, 2
+                codes, bad_y, weights, 2, highest, layout, 3, count_table(), 2, 2
+            ),
+            chunk,
+        ),
+        "categorical_merge_counts layout": (
+            lambda: k.categorical_merge_counts(
+                np.zeros((2, 16)),
+                np.array([[0, 8, 16], [0, 8, 18]], dtype=np.intp),
+                np.array([0, 4, 8], dtype=np.intp),
+                np.zeros((8, 2)),
+                2,
+            ),
+            bounds,
+        ),
+        "categorical_merge_counts offsets": (
+            lambda: k.categorical_merge_counts(
+                np.zeros((2, 16)),
+                np.array([[0, 8, 16], [0, 8, 16]], dtype=np.intp),
+                np.array([0, 5, 9], dtype=np.intp),
+                np.zeros((8, 2)),
+                2,
             ),
             bounds,
         ),
@@ -334,11 +402,17 @@ def out_of_range_calls():
             ),
             row,
         ),
-        "categorical_score_dense negative code": (
-            lambda: k.categorical_score_dense(
-                -codes, offsets, categorical, intercept, *finish()
+        "categorical_log_tables counts": (
+            lambda: k.categorical_log_tables(
+                np.ones((5, 2)), offsets[:3], offsets[:3], np.ones(8), *log_tables()
             ),
-            row,
+            bounds,
+        ),
+        "categorical_log_tables pseudo": (
+            lambda: k.categorical_log_tables(
+                np.ones((6, 2)), offsets - [0, 1, 2], offsets, np.ones(7), *log_tables()
+            ),
+            bounds,
         ),
     }
 
