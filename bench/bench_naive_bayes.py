@@ -7,18 +7,31 @@ rotating so that none always runs first; the figures are the ratios of their
 median times. A separate, untimed pass measures the peak memory each one
 allocates.
 
+With ``--threads 1,2,4``, each fastnb operation is also timed at each
+thread count (a scaling table: time, speedup over one thread, ratio to
+scikit-learn, GB/s of X read), and its serial share is measured: the time
+it spends outside fastnb's parallel kernels at one thread, found by timing
+every call of a kernel that takes ``n_threads``. By Amdahl's law that share
+caps the speedup on any number of cores. ``--profile`` shows where the
+serial time goes. Progress goes to stderr as the run goes.
+
 Usage::
 
     python bench/bench_naive_bayes.py [--case all|text|gaussian|categorical]
         [--quick] [--repeats N] [--estimators multinomial,complement,bernoulli]
+        [--threads 1,2,4,...] [--profile]
 """
 
 import argparse
+import contextlib
+import cProfile
 import dataclasses
 import functools
+import inspect
 import itertools
 import os
 import platform
+import pstats
 import statistics
 import sys
 import time
@@ -32,11 +45,13 @@ from corpus import make_bag_of_words, make_categorical, make_gaussian_blobs
 
 import fastnb
 import fastnb.reference
+from fastnb import _simd
+from fastnb._base import effective_n_threads
 
 try:
-    from threadpoolctl import threadpool_info
+    from threadpoolctl import threadpool_info, threadpool_limits
 except ImportError:
-    threadpool_info = None
+    threadpool_info = threadpool_limits = None
 
 ESTIMATORS = {
     "multinomial": "MultinomialNB",
@@ -69,6 +84,10 @@ CATEGORICAL_PROBA_RTOL = 1e-10
 READ_X = ("numpy", "read X")
 MIB = 2**20
 GB = 1e9
+# Functions --profile lists for each operation.
+PROFILE_TOP = 8
+# The core counts of the Amdahl caps in the serial-share table.
+AMDAHL_CORES = (16, 64)
 
 
 @dataclasses.dataclass
@@ -357,13 +376,14 @@ def print_header(repeats):
     )
 
 
-def bench_estimator(estimator_name, data, repeats, rtol, time_read=False):
+def bench_estimator(estimator_name, data, args, repeats, rtol, time_read=False):
     """Check, measure and time one estimator's implementations, print tables.
 
     An implementation without the estimator (the reference may lack one) is
     left out and shows n/a. With `time_read`, the time to read the dense X
     once is timed among the operations and the fit times compared with it.
     """
+    progress(f"{estimator_name}: fitting each implementation, checking agreement")
     classes = {
         name: getattr(module, estimator_name)
         for name, module in IMPLEMENTATIONS.items()
@@ -375,10 +395,12 @@ def bench_estimator(estimator_name, data, repeats, rtol, time_read=False):
     }
     print()
     check_agreement(estimator_name, fitted, data.X, rtol)
+    progress(f"{estimator_name}: peak memory")
     peaks = measure_memory(classes, fitted, data)
     groups = operation_groups(classes, fitted, data)
     if time_read:
         groups.insert(0, [(READ_X, data.X.sum)])
+    progress(f"{estimator_name}: timing {repeats} repeats of every operation")
     medians = time_interleaved(groups, repeats)
     print(f"{estimator_name}: median seconds, and how many times faster fastnb is")
     print(timing_table(medians))
@@ -387,11 +409,13 @@ def bench_estimator(estimator_name, data, repeats, rtol, time_read=False):
         print(read_table(medians, data.X))
     print()
     print(memory_table(peaks, data))
+    bench_threads(estimator_name, data, medians, args, repeats)
 
 
 def bench_text(args, repeats):
     """The bag-of-words estimators on a synthetic text corpus."""
     n_documents, n_features = TEXT_QUICK_SHAPE if args.quick else TEXT_FULL_SHAPE
+    progress("making the text corpus")
     start = time.perf_counter()
     X, y = make_bag_of_words(n_documents=n_documents, n_features=n_features)
     data = Dataset.from_arrays(X, y)
@@ -403,12 +427,13 @@ def bench_text(args, repeats):
         f"(made in {time.perf_counter() - start:.1f} s)"
     )
     for estimator_name in args.estimators or [ESTIMATORS["multinomial"]]:
-        bench_estimator(estimator_name, data, repeats, TEXT_PROBA_RTOL)
+        bench_estimator(estimator_name, data, args, repeats, TEXT_PROBA_RTOL)
 
 
 def bench_gaussian(args, repeats):
     """GaussianNB on dense Gaussian blobs."""
     n_samples, n_features = GAUSSIAN_QUICK_SHAPE if args.quick else GAUSSIAN_FULL_SHAPE
+    progress("making the Gaussian blobs")
     start = time.perf_counter()
     X, y = make_gaussian_blobs(
         n_samples=n_samples, n_features=n_features, n_classes=GAUSSIAN_CLASSES
@@ -421,7 +446,9 @@ def bench_gaussian(args, repeats):
         f"{data.classes.size} classes "
         f"(made in {time.perf_counter() - start:.1f} s)"
     )
-    bench_estimator("GaussianNB", data, repeats, GAUSSIAN_PROBA_RTOL, time_read=True)
+    bench_estimator(
+        "GaussianNB", data, args, repeats, GAUSSIAN_PROBA_RTOL, time_read=True
+    )
 
 
 def bench_categorical(args, repeats):
@@ -429,6 +456,7 @@ def bench_categorical(args, repeats):
     n_samples, n_features = (
         CATEGORICAL_QUICK_SHAPE if args.quick else CATEGORICAL_FULL_SHAPE
     )
+    progress("making the category codes")
     start = time.perf_counter()
     X, y = make_categorical(
         n_samples=n_samples, n_features=n_features, n_classes=CATEGORICAL_CLASSES
@@ -443,7 +471,220 @@ def bench_categorical(args, repeats):
         f"({n_categories.sum()} in all), {data.classes.size} classes "
         f"(made in {time.perf_counter() - start:.1f} s)"
     )
-    bench_estimator("CategoricalNB", data, repeats, CATEGORICAL_PROBA_RTOL)
+    bench_estimator("CategoricalNB", data, args, repeats, CATEGORICAL_PROBA_RTOL)
+
+
+def progress(message):
+    """One line of progress on stderr, so that a long run is never silent."""
+    print(f"... {message}", file=sys.stderr, flush=True)
+
+
+def parallel_kernel_names():
+    """Names of fastnb's parallel kernels: those that take ``n_threads``."""
+    names = []
+    for name, function in vars(_simd.kernels).items():
+        if name.startswith("_") or not callable(function):
+            continue
+        try:
+            parameters = inspect.signature(function).parameters
+        except (TypeError, ValueError):
+            continue
+        if "n_threads" in parameters:
+            names.append(name)
+    return names
+
+
+@contextlib.contextmanager
+def timed_kernels():
+    """Time every call of a parallel kernel while the block runs.
+
+    The estimators look their kernels up on the module ``fastnb._simd.kernels``
+    at each call, so wrappers set on it see every call. Yields a one-entry
+    list holding the seconds spent in them; the kernels are restored after.
+    """
+    module = _simd.kernels
+    spent = [0.0]
+    originals = {name: getattr(module, name) for name in parallel_kernel_names()}
+
+    def timed(function):
+        @functools.wraps(function)
+        def wrapper(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[0] += time.perf_counter() - start
+
+        return wrapper
+
+    try:
+        for name, function in originals.items():
+            setattr(module, name, timed(function))
+        yield spent
+    finally:
+        for name, function in originals.items():
+            setattr(module, name, function)
+
+
+def fastnb_tasks(estimator_name, data):
+    """``{operation: function}`` for fastnb's estimator, fitted beforehand."""
+    estimator_class = getattr(fastnb, estimator_name)
+    fitted = estimator_class().fit(data.X, data.y)
+    return {
+        operation: functools.partial(RUNNERS[operation], estimator_class, fitted, data)
+        for operation in OPERATIONS
+        if supports(estimator_class, operation)
+    }
+
+
+def time_scaling(tasks, thread_counts, repeats):
+    """Median seconds of each task at each thread count: {(op, threads): s}.
+
+    The thread counts take turns within each repeat, so that a change of
+    the machine's load falls on all of them.
+    """
+    times = {(op, n): [] for op in tasks for n in thread_counts}
+    for repeat in range(repeats):
+        for operation, function in tasks.items():
+            progress(f"{operation}, repeat {repeat + 1} of {repeats}")
+            for n_threads in rotated(list(thread_counts), repeat):
+                with threadpool_limits(limits=n_threads, user_api="openmp"):
+                    start = time.perf_counter()
+                    function()
+                    times[operation, n_threads].append(time.perf_counter() - start)
+    return {key: statistics.median(ts) for key, ts in times.items()}
+
+
+def used_threads(n_threads):
+    """Threads fastnb runs when asked for n_threads (capped at usable CPUs)."""
+    with threadpool_limits(limits=n_threads, user_api="openmp"):
+        return effective_n_threads()
+
+
+def scaling_table(scaling, thread_counts, medians, X):
+    """Time, speedup, ratio to scikit-learn and GB/s per op and thread count."""
+    header = ["operation", "threads", "used", "seconds", "speedup"]
+    header += ["sklearn/fastnb", "GB/s of X"]
+    rows = []
+    for operation in OPERATIONS:
+        if (operation, thread_counts[0]) not in scaling:
+            continue
+        one = scaling[operation, thread_counts[0]]
+        sk = medians.get(("sklearn", operation))
+        for n_threads in thread_counts:
+            seconds = scaling[operation, n_threads]
+            rows.append(
+                [
+                    operation,
+                    str(n_threads),
+                    str(used_threads(n_threads)),
+                    format_seconds(seconds),
+                    f"{one / seconds:.2f}x",
+                    format_ratio(sk, seconds),
+                    f"{data_nbytes(X) / seconds / GB:.2f}",
+                ]
+            )
+    return format_table(header, rows)
+
+
+def time_serial_share(tasks, repeats):
+    """Per op, median (total, in parallel kernels) seconds at one thread."""
+    shares = {}
+    with threadpool_limits(limits=1, user_api="openmp"):
+        for operation, function in tasks.items():
+            progress(f"{operation}: time in the kernels at one thread")
+            totals, inside = [], []
+            for _ in range(repeats):
+                with timed_kernels() as spent:
+                    start = time.perf_counter()
+                    function()
+                    totals.append(time.perf_counter() - start)
+                inside.append(spent[0])
+            shares[operation] = statistics.median(totals), statistics.median(inside)
+    return shares
+
+
+def amdahl_cap(serial_fraction, n_cores):
+    """The most n_cores can speed up an op whose serial fraction this is."""
+    return 1.0 / (serial_fraction + (1.0 - serial_fraction) / n_cores)
+
+
+def serial_share_table(shares):
+    """Time outside the parallel kernels at one thread, and Amdahl's caps."""
+    header = ["operation", "total ms", "in kernels ms", "outside ms", "outside"]
+    header += [f"cap on {n} cores" for n in AMDAHL_CORES]
+    rows = []
+    for operation, (total, inside) in shares.items():
+        outside = max(total - inside, 0.0)
+        fraction = outside / total
+        rows.append(
+            [
+                operation,
+                f"{total * 1e3:.1f}",
+                f"{inside * 1e3:.1f}",
+                f"{outside * 1e3:.1f}",
+                f"{100 * fraction:.1f}%",
+                *(f"{amdahl_cap(fraction, n):.1f}x" for n in AMDAHL_CORES),
+            ]
+        )
+    return format_table(header, rows)
+
+
+def profile_serial_time(tasks):
+    """Per op at one thread, the functions that take the most time of their
+    own outside the parallel kernels (cProfile), as printable text."""
+    parts = []
+    with threadpool_limits(limits=1, user_api="openmp"), timed_kernels():
+        for operation, function in tasks.items():
+            progress(f"{operation}: profile at one thread")
+            profiler = cProfile.Profile()
+            start = time.perf_counter()
+            profiler.runcall(function)
+            total = time.perf_counter() - start
+            entries = [
+                (own, location, calls)
+                for location, (calls, _, own, _, _) in pstats.Stats(
+                    profiler
+                ).stats.items()
+                if location[2] != "wrapper"
+            ]
+            entries.sort(reverse=True)
+            lines = [f"{operation} ({total * 1e3:.1f} ms under the profiler):"]
+            for own, (filename, line, name), calls in entries[:PROFILE_TOP]:
+                where = f"{os.path.basename(filename)}:{line}" if line else filename
+                lines.append(
+                    f"  {own * 1e3:8.2f} ms {100 * own / total:5.1f}%  {calls:>5} "
+                    f"calls  {name} ({where})"
+                )
+            parts.append("\n".join(lines))
+    return "\n".join(parts)
+
+
+def bench_threads(estimator_name, data, medians, args, repeats):
+    """The scaling and serial-share tables (and profile) of fastnb's estimator."""
+    tasks = fastnb_tasks(estimator_name, data)
+    if args.threads:
+        scaling = time_scaling(tasks, args.threads, repeats)
+        print()
+        print(f"{estimator_name}: fastnb against the thread count")
+        print(scaling_table(scaling, args.threads, medians, data.X))
+        print(
+            "(used: threads fastnb runs, capped at the usable CPUs; speedup over "
+            f"{args.threads[0]} thread(s); GB/s: X's bytes / seconds)"
+        )
+        print()
+        print(
+            f"{estimator_name}: serial share, the time outside fastnb's parallel "
+            "kernels at one thread"
+        )
+        print(serial_share_table(time_serial_share(tasks, repeats)))
+    if args.profile:
+        print()
+        print(
+            f"{estimator_name}: where the time outside the parallel kernels goes "
+            f"(own time, top {PROFILE_TOP}, one thread)"
+        )
+        print(profile_serial_time(tasks))
 
 
 def parse_estimators(text):
@@ -455,6 +696,19 @@ def parse_estimators(text):
             f"choose from {','.join(ESTIMATORS)}, got {text!r}"
         )
     return [ESTIMATORS[key] for key in keys]
+
+
+def parse_thread_counts(text):
+    """Thread counts from a comma-separated list, one first if it is there."""
+    try:
+        counts = [positive_int(part) for part in text.split(",") if part.strip()]
+    except (ValueError, argparse.ArgumentTypeError) as exc:
+        raise argparse.ArgumentTypeError(
+            f"expected thread counts like 1,2,4, got {text!r}"
+        ) from exc
+    if not counts:
+        raise argparse.ArgumentTypeError(f"expected thread counts, got {text!r}")
+    return sorted(set(counts))
 
 
 def positive_int(text):
@@ -495,9 +749,22 @@ def parse_args(argv=None):
         help=f"text case: comma-separated, from {','.join(ESTIMATORS)} "
         "(default: multinomial, the headline; the others take minutes more)",
     )
+    parser.add_argument(
+        "--threads",
+        type=parse_thread_counts,
+        help="comma-separated thread counts, e.g. 1,2,4: time fastnb's operations "
+        "at each (a scaling table) and measure each one's serial share",
+    )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="show where each operation's time outside the parallel kernels goes",
+    )
     args = parser.parse_args(argv)
     if args.estimators and args.case not in ("all", "text"):
         parser.error("--estimators chooses among the text case's estimators")
+    if (args.threads or args.profile) and threadpool_limits is None:
+        parser.error("--threads and --profile need threadpoolctl (pip install it)")
     return args
 
 
