@@ -512,10 +512,14 @@ def log_class_prior(class_count, class_prior, fit_prior):
 
 
 def class_weights(y, sample_weight, n_classes):
-    """Weighted number of samples of each class (float64, n_classes)."""
-    return np.bincount(y, weights=sample_weight, minlength=n_classes).astype(
-        np.float64, copy=False
+    """Weighted number of samples of each class (float64, n_classes), summed
+    by a parallel kernel."""
+    weights = np.zeros(n_classes)
+    n_threads = effective_n_threads(len(y))
+    _kernels.class_weights(
+        y, weights_or_ones(sample_weight, len(y)), weights, n_threads
     )
+    return weights
 
 
 def weights_or_ones(sample_weight, n_samples):

@@ -245,6 +245,28 @@ def encode_by_lookup(
     return _first_flagged(first_bad, n)
 
 
+def class_weights(
+    const intp_t[::1] y,
+    const double[:] sample_weight,
+    double[::1] out,
+    int n_threads,
+):
+    """out[c] = the weight of the rows of class c (y holds class indices).
+
+    Summed per chunk of VALUE_CHUNK rows, in row order, then over the
+    chunks in order: the same for any number of threads.
+    """
+    cdef Py_ssize_t n = y.shape[0]
+    cdef Py_ssize_t n_classes = out.shape[0]
+    cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
+    cdef double[:, ::1] chunk_sums = np.zeros((max(n_chunks, 1), n_classes))
+    cdef Py_ssize_t b, i
+    for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
+        for i in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
+            chunk_sums[b, y[i]] += sample_weight[i]
+    _sum_blocks(chunk_sums, out)
+
+
 def class_order(const intp_t[::1] y, intp_t[::1] order, intp_t[::1] class_ptr):
     """Rows grouped by class, each group in row order (a counting sort).
 

@@ -527,6 +527,9 @@ poisson_params : dict, default=None
                 part = estimator._batch_statistics(
                     batch["batches"][family], y, sample_weight, n_classes
                 )
+            # The same class weights, which a family may sum in another
+            # order (GaussianNB's by chunks of rows): one value for all.
+            part["class_count"] = statistics["class_count"]
             statistics.update(with_prefix(family, part))
         return statistics
 

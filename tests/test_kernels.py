@@ -804,3 +804,15 @@ def test_moments_merge_by_the_pairwise_formula():
     np.testing.assert_allclose(pooled[1][0], overall, rtol=1e-12, atol=1e-15)
     spread = s.sum(axis=0) + count @ (a - overall) ** 2
     np.testing.assert_allclose(pooled[1][1], spread, rtol=1e-12)
+
+
+@pytest.mark.parametrize("n_threads", [2, 3, 7])
+def test_class_weights_do_not_depend_on_thread_count(n_threads):
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 6, 100_000).astype(np.intp)
+    weights = rng.random(len(y))
+    sums = {threads: np.zeros(7) for threads in (1, n_threads)}
+    for threads, out in sums.items():
+        _kernels.class_weights(y, weights, out, threads)
+    assert_array_equal(sums[n_threads], sums[1])
+    np.testing.assert_allclose(sums[1], np.bincount(y, weights, 7), rtol=1e-12)
