@@ -199,8 +199,12 @@ static inline int fastnb_refused(double x, int non_negative)
 }
 
 /* Whether any of the n values x[0], x[stride], ... is refused: a pass of
- * its own before a row is scored, which compilers vectorise (a test inside
- * the scoring loops would cost more). */
+ * its own, which compilers vectorise (a test inside the scoring loops would
+ * cost more). A row helper makes it before scoring when a refused value
+ * could go unseen (a negative count, a NaN binarized to 0); otherwise only
+ * when the row's first score comes out NaN or infinite, since a NaN or an
+ * infinity in the row makes every score so (a score can also be -inf
+ * without one: log 0, a class given prior 0). */
 #define FASTNB_ROW_REFUSED(T)                                                 \
     static inline int fastnb_row_refused_##T(                                 \
         const T* x, Py_ssize_t stride, Py_ssize_t n, int non_negative)        \
@@ -217,7 +221,7 @@ FASTNB_ROW_REFUSED(float)
  * stored at data[start:stop] with their columns j at indices[start:stop]
  * (nnz stored values in all); table is (n_rows, n_padded). A value of zero
  * (or one binarized to zero) adds nothing, even where the table holds -inf:
- * x log p is 0 for x = 0. The values are checked first (fastnb_refused). */
+ * x log p is 0 for x = 0. The values are checked (fastnb_row_refused). */
 #define FASTNB_DISCRETE_CSR_ROW(NAME, T, I)                                   \
     static inline int NAME(                                                   \
         const T* data, const I* indices, Py_ssize_t start, Py_ssize_t stop,   \
@@ -228,8 +232,10 @@ FASTNB_ROW_REFUSED(float)
         FASTNB_CHECK(0 <= start && start <= stop && stop <= nnz);             \
         if (start == stop)                                                    \
             return 0;                                                         \
-        if (fastnb_row_refused_##T(data + start, 1, stop - start,             \
-                                   non_negative))                             \
+        const int check_first = non_negative || binarize;                     \
+        if (check_first                                                       \
+            && fastnb_row_refused_##T(data + start, 1, stop - start,          \
+                                      non_negative))                          \
             return 1;                                                         \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
             FASTNB_ZERO8(acc);                                                \
@@ -249,13 +255,16 @@ FASTNB_ROW_REFUSED(float)
             for (int k = 0; k < FASTNB_BLOCK; k++)                            \
                 scores[k0 + k] += FASTNB_LANE(acc, k);                        \
         }                                                                     \
+        if (!check_first && !(scores[0] - scores[0] == 0.0)                   \
+            && fastnb_row_refused_##T(data + start, 1, stop - start, 0))      \
+            return 1;                                                         \
         return 0;                                                             \
     }
 
 /* scores[k] += sum_j v_j * table[j, k] for a dense row x (elements x_stride
  * apart), v_j its values as counted; table is (n_rows, n_padded) with a row
  * per feature. As in sparse rows, a zero adds nothing, and the values are
- * checked first. */
+ * checked. */
 #define FASTNB_DISCRETE_DENSE_ROW(NAME, T)                                    \
     static inline int NAME(                                                   \
         const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
@@ -263,7 +272,9 @@ FASTNB_ROW_REFUSED(float)
         double threshold, int binarize, int non_negative, double* scores)     \
     {                                                                         \
         FASTNB_CHECK(n_features <= n_rows);                                   \
-        if (fastnb_row_refused_##T(x, x_stride, n_features, non_negative))    \
+        const int check_first = non_negative || binarize;                     \
+        if (check_first                                                       \
+            && fastnb_row_refused_##T(x, x_stride, n_features, non_negative)) \
             return 1;                                                         \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
             FASTNB_ZERO8(acc);                                                \
@@ -277,12 +288,15 @@ FASTNB_ROW_REFUSED(float)
             for (int k = 0; k < FASTNB_BLOCK; k++)                            \
                 scores[k0 + k] += FASTNB_LANE(acc, k);                        \
         }                                                                     \
+        if (!check_first && !(scores[0] - scores[0] == 0.0)                   \
+            && fastnb_row_refused_##T(x, x_stride, n_features, 0))            \
+            return 1;                                                         \
         return 0;                                                             \
     }
 
 /* scores[k] -= 0.5 sum_j (x[j] - theta[j, k])^2 inv_var[j, k] for a dense
  * row x (elements x_stride apart); theta and inv_var are (n_rows, n_padded)
- * with a row per feature. The values are checked first: finite. */
+ * with a row per feature. The values are checked: finite. */
 #define FASTNB_GAUSSIAN_DENSE_ROW(NAME, T)                                    \
     static inline int NAME(                                                   \
         const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
@@ -290,8 +304,6 @@ FASTNB_ROW_REFUSED(float)
         Py_ssize_t n_padded, double* scores)                                  \
     {                                                                         \
         FASTNB_CHECK(n_features <= n_rows);                                   \
-        if (fastnb_row_refused_##T(x, x_stride, n_features, 0))               \
-            return 1;                                                         \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
             FASTNB_ZERO8(acc);                                                \
             for (Py_ssize_t j = 0; j < n_features; j++) {                     \
@@ -302,6 +314,9 @@ FASTNB_ROW_REFUSED(float)
             for (int k = 0; k < FASTNB_BLOCK; k++)                            \
                 scores[k0 + k] -= 0.5 * FASTNB_LANE(acc, k);                  \
         }                                                                     \
+        if (!(scores[0] - scores[0] == 0.0)                                   \
+            && fastnb_row_refused_##T(x, x_stride, n_features, 0))            \
+            return 1;                                                         \
         return 0;                                                             \
     }
 
@@ -326,8 +341,6 @@ FASTNB_ROW_REFUSED(float)
         Py_ssize_t n_padded, double* scores)                                  \
     {                                                                         \
         FASTNB_CHECK(0 <= start && start <= stop && stop <= nnz);             \
-        if (fastnb_row_refused_##T(data + start, 1, stop - start, 0))         \
-            return 1;                                                         \
         const Py_ssize_t step = 4 * n_padded; /* from a feature to the next */ \
         const double* sums = table + n_rows * step + 2 * n_padded;            \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
@@ -351,6 +364,9 @@ FASTNB_ROW_REFUSED(float)
                 scores[k0 + k] -= 0.5 * (zeros + rest);                       \
             }                                                                 \
         }                                                                     \
+        if (!(scores[0] - scores[0] == 0.0)                                   \
+            && fastnb_row_refused_##T(data + start, 1, stop - start, 0))      \
+            return 1;                                                         \
         return 0;                                                             \
     }
 

@@ -353,3 +353,23 @@ def test_the_first_refused_value_is_named(estimator, value, message, when, layou
         for method in ("predict", "predict_proba", "predict_joint_log_proba"):
             with pytest.raises(ValueError, match=pattern):
                 getattr(model, method)(bad)
+
+
+def test_scores_of_minus_infinity_are_not_taken_for_refused_values():
+    # A score can be -inf without a NaN or infinity in the row (log 0: no
+    # smoothing, or a class given prior 0); the row is then checked, found
+    # clean, and scored. A NaN is still found.
+    X = np.array([[2.0, 0.0], [0.0, 3.0], [1.0, 1.0]] * 30000)
+    y = np.array([0, 1, 2] * 30000)
+    for model in (
+        fastnb.MultinomialNB(alpha=0.0).fit(X, y),
+        fastnb.MultinomialNB(class_prior=[0.0, 0.5, 0.5]).fit(X, y),
+        fastnb.GaussianNB(priors=[0.0, 0.5, 0.5]).fit(X, y),
+    ):
+        jll = model.predict_joint_log_proba(X)
+        assert np.isneginf(jll[:, 0]).any()
+        assert (model.predict(X[:3]) == [0, 1, 2]).sum() >= 2
+        bad = X.copy()
+        bad[70000, 1] = np.nan
+        with pytest.raises(ValueError, match="NaN. The first is nan in row 70000"):
+            model.predict_proba(bad)
