@@ -381,6 +381,10 @@ def check_sample_weight(sample_weight, n_samples, allow_all_zero):
     return weights
 
 
+# Class label dtypes that predict copies in a parallel kernel (take_labels);
+# others, strings among them, are taken by NumPy.
+LABEL_DTYPES = (np.int32, np.int64, np.float32, np.float64)
+
 # Integer labels spanning at most this many values (greatest - least + 1)
 # are encoded by table lookup in parallel kernels; others are sorted.
 LOOKUP_SPAN = 1 << 16
@@ -891,4 +895,14 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             Predicted labels, taken from ``classes_``.
         """
         labels = self._predict_output(X, _kernels.Output.ARGMAX)
-        return self.classes_[labels]
+        classes = self.classes_
+        if classes.dtype not in LABEL_DTYPES:
+            return classes[labels]
+        predicted = np.empty(len(labels), dtype=classes.dtype)
+        _kernels.take_labels(
+            np.ascontiguousarray(classes),
+            labels,
+            predicted,
+            effective_n_threads(len(labels)),
+        )
+        return predicted

@@ -10,7 +10,7 @@ scores are accumulated in float64.
 
 from cython cimport floating
 from cython.parallel cimport prange, threadid
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.math cimport INFINITY, exp, frexp, ldexp, log, rint
 
 import numpy as np
@@ -580,6 +580,31 @@ def discrete_score_dense(
             continue
         _finish_row(scratch, t, output, out, labels, i)
     return _first_flagged(first_bad, n_samples)
+
+
+ctypedef fused label_t:
+    # Numeric class labels that take_labels copies.
+    int32_t
+    int64_t
+    float
+    double
+
+
+def take_labels(
+    const label_t[::1] classes,
+    const intp_t[::1] labels,
+    label_t[::1] out,
+    int n_threads,
+):
+    """out[i] = classes[labels[i]]: predict's class of each row, in parallel.
+
+    labels come from a scoring kernel's argmax, each below len(classes).
+    """
+    cdef Py_ssize_t i
+    for i in prange(
+        labels.shape[0], nogil=True, schedule="static", num_threads=n_threads
+    ):
+        out[i] = classes[labels[i]]
 
 
 def finish_scores(

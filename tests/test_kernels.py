@@ -274,6 +274,10 @@ def out_of_range_calls():
             ),
             bounds,
         ),
+        "take_labels label": (
+            lambda: k.take_labels(np.arange(2.0), bad_y, np.empty(3), 2),
+            bounds,
+        ),
         "class_order class": (
             lambda: k.class_order(
                 bad_y, np.empty(3, dtype=np.intp), np.empty(3, dtype=np.intp)
@@ -816,3 +820,18 @@ def test_class_weights_do_not_depend_on_thread_count(n_threads):
         _kernels.class_weights(y, weights, out, threads)
     assert_array_equal(sums[n_threads], sums[1])
     np.testing.assert_allclose(sums[1], np.bincount(y, weights, 7), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64])
+def test_predict_takes_numeric_classes_in_a_kernel(dtype):
+    classes = np.array([-7, 3, 40, 41], dtype=dtype)
+    labels = np.random.default_rng(12).integers(0, 4, 100_000).astype(np.intp)
+    out = np.empty(len(labels), dtype=dtype)
+    _kernels.take_labels(classes, labels, out, 2)
+    assert_array_equal(out, classes[labels])
+    X = np.abs(np.random.default_rng(13).normal(size=(300, 3))) * [1, 2, 3]
+    y = classes[np.arange(300) % 4]
+    model = fastnb.MultinomialNB().fit(X, y)
+    predicted = model.predict(X)
+    assert predicted.dtype == y.dtype
+    assert_array_equal(predicted, model.classes_[model.predict_proba(X).argmax(1)])
