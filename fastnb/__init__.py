@@ -6,7 +6,7 @@ from fastnb._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
 from fastnb._gaussian import GaussianNB
 from fastnb._mixed import MixedNB
 from fastnb._smoothing import MEstimate
-from fastnb._state import ModelState, combine_states, from_state, get_state
+from fastnb._state import ModelState, combine_states, from_state, get_state, merge
 
 __version__ = "0.1.0.dev0"
 
@@ -24,5 +24,6 @@ __all__ = [
     "combine_states",
     "from_state",
     "get_state",
+    "merge",
     "show_config",
 ]

@@ -467,12 +467,16 @@ def encode_labels(y, classes):
     known = y_encoded < len(classes)
     known[known] = classes[y_encoded[known]] == y[known]
     if not known.all():
-        unknown = np.unique(y[~known])
-        raise ValueError(
-            f"y contains labels {unknown.tolist()} that are not in classes_ "
-            f"{classes.tolist()}; pass every class to the first partial_fit call."
-        )
+        raise unknown_labels_error(np.unique(y[~known]), classes)
     return y_encoded.astype(np.intp, copy=False)
+
+
+def unknown_labels_error(unknown, classes):
+    """The ValueError for labels of y that are not among ``classes``."""
+    return ValueError(
+        f"y contains labels {unknown.tolist()} that are not in classes_ "
+        f"{classes.tolist()}; pass every class to the first partial_fit call."
+    )
 
 
 def check_class_prior(class_prior, n_classes, name="class_prior"):
@@ -674,6 +678,18 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     def _class_axes_of(self, statistics):
         """Statistic name -> its class axis, for the statistics that have one."""
         return self._class_axes
+
+    def _in_fit_order(self, statistics, kept=None):
+        """``statistics`` combined from several batches, laid out as one fit on
+        all of their data lays them out.
+
+        With ``kept``, the statistics of a model the batches are added to (a
+        partial_fit in parts), that model's layout is kept and only what the
+        batches brought is ordered. Only CategoricalNB's raw categories have
+        an order that depends on how the data was split: by default the
+        statistics are returned as they are.
+        """
+        return statistics
 
     # -- fitting ---------------------------------------------------------------
 

@@ -462,6 +462,35 @@ class CategoricalNB(BaseDiscreteNB):
             "categories": categories,
         }
 
+    def _in_fit_order(self, statistics, kept=None):
+        # One fit sorts each feature's raw values; combining batches unites
+        # them in the order the batches came.
+        categories = statistics["categories"]
+        n_kept = (
+            [0] * len(categories)
+            if kept is None
+            else [len(c) for c in kept["categories"]]
+        )
+        rows, ordered, start = [], [], 0
+        for feature, (values, first) in enumerate(zip(categories, n_kept, strict=True)):
+            order = np.arange(len(values))
+            if values.dtype == object:
+                try:
+                    order[first:] = first + np.argsort(values[first:], kind="stable")
+                except TypeError as exc:
+                    raise ValueError(
+                        f"CategoricalNB: feature {feature} mixes values that cannot "
+                        "be compared (for example numbers and strings)."
+                    ) from exc
+            ordered.append(values[order])
+            rows.append(start + order)
+            start += len(values)
+        return {
+            **statistics,
+            "categories": ordered,
+            "category_count": statistics["category_count"][np.concatenate(rows)],
+        }
+
     def _check_statistics(self, statistics, n_classes, n_features, values=True):
         check_statistic(statistics, "class_count", (n_classes,), values=values)
         categories = statistics.get("categories")

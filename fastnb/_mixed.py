@@ -599,6 +599,16 @@ poisson_params : dict, default=None
                 "The families' columns must hold every column of X exactly once."
             )
 
+    def _in_fit_order(self, statistics, kept=None):
+        statistics = dict(statistics)
+        for family in families_of(statistics):
+            part = FAMILIES[family]()._in_fit_order(
+                family_statistics(statistics, family),
+                None if kept is None else family_statistics(kept, family),
+            )
+            statistics.update(with_prefix(family, part))
+        return statistics
+
     def _class_axes_of(self, statistics):
         axes = dict(self._class_axes)
         for family in families_of(statistics):

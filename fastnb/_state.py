@@ -5,17 +5,25 @@ classes, its number (and names) of features, and a dict of sufficient
 statistics: arrays such as the weighted class counts and per-class feature
 sums, from which every table it predicts with is derived. ``get_state``
 reads them out as a :class:`ModelState`, ``from_state`` builds a fitted
-estimator from one after checking it, and ``combine_states`` adds two
-states up into the state of a model fitted on both models' data.
+estimator from one after checking it, ``combine_states`` adds two states
+up into the state of a model fitted on both models' data, and ``merge``
+does that for fitted models.
 """
 
 import copy
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from fastnb._base import BaseNB
+from fastnb._base import (
+    BaseNB,
+    check_sample_weight,
+    encode_fit_labels,
+    encode_labels,
+)
 
 # The estimators a state may name: nothing else is ever constructed from one.
 ESTIMATOR_NAMES = (
@@ -144,6 +152,14 @@ def from_state(state):
     if not isinstance(state, ModelState):
         raise TypeError(f"from_state takes a ModelState; got {type(state).__name__}.")
     model = new_estimator(state.estimator, state.params)
+    adopt_state(model, state)
+    return model
+
+
+def adopt_state(model, state):
+    """Make ``model`` (an estimator of the state's class, with its parameters)
+    the fitted model of ``state``, after checking the state as ``from_state``
+    does; the model is left as it was if the state is refused."""
     classes = check_classes(state.classes)
     n_features = state.n_features_in
     if isinstance(n_features, bool) or not isinstance(n_features, int | np.integer):
@@ -161,12 +177,18 @@ def from_state(state):
         raise ValueError("statistics must be a dict of arrays.")
     statistics = copy.deepcopy(state.statistics)
     model._check_statistics(statistics, len(classes), n_features)
-    model.n_features_in_ = int(n_features)
-    if names is not None:
-        model.feature_names_in_ = names
     model._validate_params()
-    model._set_state(classes, statistics)
-    return model
+    saved = dict(model.__dict__)
+    try:
+        model.n_features_in_ = int(n_features)
+        model.__dict__.pop("feature_names_in_", None)
+        if names is not None:
+            model.feature_names_in_ = names
+        model._set_state(classes, statistics)
+    except BaseException:
+        model.__dict__.clear()
+        model.__dict__.update(saved)
+        raise
 
 
 def combine_states(first, second):
@@ -226,6 +248,98 @@ def combine_states(first, second):
         n_features_in=first.n_features_in,
         feature_names_in=first.feature_names_in,
         statistics=statistics,
+    )
+
+
+def merge(models):
+    """Merge fitted models into the model fitted on the union of their data.
+
+    Naive Bayes is fitted by summing sufficient statistics, so models fitted
+    on separate parts of a data set (per shard, per day, per worker) add up
+    to the model of the whole: counts and category tables are added exactly,
+    Gaussian moments merged by the pairwise formula. The classes are united
+    and sorted, and each feature's raw categories sorted, as one ``fit``
+    orders them. The inputs are not changed.
+
+    Parameters
+    ----------
+    models : iterable of fastnb estimators
+        Fitted estimators of one class with the same parameters, the same
+        number of features and the same feature names (or none).
+
+    Returns
+    -------
+    model : fastnb estimator
+        A new fitted estimator of the first model's class.
+
+    Raises
+    ------
+    ValueError
+        If the models are of different classes or parameters, have different
+        numbers or names of features, or there are none.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastnb import MultinomialNB, merge
+    >>> X = np.array([[2, 1], [0, 3], [3, 0], [1, 4]])
+    >>> y = np.array(["spam", "ham", "spam", "ham"])
+    >>> monday = MultinomialNB().fit(X[:2], y[:2])
+    >>> tuesday = MultinomialNB().fit(X[2:], y[2:])
+    >>> merge([monday, tuesday]).feature_count_
+    array([[1., 7.],
+           [5., 1.]])
+    >>> MultinomialNB().fit(X, y).feature_count_
+    array([[1., 7.],
+           [5., 1.]])
+    """
+    models = list(models)
+    if not models:
+        raise ValueError("merge needs at least one fitted model; got none.")
+    states = [get_state(model) for model in models]
+    state = states[0]
+    for other in states[1:]:
+        state = combine_states(state, other)
+    merged = clone(models[0])
+    state = dataclasses.replace(
+        state, statistics=merged._in_fit_order(state.statistics)
+    )
+    adopt_state(merged, state)
+    return merged
+
+
+def batch_state(model, X, y, sample_weight=None):
+    """The state of one batch of data, for fitting in parts (fastnb.dask).
+
+    For an unfitted ``model``, the state of its parameters fitted on X, y
+    alone: the classes are y's. For a fitted one, X, y and the weights are
+    checked against it as ``partial_fit`` checks them (features, their
+    names, classes) and the state holds only the batch's statistics, over
+    the model's classes (CategoricalNB: its categories first, with their
+    codes). Weights may be all zero; the batch's tables are not built, so
+    parameters that depend on all classes (priors) are checked once the
+    batches are combined.
+    """
+    fitted = hasattr(model, "classes_")
+    if fitted:
+        model._check_fitted_state()
+    else:
+        model = clone(model)
+    model._validate_params()
+    batch, y = model._check_batch(X, y, reset=not fitted)
+    sample_weight = check_sample_weight(sample_weight, len(y), allow_all_zero=True)
+    if fitted:
+        classes, y = model.classes_, encode_labels(y, model.classes_)
+    else:
+        classes, y = encode_fit_labels(y)
+    names = getattr(model, "feature_names_in_", None)
+    return ModelState(
+        estimator=type(model).__name__,
+        params=copy.deepcopy(model.get_params(deep=False)),
+        classes=classes,
+        n_features_in=int(model.n_features_in_),
+        feature_names_in=None if names is None else names.copy(),
+        statistics=model._batch_statistics(batch, y, sample_weight, len(classes)),
     )
 
 
