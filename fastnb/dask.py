@@ -53,17 +53,15 @@ from fastnb._base import (
     unchanged_on_error,
     unknown_labels_error,
 )
-from fastnb._state import adopt_state, batch_state, combine_states, expand_classes
+from fastnb._state import (
+    ESTIMATOR_NAMES,
+    adopt_state,
+    batch_state,
+    combine_states,
+    expand_classes,
+)
 
-__all__ = [
-    "BernoulliNB",
-    "CategoricalNB",
-    "ComplementNB",
-    "GaussianNB",
-    "MixedNB",
-    "MultinomialNB",
-    "PoissonNB",
-]
+__all__ = list(ESTIMATOR_NAMES)
 
 # How many states one task of the tree reduction combines.
 SPLIT_EVERY = 8

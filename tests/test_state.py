@@ -4,6 +4,7 @@ import copy
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
@@ -271,3 +272,119 @@ def test_readme_example_runs(capsys):
         .fit(np.array([[2, 1, 0], [3, 0, 0], [0, 1, 4], [0, 0, 3]]), [0, 0, 1, 1])
         .predict([[1, 0, 2]])
     )
+
+
+# -- merge ----------------------------------------------------------------------
+
+
+def thirds(estimator, X, y):
+    """The estimator fitted on each third of the rows (every third row)."""
+    return [
+        copy.deepcopy(estimator).fit(take_rows(X, part), y[part])
+        for part in (np.arange(len(y)) % 3 == k for k in range(3))
+    ]
+
+
+@pytest.mark.parametrize("case", CASE_IDS)
+def test_merge_equals_one_fit(case):
+    estimator, X, y = data(case)
+    whole = copy.deepcopy(estimator).fit(X, y)
+    models = thirds(estimator, X, y)
+    before = [get_state(model) for model in models]
+    merged = fastnb.merge(models)
+    assert type(merged) is type(whole)
+    assert same_value(merged.get_params(), whole.get_params())
+    assert_array_equal(merged.classes_, whole.classes_)
+    # Raw categories too come sorted, as one fit sorts them.
+    assert_same_statistics(
+        get_state(merged).statistics, get_state(whole).statistics, rtol=1e-12
+    )
+    for method in ("predict_joint_log_proba", "predict_proba"):
+        assert_allclose(
+            getattr(merged, method)(X), getattr(whole, method)(X), rtol=1e-12
+        )
+    assert_array_equal(merged.predict(X), whole.predict(X))
+    for model, state in zip(models, before, strict=True):
+        assert_same_statistics(get_state(model).statistics, state.statistics)
+        assert_array_equal(model.classes_, state.classes)
+
+
+@pytest.mark.parametrize(
+    "name", ["MultinomialNB", "ComplementNB", "BernoulliNB", "PoissonNB"]
+)
+def test_merged_counts_are_exact(name):
+    rng = np.random.default_rng(3)
+    X = rng.poisson(2.0, size=(300, 6)).astype(np.float64)
+    y = rng.integers(0, 4, size=300)
+    weights = rng.integers(1, 4, size=300).astype(np.float64)
+    estimator = getattr(fastnb, name)()
+    models = [
+        copy.deepcopy(estimator).fit(X[k::4], y[k::4], sample_weight=weights[k::4])
+        for k in range(4)
+    ]
+    whole = copy.deepcopy(estimator).fit(X, y, sample_weight=weights)
+    assert_same_statistics(
+        get_state(fastnb.merge(models)).statistics, get_state(whole).statistics
+    )
+
+
+@pytest.mark.parametrize("case", CASE_IDS)
+def test_merge_unites_classes_each_model_saw_one_of(case):
+    estimator, X, y = data(case)
+    order = np.argsort(y, kind="stable")
+    X, y = take_rows(X, order), y[order]
+    models = [
+        copy.deepcopy(estimator).fit(take_rows(X, y == label), y[y == label])
+        for label in ("c", "a", "b")
+    ]
+    merged = fastnb.merge(models)
+    whole = copy.deepcopy(estimator).fit(X, y)
+    assert_array_equal(merged.classes_, ["a", "b", "c"])
+    assert_allclose(
+        merged.predict_proba(X), whole.predict_proba(X), rtol=1e-12, atol=1e-15
+    )
+
+
+def test_merge_sorts_categories_that_partial_fit_appended():
+    X = np.array([["sun"], ["rain"], ["sun"], ["fog"], ["hail"], ["rain"]])
+    y = np.array([0, 1, 0, 1, 0, 1])
+    model = fastnb.CategoricalNB().partial_fit(X[:3], y[:3], classes=[0, 1])
+    model.partial_fit(X[3:], y[3:])
+    assert model.categories_[0].tolist() == ["rain", "sun", "fog", "hail"]
+    merged = fastnb.merge([model])
+    assert merged.categories_[0].tolist() == ["fog", "hail", "rain", "sun"]
+    # rows: fog, hail, rain, sun; columns: classes 0, 1
+    assert_array_equal(merged.category_count_[0], [[0, 1, 0, 2], [1, 0, 2, 0]])
+    assert_array_equal(merged.predict_proba(X), model.predict_proba(X))
+    assert model.categories_[0].tolist() == ["rain", "sun", "fog", "hail"]
+
+
+def test_merge_refuses_categories_that_cannot_be_ordered():
+    words = fastnb.CategoricalNB().fit(np.array([["sun"], ["rain"]]), [0, 1])
+    codes = fastnb.CategoricalNB().fit(np.array([[0], [1], [2]]), [0, 1, 1])
+    with pytest.raises(ValueError, match="feature 0 mixes values"):
+        fastnb.merge([words, codes])
+
+
+def test_merge_refuses_models_that_differ():
+    from sklearn.exceptions import NotFittedError
+    from sklearn.naive_bayes import MultinomialNB
+
+    X, y = np.array([[1.0, 2.0], [3.0, 0.0]]), [0, 1]
+    model = fastnb.MultinomialNB().fit(X, y)
+    cases = [
+        ([], ValueError, "at least one fitted model"),
+        ([model, fastnb.PoissonNB().fit(X, y)], ValueError, "with a PoissonNB"),
+        ([model, fastnb.MultinomialNB(alpha=2.0).fit(X, y)], ValueError, "parameters"),
+        ([model, fastnb.MultinomialNB().fit(X[:, :1], y)], ValueError, "features"),
+        ([model, fastnb.MultinomialNB()], NotFittedError, "not fitted"),
+        ([model, MultinomialNB().fit(X, y)], TypeError, "fastnb estimator"),
+    ]
+    named = [
+        fastnb.MultinomialNB().fit(pd.DataFrame(X, columns=list(c)), y)
+        for c in ("ab", "ba")
+    ]
+    cases.append((named, ValueError, "feature names"))
+    for models, error, message in cases:
+        with pytest.raises(error, match=message):
+            fastnb.merge(models)
