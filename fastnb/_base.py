@@ -367,7 +367,7 @@ def check_sample_weight(sample_weight, n_samples, allow_all_zero):
         ) from exc
     if weights.shape != (n_samples,):
         raise ValueError(
-            f"sample_weight.shape == {weights.shape}, expected ({n_samples},)."
+            f"sample_weight.shape == {weights.shape}, expected ({n_samples},)!"
         )
     weights = np.ascontiguousarray(weights)
     # One parallel pass for NaN, infinity and negative weights.
@@ -433,7 +433,7 @@ def partial_fit_classes(estimator, classes):
         estimator.classes_, np.unique(np.asarray(classes))
     ):
         raise ValueError(
-            f"`classes={classes!r}` is not the same as on the first call to "
+            f"`classes={classes!r}` is not the same as on last call to "
             f"partial_fit, was: {estimator.classes_!r}"
         )
     return estimator.classes_
@@ -474,8 +474,8 @@ def encode_labels(y, classes):
 def unknown_labels_error(unknown, classes):
     """The ValueError for labels of y that are not among ``classes``."""
     return ValueError(
-        f"y contains labels {unknown.tolist()} that are not in classes_ "
-        f"{classes.tolist()}; pass every class to the first partial_fit call."
+        f"The target label(s) {unknown} in y do not exist in the initial classes "
+        f"{classes}; pass every class to the first partial_fit call."
     )
 
 

@@ -70,8 +70,8 @@ def code_error(value, feature, row, max_categories=None):
     where = f"feature {feature} has code {shown_code(value)} in row {row}"
     if value < 0:
         return ValueError(
-            f"Negative values in data passed to CategoricalNB (input X): {where}; "
-            "codes must be integers >= 0."
+            "Negative values in data passed to CategoricalNB (input X). The "
+            f"first: {where}; codes must be integers >= 0."
         )
     if not float(value).is_integer():
         return ValueError(

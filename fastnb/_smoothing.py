@@ -149,12 +149,22 @@ def check_alpha(alpha, n_features, force_alpha):
     if not isinstance(alpha, Real):
         alpha = np.asarray(alpha, dtype=np.float64)
         if alpha.shape != (n_features,):
-            raise ValueError(
-                "When alpha is an array, it should contain n_features "
-                f"({n_features}) values; got shape {alpha.shape}."
+            got = (
+                f"{alpha.shape[0]} elements"
+                if alpha.ndim == 1
+                else f"an array of shape {alpha.shape}"
             )
-        if not np.isfinite(alpha).all() or (alpha < 0).any():
-            raise ValueError("All values in alpha must be finite and >= 0.")
+            raise ValueError(
+                "When alpha is an array, it should contains `n_features`. "
+                f"Got {got} instead of {n_features}."
+            )
+        bad = np.flatnonzero(~np.isfinite(alpha) | (alpha < 0))
+        if len(bad):
+            raise ValueError(
+                "All values in alpha must be greater than 0. Got "
+                f"{float(alpha[bad[0]])!r} for feature {bad[0]}; each value must be "
+                "finite and >= 0."
+            )
     if np.min(alpha) < ALPHA_FLOOR and not force_alpha:
         warnings.warn(
             f"alpha too small will result in numeric errors, setting alpha = "

@@ -686,11 +686,11 @@ BAD_ALPHA = {
     ),
     "alpha of wrong length": (
         {"alpha": np.ones(2)},
-        "should contain n_features \\(8\\) values",
+        "it should contains `n_features`. Got 2 elements instead of 8",
     ),
     "negative value in alpha": (
         {"alpha": np.where(np.arange(N_FEATURES) == 3, -1.0, 1.0)},
-        "All values in alpha must be finite and >= 0",
+        "All values in alpha must be greater than 0. Got -1.0 for feature 3",
     ),
 }
 COUNT_FAULTS = {"bad_cells": {**NON_FINITE, **NEGATIVE_COUNTS}, "bad_params": BAD_ALPHA}

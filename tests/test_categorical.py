@@ -566,8 +566,8 @@ BAD_CODES = {
     "negative": (
         -1,
         np.int64,
-        r"Negative values in data passed to CategoricalNB \(input X\): feature {j} "
-        r"has code -1 in row {i}; codes must be integers >= 0\.",
+        r"Negative values in data passed to CategoricalNB \(input X\)\. The first: "
+        r"feature {j} has code -1 in row {i}; codes must be integers >= 0\.",
     ),
     "negative int32": (-3, np.int32, r"feature {j} has code -3 in row {i};"),
     "negative fraction": (-0.5, np.float64, r"feature {j} has code -0.5 in row {i};"),

@@ -150,7 +150,7 @@ def test_classes_passed_again_must_match(case):
     model = case.estimator().partial_fit(X, y, classes=["no", "yes"])
     # The same classes again, in another order, are accepted.
     model.partial_fit(X, y, classes=["yes", "no"])
-    with pytest.raises(ValueError, match="not the same as on the first call"):
+    with pytest.raises(ValueError, match="not the same as on last call"):
         model.partial_fit(X, y, classes=["no"])
 
 
@@ -291,7 +291,7 @@ BAD_CALLS = {
     "unknown label": (
         CALLS[2:],
         lambda X, y, w: {"y": np.where(np.arange(len(y)) == 3, "zebra", y)},
-        "y contains labels \\['zebra'\\] that are not in classes_",
+        "The target label\\(s\\) \\['zebra'\\] in y do not exist in the",
     ),
     "wrong n_features": (
         CALLS[3:],
@@ -301,7 +301,7 @@ BAD_CALLS = {
     "other classes": (
         CALLS[3:],
         lambda X, y, w: {"classes": [*FAILURE_LABELS, "zebra"]},
-        "is not the same as on the first call to partial_fit",
+        "is not the same as on last call to partial_fit",
     ),
     "no classes": (
         CALLS[2:3],

@@ -705,7 +705,7 @@ def test_integer_labels_are_encoded_as_by_sorting(dtype, n_threads):
         assert_array_equal(encode_labels(y, classes), expected)
         unknown = y.copy()
         unknown[[160_000, 265_000]] = 1  # not a class: -50 + 7k, 7k
-        with pytest.raises(ValueError, match=r"labels \[1\] that are not in"):
+        with pytest.raises(ValueError, match=r"label\(s\) \[1\] in y do not exist"):
             encode_labels(unknown, classes)
 
 
