@@ -1,7 +1,6 @@
 """The state protocol: get_state, from_state, combine_states, declared hooks."""
 
 import copy
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -258,20 +257,6 @@ def test_docstring_examples():
 
     failures, tried = doctest.testmod(_state, optionflags=doctest.ELLIPSIS)
     assert tried > 0 and failures == 0
-
-
-def test_readme_example_runs(capsys):
-    readme = Path(__file__).parents[1] / "README.md"
-    if not readme.exists():
-        pytest.skip(f"{readme} is not beside the tests (tests copied elsewhere)")
-    section = readme.read_text().split("## A model's state", 1)[1]
-    code = section.split("```python", 1)[1].split("```", 1)[0]
-    exec(compile(code, str(readme), "exec"), {})
-    assert capsys.readouterr().out.strip() == str(
-        fastnb.MultinomialNB()
-        .fit(np.array([[2, 1, 0], [3, 0, 0], [0, 1, 4], [0, 0, 3]]), [0, 0, 1, 1])
-        .predict([[1, 0, 2]])
-    )
 
 
 # -- merge ----------------------------------------------------------------------

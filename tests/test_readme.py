@@ -1,0 +1,44 @@
+"""The README's examples run and print what the README says they print."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fastnb
+
+README = Path(__file__).parents[1] / "README.md"
+
+
+def example(heading, index=0):
+    """The ``index``-th Python block of the README section under ``heading``."""
+    if not README.exists():
+        pytest.skip(f"{README} is not beside the tests (tests copied elsewhere)")
+    section = README.read_text().split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    return section.split("```python")[index + 1].split("```", 1)[0]
+
+
+def run(code, capsys):
+    """What the code prints."""
+    exec(compile(code, str(README), "exec"), {})
+    return capsys.readouterr().out.strip()
+
+
+def test_example_runs_offline(capsys):
+    code = example("Example")
+    assert "fetch_" not in code
+    assert run(code, capsys) == "['spam' 'ham']"
+
+
+def test_model_state_example(capsys):
+    expected = (
+        fastnb.MultinomialNB()
+        .fit(np.array([[2, 1, 0], [3, 0, 0], [0, 1, 4], [0, 0, 3]]), [0, 0, 1, 1])
+        .predict([[1, 0, 2]])
+    )
+    assert run(example("A model's state"), capsys) == str(expected)
+
+
+def test_dask_example(capsys):
+    pytest.importorskip("dask")
+    assert run(example("More than one machine"), capsys) == "[0 1] 1.0"
