@@ -564,6 +564,8 @@ class CategoricalNB(BaseDiscreteNB):
         if codes_columns.all() and numeric:
             return kernel_codes(X), [None] * n_features
         # What validate_data would have checked (see _check_batch).
+        if X.dtype == object:
+            self._refuse_missing(X)
         assert_all_finite(X, input_name="X", estimator_name=type(self).__name__)
         if known is None:
             known = [np.arange(0)] * n_features
@@ -587,6 +589,23 @@ class CategoricalNB(BaseDiscreteNB):
                 codes[:, j] = column_codes
                 values.append(column_values)
         return codes, values
+
+    def _refuse_missing(self, X):
+        """ValueError naming the columns of an object X that hold None or NaN
+        (scikit-learn would say only "Input contains NaN")."""
+        missing = [
+            j
+            for j in range(X.shape[1])
+            if any(v is None or (isinstance(v, float) and v != v) for v in X[:, j])
+        ]
+        if missing:
+            names = getattr(self, "feature_names_in_", None)
+            columns = [j if names is None else str(names[j]) for j in missing]
+            raise ValueError(
+                "Input X contains missing values (NaN or None) in columns "
+                f"{columns}; CategoricalNB does not handle missing values: impute "
+                "them, or make 'missing' a category of its own."
+            )
 
     @staticmethod
     def _encode_values(column, known, learn, name):

@@ -1109,3 +1109,19 @@ def test_car_accuracy_from_readme():
     assert fastnb.CategoricalNB().fit(X_train, y_train).score(X_test, y_test) == (
         accuracy
     )
+
+
+@pytest.mark.parametrize("missing", [None, np.nan])
+def test_missing_raw_values_are_named(missing):
+    frame = pd.DataFrame(
+        {"sky": ["sun", "rain", "sun"], "wind": ["low", "high", "low"]}
+    )
+    frame.loc[1, "wind"] = missing
+    message = r"Input X contains missing values \(NaN or None\) in columns \['wind'\]"
+    with pytest.raises(ValueError, match=message):
+        fastnb.CategoricalNB().fit(frame, [0, 1, 0])
+    with pytest.raises(ValueError, match=r"in columns \[1\]"):
+        fastnb.CategoricalNB().fit(frame.to_numpy(dtype=object), [0, 1, 0])
+    model = fastnb.CategoricalNB().fit(frame.fillna("calm"), [0, 1, 0])
+    with pytest.raises(ValueError, match=message):
+        model.predict(frame)
