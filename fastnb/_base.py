@@ -679,15 +679,15 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """Statistic name -> its class axis, for the statistics that have one."""
         return self._class_axes
 
-    def _in_fit_order(self, statistics, kept=None):
+    def _in_fit_order(self, statistics):
         """``statistics`` combined from several batches, laid out as one fit on
         all of their data lays them out.
 
-        With ``kept``, the statistics of a model the batches are added to (a
-        partial_fit in parts), that model's layout is kept and only what the
-        batches brought is ordered. Only CategoricalNB's raw categories have
-        an order that depends on how the data was split: by default the
-        statistics are returned as they are.
+        Only CategoricalNB's raw categories have an order that depends on how
+        the data was split: by default the statistics are returned as they
+        are. (Combined into a model's statistics, as a partial_fit in parts
+        does, a batch's ordered categories that are new to the model come
+        after the model's, in order, as one partial_fit appends them.)
         """
         return statistics
 

@@ -462,21 +462,15 @@ class CategoricalNB(BaseDiscreteNB):
             "categories": categories,
         }
 
-    def _in_fit_order(self, statistics, kept=None):
+    def _in_fit_order(self, statistics):
         # One fit sorts each feature's raw values; combining batches unites
         # them in the order the batches came.
-        categories = statistics["categories"]
-        n_kept = (
-            [0] * len(categories)
-            if kept is None
-            else [len(c) for c in kept["categories"]]
-        )
         rows, ordered, start = [], [], 0
-        for feature, (values, first) in enumerate(zip(categories, n_kept, strict=True)):
+        for feature, values in enumerate(statistics["categories"]):
             order = np.arange(len(values))
             if values.dtype == object:
                 try:
-                    order[first:] = first + np.argsort(values[first:], kind="stable")
+                    order = np.argsort(values, kind="stable")
                 except TypeError as exc:
                     raise ValueError(
                         f"CategoricalNB: feature {feature} mixes values that cannot "

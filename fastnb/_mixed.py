@@ -599,12 +599,11 @@ poisson_params : dict, default=None
                 "The families' columns must hold every column of X exactly once."
             )
 
-    def _in_fit_order(self, statistics, kept=None):
+    def _in_fit_order(self, statistics):
         statistics = dict(statistics)
         for family in families_of(statistics):
             part = FAMILIES[family]()._in_fit_order(
-                family_statistics(statistics, family),
-                None if kept is None else family_statistics(kept, family),
+                family_statistics(statistics, family)
             )
             statistics.update(with_prefix(family, part))
         return statistics

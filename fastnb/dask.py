@@ -147,7 +147,11 @@ class Blocks:
                     raise ValueError(
                         f"{name} must be 1-D; got a Dask array of shape {values.shape}."
                     )
-                if self.starts is not None and values.chunks[0] != self.row_chunks:
+                if (
+                    self.starts is not None
+                    and not any(math.isnan(n) for n in values.chunks[0])
+                    and values.chunks[0] != self.row_chunks
+                ):
                     if values.shape[0] != self.X.shape[0]:
                         raise ValueError(
                             "Found input variables with inconsistent numbers of "
@@ -304,7 +308,7 @@ class DaskNBMixin:
             self._check_fitted_state()
             partial_fit_classes(self, classes)
             state = fitted_blocks_state(self, X, y, sample_weight)
-            batch = self._in_fit_order(state.statistics, kept=self._statistics)
+            batch = self._in_fit_order(state.statistics)
             self._set_state(
                 self.classes_, self._combine_statistics(self._statistics, batch)
             )
