@@ -509,7 +509,7 @@ def test_results_are_the_same_for_any_thread_count(kernel_threads, counting, dty
     for n_threads in (1, 2, 3, 7):
         results[n_threads] = fit_and_score(X, y, w, n_threads, kernel_threads)
         # As many threads as asked for ran each counting and scoring kernel.
-        fit_kernels = kernels | {"categorical_log_tables"}
+        fit_kernels = kernels | {"categorical_log_tables", "categorical_zero_scores"}
         assert set(kernel_threads.threads) == fit_kernels | {"categorical_score_dense"}
         counted = kernel_threads.threads["categorical_check_count_dense"]
         scored = kernel_threads.threads["categorical_score_dense"]
