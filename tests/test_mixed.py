@@ -360,22 +360,31 @@ def test_prediction_input_checks():
 
 
 @pytest.mark.parametrize(
-    ("families", "string", "positive_only", "poor_score"),
+    ("families", "string", "positive_only", "poor_score", "sparse"),
     [
-        (None, True, False, True),
-        ({"gaussian": "remaining"}, False, False, False),
-        ({"gaussian": [0], "categorical": "remaining"}, True, False, True),
-        ({"gaussian": [0], "multinomial": "remaining"}, False, True, True),
-        ({"bernoulli": [0], "poisson": "remaining"}, False, True, True),
+        (None, True, False, True, False),
+        ({"gaussian": "remaining"}, False, False, False, True),
+        ({"gaussian": [0], "categorical": "remaining"}, True, False, True, True),
+        ({"gaussian": [0], "multinomial": "remaining"}, False, True, True, True),
+        ({"bernoulli": [0], "poisson": "remaining"}, False, True, True, True),
+        # Columns by name need a DataFrame.
+        (
+            {"gaussian": ["height"], "categorical": "remaining"},
+            True,
+            False,
+            True,
+            False,
+        ),
     ],
 )
-def test_tags(families, string, positive_only, poor_score):
+def test_tags(families, string, positive_only, poor_score, sparse):
     tags = MixedNB(families=families).__sklearn_tags__()
     assert tags.input_tags.string is string
     assert tags.input_tags.categorical is string
     assert tags.input_tags.positive_only is positive_only
     assert tags.classifier_tags.poor_score is poor_score
-    assert not tags.input_tags.allow_nan and not tags.input_tags.sparse
+    assert tags.input_tags.sparse is sparse
+    assert not tags.input_tags.allow_nan
 
 
 def test_errors_of_a_family_name_its_columns():
