@@ -27,6 +27,7 @@ from fastnb._base import (
     fitted_statistic,
     fitted_table,
     log_class_prior,
+    summed_duplicates,
     validate_input,
 )
 from fastnb._categorical import CategoricalNB
@@ -440,7 +441,9 @@ poisson_params : dict, default=None
 
         A DataFrame's columns keep their dtypes (``iloc``); the families'
         estimators see no column names, which MixedNB itself checks. A
-        sparse X gives a sparse matrix of its format.
+        sparse X gives a sparse matrix of its format, in canonical format
+        (as the dense columns, a family reading its values in storage order
+        meets them in row-major order).
         """
         every = len(positions) == X.shape[1] and np.array_equal(
             positions, np.arange(X.shape[1])
@@ -448,6 +451,8 @@ poisson_params : dict, default=None
         if is_dataframe(X):
             columns = X if every else X.iloc[:, positions]
             return columns.set_axis(range(len(positions)), axis=1)
+        if sp.issparse(X):
+            return summed_duplicates(X if every else X[:, positions])
         return X if every else X[:, positions]
 
     def _family_params(self, family, n_classes):

@@ -783,7 +783,6 @@ CASES = [
         "CategoricalNB",
         {"min_categories": 3},
         codes_data,
-        containers=DENSE,
         **CODE_FAULTS,
     ),
     Case(
@@ -845,7 +844,6 @@ CASES = [
         "MixedNB",
         {"families": ARRAY_FAMILIES, "bernoulli_params": {"binarize": 1.0}},
         mixed_array_data,
-        containers=DENSE,
         bad_cells={
             "gaussian NaN": (0, np.nan, "Input X contains NaN"),
             "multinomial negative count": (
