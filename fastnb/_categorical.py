@@ -378,6 +378,9 @@ class CategoricalNB(BaseDiscreteNB):
     - raw categories: columns of strings, booleans, objects or pandas
       categoricals are encoded by the model (no encoder needed); the
       categories are kept in ``categories_``;
+    - sparse codes: a CSR or CSC matrix (one-hot or hashed data), read as
+      it is stored, never made dense: an entry not stored is code 0, and
+      the model is the one fitted on ``X.toarray()``;
     - categories never seen in training get the smoothed probability of a
       zero count, ``alpha_i / (N_c + alpha_i n_i)``, instead of an
       IndexError;
@@ -436,6 +439,13 @@ class CategoricalNB(BaseDiscreteNB):
 
     Notes
     -----
+    A sparse X is read twice at fit (its stored codes checked, then
+    counted); each feature's zeros not stored are counted as each class's
+    weight less that of its stored codes, so code 0's count of a class may
+    differ from a dense fit's by rounding when the weights are not whole
+    numbers. A sparse row scores as the row of zeros plus, for each stored
+    code, its term less code 0's.
+
     After several ``partial_fit`` calls ``n_categories_`` covers every batch
     seen (scikit-learn keeps the last batch's). With ``alpha=0`` a category
     never seen makes every class impossible.
