@@ -41,7 +41,12 @@ import numpy as np
 import scipy
 import sklearn
 import sklearn.naive_bayes
-from corpus import make_bag_of_words, make_categorical, make_gaussian_blobs
+from corpus import (
+    make_bag_of_words,
+    make_categorical,
+    make_gaussian_blobs,
+    make_sparse_categorical,
+)
 
 import fastnb
 import fastnb.reference
@@ -64,7 +69,7 @@ IMPLEMENTATIONS = {
     "sklearn": sklearn.naive_bayes,
 }
 OPERATIONS = ("fit", "partial_fit", "predict", "predict_proba")
-CASES = ("text", "gaussian", "categorical")
+CASES = ("text", "gaussian", "categorical", "sparse-categorical")
 TEXT_FULL_SHAPE = (200_000, 2**18)
 TEXT_QUICK_SHAPE = (20_000, 2**16)
 GAUSSIAN_FULL_SHAPE = (1_000_000, 50)
@@ -73,6 +78,12 @@ GAUSSIAN_CLASSES = 10
 CATEGORICAL_FULL_SHAPE = (1_000_000, 20)
 CATEGORICAL_QUICK_SHAPE = (100_000, 20)
 CATEGORICAL_CLASSES = 5
+SPARSE_CATEGORICAL_FULL_SHAPE = (1_000_000, 200)
+SPARSE_CATEGORICAL_QUICK_SHAPE = (100_000, 200)
+SPARSE_CATEGORICAL_DENSITY = 0.05
+# CategoricalNB on sparse codes: fastnb reads the CSR matrix, fastnb and
+# scikit-learn (which refuses sparse X) its dense copy.
+SPARSE_RUNS = ("fastnb", "fastnb dense", "sklearn dense")
 N_CHUNKS = 10
 N_ROWS_AFTER_PARTIAL_FIT = 1000
 # Probabilities are compared relative to their size; below this both count as 0.
@@ -474,6 +485,113 @@ def bench_categorical(args, repeats):
     bench_estimator("CategoricalNB", data, args, repeats, CATEGORICAL_PROBA_RTOL)
 
 
+def bench_sparse_categorical(args, repeats):
+    """CategoricalNB on sparse codes: CSR for fastnb, dense for both.
+
+    scikit-learn refuses sparse X; fastnb reads the CSR matrix (code 0 where
+    nothing is stored) and the same codes dense, the input a user of
+    scikit-learn would have to make.
+    """
+    n_samples, n_features = (
+        SPARSE_CATEGORICAL_QUICK_SHAPE if args.quick else SPARSE_CATEGORICAL_FULL_SHAPE
+    )
+    progress("making the sparse category codes")
+    start = time.perf_counter()
+    X, y = make_sparse_categorical(
+        n_samples=n_samples,
+        n_features=n_features,
+        n_classes=CATEGORICAL_CLASSES,
+        density=SPARSE_CATEGORICAL_DENSITY,
+    )
+    sparse_data, dense_data = (
+        Dataset.from_arrays(X, y),
+        Dataset.from_arrays(X.toarray(), y),
+    )
+    print()
+    print(
+        f"codes:    {n_samples:,} samples x {n_features} features, CSR {X.dtype}, "
+        f"{X.indices.dtype} indices, nnz {X.nnz:,} "
+        f"({X.nnz / (n_samples * n_features):.1%} of the codes, the rest 0); "
+        f"dense copy {X.dtype} ({dense_data.X.nbytes / MIB:.1f} MiB); "
+        f"{sparse_data.classes.size} classes "
+        f"(made in {time.perf_counter() - start:.1f} s)"
+    )
+    runs = {
+        "fastnb": (fastnb.CategoricalNB, sparse_data),
+        "fastnb dense": (fastnb.CategoricalNB, dense_data),
+        "sklearn dense": (sklearn.naive_bayes.CategoricalNB, dense_data),
+    }
+    progress("sparse CategoricalNB: fitting each, checking agreement")
+    fitted = {name: cls().fit(data.X, data.y) for name, (cls, data) in runs.items()}
+    expected = fitted["sklearn dense"].predict_proba(dense_data.X)
+    for name in ("fastnb", "fastnb dense"):
+        data = runs[name][1]
+        if (
+            fitted[name].predict(data.X)
+            != fitted["sklearn dense"].predict(dense_data.X)
+        ).any():
+            sys.exit(f"FAILED: {name} CategoricalNB.predict differs from scikit-learn")
+        difference = max_relative_difference(
+            fitted[name].predict_proba(data.X), expected
+        )
+        if not difference <= CATEGORICAL_PROBA_RTOL:
+            sys.exit(
+                f"FAILED: {name} CategoricalNB.predict_proba differs from "
+                f"scikit-learn by {difference:.2e} relative"
+            )
+    print(
+        "check: fastnb on CSR and dense predict as scikit-learn does on dense "
+        f"(tolerance {CATEGORICAL_PROBA_RTOL})"
+    )
+    progress("sparse CategoricalNB: peak memory")
+    peaks = {
+        (name, operation): traced_peak(RUNNERS[operation], cls, fitted[name], data)
+        for operation in ("fit", "predict", "predict_proba")
+        for name, (cls, data) in runs.items()
+    }
+    groups = [
+        [
+            (
+                (name, operation),
+                functools.partial(RUNNERS[operation], cls, fitted[name], data),
+            )
+            for name, (cls, data) in runs.items()
+        ]
+        for operation in OPERATIONS
+    ]
+    progress(f"sparse CategoricalNB: timing {repeats} repeats of every operation")
+    medians = time_interleaved(groups, repeats)
+    print(
+        "CategoricalNB on sparse codes: median seconds, and how many times faster "
+        "fastnb on CSR is"
+    )
+    header = ["operation", *(f"{name} s" for name in SPARSE_RUNS)]
+    header += [f"{name}/fastnb" for name in SPARSE_RUNS[1:]]
+    rows = []
+    for operation in OPERATIONS:
+        seconds = [medians[name, operation] for name in SPARSE_RUNS]
+        rows.append(
+            [operation, *(format_seconds(s) for s in seconds)]
+            + [format_ratio(s, seconds[0]) for s in seconds[1:]]
+        )
+    print(format_table(header, rows))
+    print()
+    header = ["peak extra MiB", *SPARSE_RUNS]
+    rows = [
+        [op, *(format_mib(peaks[name, op]) for name in SPARSE_RUNS)]
+        for op in ("fit", "predict", "predict_proba")
+    ]
+    print(format_table(header, rows))
+    print(
+        f"(for scale: the CSR X is {format_mib(data_nbytes(X))} MiB, the dense "
+        f"copy {format_mib(dense_data.X.nbytes)} MiB)"
+    )
+    fastnb_medians = {
+        ("fastnb", operation): medians["fastnb", operation] for operation in OPERATIONS
+    }
+    bench_threads("CategoricalNB", sparse_data, fastnb_medians, args, repeats)
+
+
 def progress(message):
     """One line of progress on stderr, so that a long run is never silent."""
     print(f"... {message}", file=sys.stderr, flush=True)
@@ -727,8 +845,9 @@ def parse_args(argv=None):
         choices=("all", *CASES),
         default="all",
         help="text: the bag-of-words estimators; gaussian: GaussianNB on dense "
-        "blobs; categorical: CategoricalNB on category codes; all (default): "
-        "the three",
+        "blobs; categorical: CategoricalNB on category codes; sparse-categorical: "
+        "CategoricalNB on sparse codes (fastnb on CSR, fastnb and scikit-learn "
+        "dense); all (default): the four",
     )
     parser.add_argument(
         "--quick",
@@ -736,7 +855,9 @@ def parse_args(argv=None):
         help=f"small data (for CI): corpus {TEXT_QUICK_SHAPE[0]:,} x "
         f"{TEXT_QUICK_SHAPE[1]:,}, blobs {GAUSSIAN_QUICK_SHAPE[0]:,} x "
         f"{GAUSSIAN_QUICK_SHAPE[1]}, codes {CATEGORICAL_QUICK_SHAPE[0]:,} x "
-        f"{CATEGORICAL_QUICK_SHAPE[1]}",
+        f"{CATEGORICAL_QUICK_SHAPE[1]}, sparse codes "
+        f"{SPARSE_CATEGORICAL_QUICK_SHAPE[0]:,} x "
+        f"{SPARSE_CATEGORICAL_QUICK_SHAPE[1]}",
     )
     parser.add_argument(
         "--repeats",
@@ -779,6 +900,8 @@ def main(argv=None):
         bench_gaussian(args, repeats)
     if args.case in ("all", "categorical"):
         bench_categorical(args, repeats)
+    if args.case in ("all", "sparse-categorical"):
+        bench_sparse_categorical(args, repeats)
 
 
 if __name__ == "__main__":

@@ -343,3 +343,65 @@ def _mean_draws(rank_pmf, maps, nnz_per_document):
         if step < 1e-6 * m:
             break
     return m
+
+
+def make_sparse_categorical(
+    n_samples=1_000_000, n_features=200, n_classes=5, density=0.05, seed=0
+):
+    """Make labelled sparse category codes: code 0 unless stored, as hashed data.
+
+    Each sample draws a class uniformly, then about ``density * n_features``
+    features to store (a fifth of the draws from its class's own block of
+    features, the rest from all; repeats are dropped), each with a code
+    from 1 to 8: with probability one half ``1 + (class + feature) % 8``,
+    else any. Everything else is code 0.
+
+    Parameters
+    ----------
+    n_samples : int, default=1_000_000
+        Number of rows.
+    n_features : int, default=200
+        Number of columns.
+    n_classes : int, default=5
+        Number of classes.
+    density : float, default=0.05
+        Share of the codes stored (before repeated features are dropped).
+    seed : int, default=0
+        Seed of the `numpy.random.Generator`; equal seeds give equal data.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix of shape (n_samples, n_features)
+        Category codes 1 to 8 where stored, int32, int32 indices, canonical.
+    y : ndarray of shape (n_samples,)
+        Class labels, int64 in ``0 .. n_classes - 1``, roughly balanced.
+
+    Examples
+    --------
+    >>> X, y = make_sparse_categorical(n_samples=1000, n_features=50, seed=1)
+    >>> X.shape, X.dtype, X.has_canonical_format, int(X.data.min()), int(X.data.max())
+    ((1000, 50), dtype('int32'), True, 1, 8)
+    """
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n_samples)
+    per_row = rng.binomial(n_features, density, n_samples)
+    rows = np.repeat(np.arange(n_samples), per_row)
+    columns = rng.integers(0, n_features, rows.size)
+    block = max(1, n_features // n_classes)
+    own = rng.random(rows.size) < 0.2
+    columns[own] = (y[rows[own]] * block + rng.integers(0, block, own.sum())) % (
+        n_features
+    )
+    # One value per (row, feature): the first draw of each pair.
+    _, first = np.unique(rows * n_features + columns, return_index=True)
+    rows, columns = rows[first], columns[first]
+    favourite = 1 + (y[rows] + columns) % 8
+    anything = rng.integers(1, 9, rows.size)
+    codes = np.where(rng.random(rows.size) < 0.5, favourite, anything)
+    X = sp.csr_matrix(
+        (codes.astype(np.int32), (rows, columns)), shape=(n_samples, n_features)
+    )
+    X.indices = X.indices.astype(np.int32)
+    X.indptr = X.indptr.astype(np.int32)
+    X.sort_indices()
+    return X, y

@@ -6,15 +6,16 @@ held in one feature-major table for all features: feature j owns rows
 one standing for categories never seen in training. The table grows when
 later batches bring new categories. Columns are either category codes
 (non-negative integers, scikit-learn's protocol) or raw values such as
-strings and booleans, which the model encodes itself.
+strings and booleans, which the model encodes itself. A sparse X (CSR or
+CSC) holds codes, code 0 wherever it stores nothing.
 """
 
 from numbers import Integral
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import assert_all_finite
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import validate_data
 
 from fastnb._base import (
     BaseNB,
@@ -25,7 +26,10 @@ from fastnb._base import (
     fitted_table,
     log_class_prior,
     pad_classes,
+    sparse_arrays,
+    summed_duplicates,
     thread_scratch,
+    validate_input,
 )
 from fastnb._discrete import BaseDiscreteNB
 from fastnb._simd import kernels as _kernels
@@ -146,6 +150,36 @@ def kernel_codes(X):
     return as_int64_codes(X)
 
 
+def sparse_codes(X, format):
+    """A sparse X of codes as the kernels read it, and X as it is read.
+
+    Both in ``format`` ("csr" or "csc") and canonical, repeated entries
+    summed as ``X.toarray()`` sums them (copies only where needed); the
+    first has its stored codes in a kernel dtype (see kernel_codes) and the
+    same index arrays. ValueError unless X holds numbers.
+    """
+    if X.dtype.kind not in "iuf":
+        raise ValueError(
+            "CategoricalNB reads a sparse X as category codes (0 where nothing is "
+            f"stored), which must be numbers; got a sparse matrix of {X.dtype}. "
+            "Convert it to integer codes (X.astype(np.int32)), or pass the raw "
+            "values in a dense array."
+        )
+    X = summed_duplicates(X.asformat(format))
+    data = kernel_codes(X.data)
+    if data is X.data:
+        return X, X
+    codes = type(X)((data, X.indices, X.indptr), shape=X.shape, copy=False)
+    return codes, X
+
+
+def stored_position(X, position):
+    """(row, column) of the value stored at ``position`` of a CSR or CSC X."""
+    major = int(np.searchsorted(X.indptr, position, side="right")) - 1
+    minor = int(X.indices[position])
+    return (minor, major) if X.format == "csc" else (major, minor)
+
+
 # Counting codes at fit (count_codes). Sizes in codes or doubles; they
 # depend on the data's shape only, never on the number of threads.
 CHUNK_VALUES = 1 << 16  # least codes in a chunk of rows
@@ -199,14 +233,8 @@ def count_codes(codes, y, sample_weight, n_classes, max_categories, least_sizes)
     if bad >= 0:
         return bad, None, None
     sizes = np.maximum(highest.max(axis=0).astype(np.int64) + 1, least_sizes)
-    n_rows = sum(int(n) for n in sizes)
-    if n_rows * n_classes > np.iinfo(np.intp).max // 8:
-        raise MemoryError(
-            f"CategoricalNB: a table of {n_rows} categories by {n_classes} "
-            "classes is too large."
-        )
+    counts = new_counts(sizes, n_classes)
     offsets = table_offsets(sizes, block_extra=0)
-    counts = np.zeros((n_rows, n_classes))
     if (layout[:, -1] < 0).any():
         # Some chunk's counts outgrew their room: count again, into tables
         # laid out for every category, as many as COUNT_BUFFER holds.
@@ -246,6 +274,100 @@ def count_codes(codes, y, sample_weight, n_classes, max_categories, least_sizes)
     return None, sizes, counts
 
 
+def new_counts(sizes, n_classes):
+    """A zeroed count table, a row per category of every feature (``sizes``)."""
+    n_rows = sum(int(n) for n in sizes)
+    if n_rows * n_classes > np.iinfo(np.intp).max // 8:
+        raise MemoryError(
+            f"CategoricalNB: a table of {n_rows} categories by {n_classes} "
+            "classes is too large."
+        )
+    return np.zeros((n_rows, n_classes))
+
+
+def sparse_count_chunks(n_samples, nnz, table_size):
+    """Rows per chunk and chunks for counting a CSR X's stored codes.
+
+    A chunk a CHUNK_VALUES stored codes, as many as COUNT_BUFFER holds
+    tables of ``table_size`` for: by the data's shape only, never the
+    number of threads.
+    """
+    n_chunks = max(1, min(COUNT_BUFFER // max(table_size, 1), -(-nnz // CHUNK_VALUES)))
+    chunk_rows = -(-n_samples // n_chunks)
+    return chunk_rows, -(-n_samples // chunk_rows)
+
+
+def count_sparse_codes(codes, y, sample_weight, n_classes, max_categories, class_count):
+    """count_codes for a canonical CSR or CSC X of codes, 0 where nothing is stored.
+
+    Returns ``(bad, sizes, counts)`` as count_codes does, ``bad`` being the
+    position in ``codes.data`` of the first bad stored code in row-major
+    order. One pass checks the stored codes and finds each feature's
+    largest, a second counts them: a CSC X a task a column, a CSR X in
+    chunks of rows, a table each, added up in chunk order. Each feature's
+    implicit zeros go to its code 0: each class's weight (``class_count``)
+    less the weight of its stored codes of the feature, O(categories x
+    classes). The counts do not depend on the number of threads.
+    """
+    n_samples, n_features = codes.shape
+    data, indices, indptr = sparse_arrays(codes)
+    weights = np.empty(0) if sample_weight is None else sample_weight
+    n_threads = effective_n_threads(len(data))
+    limit = min(max_categories, LARGEST_LIMIT)
+    if codes.format == "csr":
+        highest = np.zeros((n_threads, n_features), dtype=data.dtype)
+        bad = _kernels.categorical_check_csr(
+            data, indices, indptr, limit, highest, n_threads
+        )
+        highest = highest.max(axis=0)
+    else:
+        highest = np.zeros(n_features, dtype=data.dtype)
+        bad = _kernels.categorical_check_csc(
+            data, indices, indptr, limit, highest, n_threads
+        )
+    if bad >= 0:
+        return bad, None, None
+    # Code 0 is always there: implicit, or highest's start.
+    sizes = highest.astype(np.int64) + 1
+    counts = new_counts(sizes, n_classes)
+    offsets = table_offsets(sizes, block_extra=0)
+    if codes.format == "csc":
+        _kernels.categorical_count_csc(
+            data, indices, indptr, y, weights, offsets, counts, n_threads
+        )
+    else:
+        chunk_rows, n_chunks = sparse_count_chunks(n_samples, len(data), counts.size)
+        if n_chunks == 1:
+            tables = counts.reshape(1, -1)
+        else:
+            tables = np.zeros((n_chunks, counts.size))
+        _kernels.categorical_count_csr(
+            data,
+            indices,
+            indptr,
+            y,
+            weights,
+            offsets,
+            n_classes,
+            chunk_rows,
+            tables,
+            n_threads,
+        )
+        if n_chunks > 1:
+            _kernels.categorical_merge_counts(
+                tables,
+                np.tile(offsets * n_classes, (n_chunks, 1)),
+                offsets,
+                counts,
+                effective_n_threads(tables.size),
+            )
+    n_threads = effective_n_threads(counts.size)
+    _kernels.categorical_add_zeros(
+        counts, offsets, class_count, thread_scratch(n_threads, n_classes), n_threads
+    )
+    return None, sizes, counts
+
+
 class CategoricalNB(BaseDiscreteNB):
     """Naive Bayes for categorical features: a probability table per attribute.
 
@@ -256,6 +378,9 @@ class CategoricalNB(BaseDiscreteNB):
     - raw categories: columns of strings, booleans, objects or pandas
       categoricals are encoded by the model (no encoder needed); the
       categories are kept in ``categories_``;
+    - sparse codes: a CSR or CSC matrix (one-hot or hashed data), read as
+      it is stored, never made dense: an entry not stored is code 0, and
+      the model is the one fitted on ``X.toarray()``;
     - categories never seen in training get the smoothed probability of a
       zero count, ``alpha_i / (N_c + alpha_i n_i)``, instead of an
       IndexError;
@@ -314,6 +439,13 @@ class CategoricalNB(BaseDiscreteNB):
 
     Notes
     -----
+    A sparse X is read twice at fit (its stored codes checked, then
+    counted); each feature's zeros not stored are counted as each class's
+    weight less that of its stored codes, so code 0's count of a class may
+    differ from a dense fit's by rounding when the weights are not whole
+    numbers. A sparse row scores as the row of zeros plus, for each stored
+    code, its term less code 0's.
+
     After several ``partial_fit`` calls ``n_categories_`` covers every batch
     seen (scikit-learn keeps the last batch's). With ``alpha=0`` a category
     never seen makes every class impossible.
@@ -368,7 +500,7 @@ class CategoricalNB(BaseDiscreteNB):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.categorical = True
-        tags.input_tags.sparse = False
+        tags.input_tags.sparse = True
         tags.input_tags.string = True
         return tags
 
@@ -395,17 +527,20 @@ class CategoricalNB(BaseDiscreteNB):
 
     def _check_batch(self, X, y, reset):
         raw = X
-        # Codes are checked as they are counted (count_codes), NaN and
-        # infinity too.
-        X, y = validate_data(
+        # Codes are checked as they are counted (count_codes,
+        # count_sparse_codes), NaN and infinity too.
+        X, y = validate_input(
             self,
             X,
             y,
             dtype=None,
-            accept_sparse=False,
+            accept_sparse=("csr", "csc"),
             ensure_all_finite=False,
             reset=reset,
         )
+        if sp.issparse(X):
+            codes, X = sparse_codes(X, X.format)
+            return {"X": X, "codes": codes, "values": [None] * X.shape[1]}, y
         known = None if reset else self._statistics["categories"]
         codes, values = self._encode(X, column_kinds(raw, X), known, learn=True)
         return {"X": X, "codes": codes, "values": values}, y
@@ -420,24 +555,35 @@ class CategoricalNB(BaseDiscreteNB):
 
     def _batch_statistics(self, batch, y, sample_weight, n_classes):
         codes, values = batch["codes"], batch["values"]
-        bad, sizes, counts = count_codes(
-            codes,
-            y,
-            sample_weight,
-            n_classes,
-            self.max_categories,
-            [0 if v is None else len(v) for v in values],
-        )
-        if bad is not None:
-            row, column = divmod(bad, codes.shape[1])
-            raise code_error(batch["X"][row, column], column, row, self.max_categories)
+        class_count = class_weights(y, sample_weight, n_classes)
+        if sp.issparse(codes):
+            bad, sizes, counts = count_sparse_codes(
+                codes, y, sample_weight, n_classes, self.max_categories, class_count
+            )
+            if bad is not None:
+                row, column = stored_position(codes, bad)
+                value = batch["X"].data[bad]
+                raise code_error(value, column, row, self.max_categories)
+        else:
+            bad, sizes, counts = count_codes(
+                codes,
+                y,
+                sample_weight,
+                n_classes,
+                self.max_categories,
+                [0 if v is None else len(v) for v in values],
+            )
+            if bad is not None:
+                row, column = divmod(bad, codes.shape[1])
+                value = batch["X"][row, column]
+                raise code_error(value, column, row, self.max_categories)
         # A column of codes has the codes 0 .. n - 1 as its categories.
         categories = [
             np.arange(n, dtype=np.int64) if v is None else v
             for v, n in zip(values, sizes, strict=True)
         ]
         return {
-            "class_count": class_weights(y, sample_weight, n_classes),
+            "class_count": class_count,
             "category_count": counts,
             "categories": categories,
         }
@@ -627,14 +773,16 @@ class CategoricalNB(BaseDiscreteNB):
     def _check_X(self, X):
         raw = X
         # Codes are checked as they are scored (_score).
-        X = validate_data(
+        X = validate_input(
             self,
             X,
             dtype=None,
-            accept_sparse=False,
+            accept_sparse=("csr", "csc"),
             ensure_all_finite=False,
             reset=False,
         )
+        if sp.issparse(X):
+            return sparse_codes(X, "csr")[0]
         codes, _ = self._encode(
             X, column_kinds(raw, X), self._statistics["categories"], learn=False
         )
@@ -650,6 +798,18 @@ class CategoricalNB(BaseDiscreteNB):
         # The log table comes padded to whole class blocks (_log_tables).
         scoring["intercept"] = pad_classes(scoring["intercept"])
         scoring["log_prior"] = prior
+        # Sparse rows start from the scores of a row of codes 0, unless a
+        # term of code 0 is -inf or NaN (unsmoothed counts of 0): its
+        # difference with another code's term would be infinite.
+        zero_scores = np.empty_like(scoring["intercept"])
+        finite = _kernels.categorical_zero_scores(
+            scoring["table"],
+            scoring["offsets"],
+            scoring["intercept"],
+            zero_scores,
+            effective_n_threads(scoring["table"].size),
+        )
+        scoring["zero_scores"] = zero_scores if finite else None
         return attributes, scoring
 
     def _log_tables(self, statistics, params, class_log_prior):
@@ -698,6 +858,9 @@ class CategoricalNB(BaseDiscreteNB):
 
     def _score(self, X, scoring, output, out, labels):
         n_classes = len(scoring["log_prior"])
+        if sp.issparse(X):
+            self._score_sparse(X, scoring, output, out, labels)
+            return
         n_threads = effective_n_threads(X.size * n_classes)
         bad = _kernels.categorical_score_dense(
             X,
@@ -713,6 +876,31 @@ class CategoricalNB(BaseDiscreteNB):
         if bad >= 0:
             column = int(np.argmax(bad_codes(X[bad])))
             raise code_error(X[bad, column], column, bad)
+
+    @staticmethod
+    def _score_sparse(X, scoring, output, out, labels):
+        """_score for canonical CSR codes (see categorical_score_csr)."""
+        n_classes = len(scoring["log_prior"])
+        zero_scores = scoring["zero_scores"]
+        every_feature = zero_scores is None
+        work = X.nnz + (X.shape[0] * X.shape[1] if every_feature else X.shape[0])
+        n_threads = effective_n_threads(work * n_classes)
+        bad = _kernels.categorical_score_csr(
+            *sparse_arrays(X),
+            scoring["offsets"],
+            scoring["table"],
+            scoring["intercept"] if every_feature else zero_scores,
+            every_feature,
+            output,
+            out,
+            labels,
+            thread_scratch(n_threads, n_classes),
+            n_threads,
+        )
+        if bad >= 0:
+            start, stop = X.indptr[bad], X.indptr[bad + 1]
+            first = start + int(np.argmax(bad_codes(X.data[start:stop])))
+            raise code_error(X.data[first], int(X.indices[first]), bad)
 
 
 def row_pseudo_counts(alpha, n_categories, offsets):

@@ -1391,6 +1391,7 @@ from libc.stdint cimport int64_t
 from fastnb._rows cimport (
     categorical_check_rows,
     categorical_count_rows,
+    categorical_csr_row,
     fastnb_whole,
     fastnb_zero,
 )
@@ -1700,6 +1701,237 @@ def categorical_merge_counts(
                     out[offsets[j] + a, c] += tables[b, start + a * n_classes + c]
 
 
+# ---------------------------------------------------------------------------
+# Sparse category codes.  A CSR or CSC matrix of codes, in canonical format
+# (each row's, or column's, indices strictly increasing), holds code 0
+# wherever it stores nothing.  A fit checks the stored codes as it finds
+# each feature's largest (categorical_check_csr / _csc), then counts them
+# (categorical_count_csr: a table a chunk of rows, merged in chunk order by
+# categorical_merge_counts; categorical_count_csc: a task a column), and
+# adds each feature's implicit zeros to its code 0 (categorical_add_zeros).
+# Scoring starts a row from the all-zeros row's scores
+# (categorical_zero_scores) and adds, for each stored code, its term less
+# code 0's (categorical_score_csr).
+# ---------------------------------------------------------------------------
+
+cdef inline bint _counted_code(code_t x, Py_ssize_t top) noexcept nogil:
+    """Whether x is a whole number from 0 to top."""
+    if code_t is float or code_t is double:
+        return x >= 0 and x <= top and fastnb_whole(x)
+    else:
+        return x >= 0 and x <= top
+
+
+def categorical_check_csr(
+    const code_t[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    int64_t limit,
+    code_t[:, ::1] highest,
+    int n_threads,
+):
+    """The position in X_data of the first stored code of a canonical CSR
+    matrix (in row-major order) that is not a whole number from 0 to
+    limit - 1 (at most 2^53), or -1.
+
+    highest (a row a thread, zeroed by the caller) gets in highest[t, j]
+    the largest code of feature j in the rows thread t read: their maximum
+    over the threads is the feature's largest stored code (or 0), unless a
+    code is bad.
+    """
+    cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
+    cdef Py_ssize_t nnz = X_indices.shape[0]
+    # The first bad code each thread met (see _first_flagged).
+    cdef intp_t[::1] first_bad = np.full(n_threads, nnz, dtype=np.intp)
+    cdef Py_ssize_t i, j, p, t
+    cdef code_t x
+    for i in prange(
+        n_samples,
+        nogil=True,
+        schedule="dynamic",
+        chunksize=STRUCTURE_CHUNK,
+        num_threads=n_threads,
+    ):
+        t = threadid()
+        if first_bad[t] < nnz:
+            continue
+        for p in range(X_indptr[i], X_indptr[i + 1]):
+            x = X_data[p]
+            if not _fit_code(x, limit):
+                first_bad[t] = p
+                break
+            j = X_indices[p]
+            if x > highest[t, j]:
+                highest[t, j] = x
+    return _first_flagged(first_bad, nnz)
+
+
+def categorical_check_csc(
+    const code_t[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    int64_t limit,
+    code_t[::1] highest,
+    int n_threads,
+):
+    """As categorical_check_csr for a canonical CSC matrix, a task a column;
+    highest[j] (zeroed by the caller) gets column j's largest stored code.
+
+    A column's first bad code is its first in row-major order (its rows
+    increase); the first of all is the least by row, then column.
+    """
+    cdef Py_ssize_t n_features = X_indptr.shape[0] - 1
+    # Each thread's first bad code: its row, column and position.
+    cdef intp_t[::1] bad_row = np.full(n_threads, np.iinfo(np.intp).max, dtype=np.intp)
+    cdef intp_t[::1] bad_column = np.zeros(n_threads, dtype=np.intp)
+    cdef intp_t[::1] bad_position = np.full(n_threads, -1, dtype=np.intp)
+    cdef Py_ssize_t j, p, r, t, best
+    cdef code_t x
+    for j in prange(
+        n_features, nogil=True, schedule="dynamic", num_threads=n_threads
+    ):
+        t = threadid()
+        for p in range(X_indptr[j], X_indptr[j + 1]):
+            r = X_indices[p]
+            if r > bad_row[t] or (r == bad_row[t] and j > bad_column[t]):
+                break  # past the thread's first bad code
+            x = X_data[p]
+            if not _fit_code(x, limit):
+                bad_row[t], bad_column[t], bad_position[t] = r, j, p
+                break
+            if x > highest[j]:
+                highest[j] = x
+    best = -1
+    for t in range(n_threads):
+        if bad_position[t] >= 0 and (
+            best < 0
+            or bad_row[t] < bad_row[best]
+            or (bad_row[t] == bad_row[best] and bad_column[t] < bad_column[best])
+        ):
+            best = t
+    return -1 if best < 0 else bad_position[best]
+
+
+def categorical_count_csr(
+    const code_t[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    const intp_t[::1] y,
+    const double[::1] sample_weight,
+    const intp_t[::1] offsets,
+    Py_ssize_t n_classes,
+    Py_ssize_t chunk_rows,
+    double[:, ::1] tables,
+    int n_threads,
+):
+    """Count the stored codes of a CSR matrix into a table a chunk of rows.
+
+    tables[b, (offsets[j] + x) * n_classes + y[i]] += w[i] for each stored
+    code x at (i, j) of chunk b's rows (chunk_rows rows from b *
+    chunk_rows), in row order; a task a chunk. No sample_weight means unit
+    weights. A code outside 0 .. offsets[j + 1] - offsets[j] - 1 raises
+    IndexError (a checked X has none).
+    """
+    cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
+    cdef bint weighted = sample_weight.shape[0] > 0
+    # A chunk with a code outside the table, for each thread.
+    cdef intp_t[::1] outside = np.full(n_threads, -1, dtype=np.intp)
+    cdef Py_ssize_t b, i, j, p, c
+    cdef double w
+    cdef code_t x
+    for b in prange(
+        tables.shape[0], nogil=True, schedule="dynamic", num_threads=n_threads
+    ):
+        for i in range(b * chunk_rows, min((b + 1) * chunk_rows, n_samples)):
+            c = y[i]
+            w = sample_weight[i] if weighted else 1.0
+            for p in range(X_indptr[i], X_indptr[i + 1]):
+                j = X_indices[p]
+                x = X_data[p]
+                if not _counted_code(x, offsets[j + 1] - offsets[j] - 1):
+                    outside[threadid()] = b
+                    continue
+                tables[b, (offsets[j] + <Py_ssize_t> x) * n_classes + c] += w
+    if np.max(outside) >= 0:
+        raise IndexError(
+            f"chunk {np.max(outside)} has a category code outside the table"
+        )
+
+
+def categorical_count_csc(
+    const code_t[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    const intp_t[::1] y,
+    const double[::1] sample_weight,
+    const intp_t[::1] offsets,
+    double[:, ::1] out,
+    int n_threads,
+):
+    """out[offsets[j] + x, y[r]] += w[r] for each stored code x at (r, j) of a
+    CSC matrix; a task a column, its rows in order.
+
+    No sample_weight means unit weights. A code outside 0 .. offsets[j + 1]
+    - offsets[j] - 1 raises IndexError (a checked X has none).
+    """
+    cdef Py_ssize_t n_features = X_indptr.shape[0] - 1
+    cdef bint weighted = sample_weight.shape[0] > 0
+    # A column with a code outside the table, for each thread.
+    cdef intp_t[::1] outside = np.full(n_threads, -1, dtype=np.intp)
+    cdef Py_ssize_t j, p, r
+    cdef code_t x
+    for j in prange(
+        n_features, nogil=True, schedule="dynamic", num_threads=n_threads
+    ):
+        for p in range(X_indptr[j], X_indptr[j + 1]):
+            r = X_indices[p]
+            x = X_data[p]
+            if not _counted_code(x, offsets[j + 1] - offsets[j] - 1):
+                outside[threadid()] = j
+                continue
+            out[offsets[j] + <Py_ssize_t> x, y[r]] += (
+                sample_weight[r] if weighted else 1.0
+            )
+    if np.max(outside) >= 0:
+        raise IndexError(
+            f"column {np.max(outside)} has a category code outside the table"
+        )
+
+
+def categorical_add_zeros(
+    double[:, ::1] counts,
+    const intp_t[::1] offsets,
+    const double[::1] class_count,
+    double[:, :] scratch,
+    int n_threads,
+):
+    """Add a sparse X's implicit zeros to code 0 of each feature; a task a feature.
+
+    Feature j's counts are the rows offsets[j] .. offsets[j + 1] - 1 of
+    counts, those of its stored codes; class c's rows that store nothing
+    for it weigh class_count[c] less their sum (taken in row order), which
+    goes to row offsets[j] (never less than 0: where every row of the class
+    stores a code, rounding may leave a hair either side of 0). scratch has
+    a row a thread, with a column a class.
+    """
+    cdef Py_ssize_t n_classes = counts.shape[1]
+    cdef Py_ssize_t j, a, c, t
+    cdef double* stored
+    for j in prange(
+        offsets.shape[0] - 1, nogil=True, schedule="dynamic", num_threads=n_threads
+    ):
+        t = threadid()
+        stored = &scratch[t, 0]
+        for c in range(n_classes):
+            stored[c] = 0.0
+        for a in range(offsets[j], offsets[j + 1]):
+            for c in range(n_classes):
+                stored[c] = stored[c] + counts[a, c]
+        for c in range(n_classes):
+            if class_count[c] > stored[c]:
+                counts[offsets[j], c] += class_count[c] - stored[c]
+
+
 def categorical_score_dense(
     const code_t[:, :] X,
     const intp_t[::1] offsets,
@@ -1753,6 +1985,104 @@ def categorical_score_dense(
         _finish_row(scratch, t, output, out, labels, i)
     i = np.min(first_bad)
     return -1 if i == n_samples else i
+
+
+def categorical_zero_scores(
+    const double[:, ::1] table,
+    const intp_t[::1] offsets,
+    const double[::1] intercept,
+    double[::1] out,
+    int n_threads,
+):
+    """out[k] = intercept[k] + sum_j table[offsets[j], k]: the scores of a row
+    of codes 0 (class-padded table and intercept); whether every term of
+    code 0 is finite.
+
+    The sum is taken in blocks of TABLE_BLOCK features in order, then over
+    the blocks in order, whatever the number of threads.
+    """
+    cdef Py_ssize_t n_features = offsets.shape[0] - 1
+    cdef Py_ssize_t n_padded = table.shape[1]
+    cdef Py_ssize_t n_blocks = _table_blocks(n_features)
+    cdef double[:, ::1] block_sums = np.zeros((n_blocks, n_padded))
+    cdef intp_t[::1] block_bad = np.zeros(n_blocks, dtype=np.intp)
+    cdef Py_ssize_t b, j, k
+    cdef double v
+    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
+            for k in range(n_padded):
+                v = table[offsets[j], k]
+                if not v - v == 0.0:
+                    block_bad[b] = 1
+                block_sums[b, k] = block_sums[b, k] + v
+    _sum_blocks(block_sums, out)
+    for k in range(n_padded):
+        out[k] = intercept[k] + out[k]
+    return not np.any(block_bad)
+
+
+def categorical_score_csr(
+    const code_t[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    const intp_t[::1] offsets,
+    const double[:, ::1] table,
+    const double[::1] intercept,
+    bint every_feature,
+    int output,
+    double[:, ::1] out,
+    intp_t[::1] labels,
+    double[:, :] scratch,
+    int n_threads,
+):
+    """Score canonical CSR rows of category codes (0 where nothing is stored).
+
+    With every_feature False, intercept holds the all-zeros row's scores
+    (categorical_zero_scores) and each stored code adds its term less code
+    0's; with every_feature True (some term of code 0 is not finite), the
+    class intercept, and every feature's term is added. Otherwise as
+    categorical_score_dense: returns the first row with a stored code that
+    is not a whole number >= 0, or -1.
+    """
+    cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
+    cdef Py_ssize_t nnz = X_indices.shape[0]
+    cdef Py_ssize_t n_padded = table.shape[1]
+    # An X without stored values has only empty rows, which read nothing.
+    cdef const code_t* data = &X_data[0] if nnz else NULL
+    cdef const index_t* indices = &X_indices[0] if nnz else NULL
+    cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
+    cdef Py_ssize_t i, k, t
+    cdef int status
+    cdef double* row
+    for i in prange(
+        n_samples,
+        nogil=True,
+        schedule="dynamic",
+        chunksize=ROW_CHUNK,
+        num_threads=n_threads,
+    ):
+        t = threadid()
+        if first_bad[t] < n_samples:
+            continue
+        row = &scratch[t, 0]
+        for k in range(n_padded):
+            row[k] = intercept[k]
+        status = categorical_csr_row(
+            data, indices, X_indptr[i], X_indptr[i + 1], nnz, offsets.shape[0] - 1,
+            &offsets[0], offsets.shape[0], &table[0, 0], table.shape[0], n_padded,
+            every_feature, row,
+        )
+        if status > 0:
+            first_bad[t] = i
+            continue
+        if status != 0:
+            with gil:
+                raise IndexError(
+                    f"row {i} has a category code outside the table or an offset "
+                    "past the stored values"
+                )
+        _finish_row(scratch, t, output, out, labels, i)
+    return _first_flagged(first_bad, n_samples)
 
 
 def categorical_log_tables(

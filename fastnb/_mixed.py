@@ -12,6 +12,7 @@ from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils.validation import (
     check_consistent_length,
     column_or_1d,
@@ -26,6 +27,8 @@ from fastnb._base import (
     fitted_statistic,
     fitted_table,
     log_class_prior,
+    summed_duplicates,
+    validate_input,
 )
 from fastnb._categorical import CategoricalNB
 from fastnb._discrete import BernoulliNB, MultinomialNB, PoissonNB
@@ -127,6 +130,13 @@ def resolve_families(families, X, n_features, feature_names):
     are dropped.
     """
     if families is None:
+        if sp.issparse(X):
+            raise ValueError(
+                "MixedNB with families=None infers the families from a pandas "
+                "DataFrame's dtypes, and a sparse matrix has no column dtypes: pass "
+                "families by position, for example families={'categorical': [0, "
+                "1], 'multinomial': 'remaining'}."
+            )
         if not is_dataframe(X):
             raise ValueError(
                 "MixedNB with families=None infers the families from a pandas "
@@ -194,6 +204,20 @@ def resolve_families(families, X, n_features, feature_names):
 
 def _is_remaining(columns):
     return isinstance(columns, str) and columns == REMAINING
+
+
+def _by_position(families):
+    """Whether families (a dict) lists every column by position (or as
+    "remaining"): as a sparse X, which has no column names, can give them."""
+    for columns in families.values():
+        if _is_remaining(columns):
+            continue
+        if isinstance(columns, str) or not np.iterable(columns):
+            return False
+        for column in columns:
+            if isinstance(column, bool | np.bool_) or not isinstance(column, Integral):
+                return False
+    return True
 
 
 def _column_label(position, feature_names):
@@ -278,9 +302,12 @@ poisson_params : dict, default=None
 
     Notes
     -----
-    X is dense: an array (any dtype the families accept; an object array for
-    mixed values) or a pandas DataFrame, whose columns keep their dtypes, so
-    that categorical columns may hold raw strings. Missing values are refused.
+    X is an array (any dtype the families accept; an object array for mixed
+    values), a pandas DataFrame, whose columns keep their dtypes, so that
+    categorical columns may hold raw strings, or a sparse matrix (CSR or CSC;
+    ``families`` by position), whose families each get their columns as a
+    sparse matrix: categorical columns then hold codes, 0 where nothing is
+    stored. Missing values are refused.
     The outputs are float64 whatever the input dtypes. ComplementNB is not a
     family: its class scores are not log-likelihoods, so they cannot be added
     to the others'.
@@ -343,7 +370,10 @@ poisson_params : dict, default=None
             kinds = set(self.families)
         else:
             kinds = {"gaussian", "categorical"}
-        tags.input_tags.sparse = False
+        # A sparse X needs families by position (it has no dtypes or names).
+        tags.input_tags.sparse = isinstance(self.families, dict) and _by_position(
+            self.families
+        )
         tags.input_tags.allow_nan = False
         tags.input_tags.string = "categorical" in kinds
         tags.input_tags.categorical = "categorical" in kinds
@@ -370,10 +400,11 @@ poisson_params : dict, default=None
     # -- input ----------------------------------------------------------------
 
     def _check_X_y(self, X, y, reset):
-        """X (a DataFrame as given, else a checked array) and y as a 1-D array."""
+        """X (a DataFrame as given, else a checked array or CSR/CSC matrix) and
+        y as a 1-D array."""
         if not is_dataframe(X):
-            return validate_data(
-                self, X, y, dtype=None, accept_sparse=False, reset=reset
+            return validate_input(
+                self, X, y, dtype=None, accept_sparse=("csr", "csc"), reset=reset
             )
         X = self._check_frame(X, reset)
         if y is None:
@@ -409,7 +440,10 @@ poisson_params : dict, default=None
         """The columns of X at ``positions``, labelled 0..k-1 if a DataFrame.
 
         A DataFrame's columns keep their dtypes (``iloc``); the families'
-        estimators see no column names, which MixedNB itself checks.
+        estimators see no column names, which MixedNB itself checks. A
+        sparse X gives a sparse matrix of its format, in canonical format
+        (as the dense columns, a family reading its values in storage order
+        meets them in row-major order).
         """
         every = len(positions) == X.shape[1] and np.array_equal(
             positions, np.arange(X.shape[1])
@@ -417,6 +451,8 @@ poisson_params : dict, default=None
         if is_dataframe(X):
             columns = X if every else X.iloc[:, positions]
             return columns.set_axis(range(len(positions)), axis=1)
+        if sp.issparse(X):
+            return summed_duplicates(X if every else X[:, positions])
         return X if every else X[:, positions]
 
     def _family_params(self, family, n_classes):
@@ -643,7 +679,9 @@ poisson_params : dict, default=None
         if is_dataframe(X):
             X = self._check_frame(X, reset=False)
         else:
-            X = validate_data(self, X, dtype=None, accept_sparse=False, reset=False)
+            X = validate_input(
+                self, X, dtype=None, accept_sparse=("csr", "csc"), reset=False
+            )
         estimators = self._final_tables()[1]["estimators"]
         columns = {}
         for family, estimator in estimators.items():

@@ -96,6 +96,7 @@ static inline void fastnb_prefetch(const double* p, Py_ssize_t n)
  *
  * FASTNB_ZERO8(acc)              declares the block acc, all zeros
  * FASTNB_AXPY8(acc, v, p)        acc[k] += v * p[k]
+ * FASTNB_DIFF8(acc, p, q)        acc[k] += p[k] - q[k]
  * FASTNB_SQDIFF8(acc, x, mu, iv) acc[k] += (x - mu[k])^2 * iv[k]
  * FASTNB_GAUSS8(hi, acc, x, mu, iv, t_hi, t_lo)
  *                                hi[k] -= t_hi[k],
@@ -130,6 +131,10 @@ static inline fastnb_vec fastnb_load(const double* p)
 #define FASTNB_AXPY8(acc, v, p)                                               \
     for (int q_ = 0; q_ < FASTNB_PARTS; q_++)                                 \
         acc[q_] += (v) * fastnb_load((p) + q_ * FASTNB_LANES)
+#define FASTNB_DIFF8(acc, p, q)                                               \
+    for (int q_ = 0; q_ < FASTNB_PARTS; q_++)                                 \
+        acc[q_] += fastnb_load((p) + q_ * FASTNB_LANES)                       \
+                   - fastnb_load((q) + q_ * FASTNB_LANES)
 #define FASTNB_SQDIFF8(acc, x, mu, iv)                                        \
     for (int q_ = 0; q_ < FASTNB_PARTS; q_++) {                               \
         fastnb_vec d_ = (x) - fastnb_load((mu) + q_ * FASTNB_LANES);          \
@@ -148,6 +153,9 @@ static inline fastnb_vec fastnb_load(const double* p)
 #define FASTNB_AXPY8(acc, v, p)                                               \
     for (int k_ = 0; k_ < FASTNB_BLOCK; k_++)                                 \
         acc[k_] += (v) * (p)[k_]
+#define FASTNB_DIFF8(acc, p, q)                                               \
+    for (int k_ = 0; k_ < FASTNB_BLOCK; k_++)                                 \
+        acc[k_] += (p)[k_] - (q)[k_]
 #define FASTNB_SQDIFF8(acc, x, mu, iv)                                        \
     for (int k_ = 0; k_ < FASTNB_BLOCK; k_++) {                               \
         double d_ = (x) - (mu)[k_];                                           \
@@ -451,6 +459,58 @@ static inline int fastnb_code_f32(float x, int64_t* code)
         return 0;                                                             \
     }
 
+/* The same for a sparse row of category codes, stored at data[start:stop]
+ * with their features at indices[start:stop] (nnz stored values in all),
+ * each of n_features features not stored having code 0. With every_feature
+ * 0, scores hold the all-zeros row's already, and each stored code adds its
+ * term less code 0's (table row offsets[j] + code less row offsets[j]; an
+ * explicit 0 adds nothing): the caller's choice where every code-0 term is
+ * finite. With every_feature 1, every feature's term is added in feature
+ * order, the row's indices being strictly increasing (canonical format).
+ * Returns 1, leaving scores half done, at the first stored code that is not
+ * a whole number >= 0. */
+#define FASTNB_CATEGORICAL_CSR_ROW(NAME, T, I, CODE)                          \
+    static inline int NAME(                                                   \
+        const T* data, const I* indices, Py_ssize_t start, Py_ssize_t stop,   \
+        Py_ssize_t nnz, Py_ssize_t n_features, const npy_intp* offsets,       \
+        Py_ssize_t n_offsets, const double* table, Py_ssize_t n_rows,         \
+        Py_ssize_t n_padded, int every_feature, double* scores)               \
+    {                                                                         \
+        FASTNB_CHECK(0 <= start && start <= stop && stop <= nnz);             \
+        FASTNB_CHECK(n_features < n_offsets);                                 \
+        for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
+            FASTNB_ZERO8(acc);                                                \
+            Py_ssize_t p = start;                                             \
+            const Py_ssize_t n_terms = every_feature ? n_features : stop - p; \
+            for (Py_ssize_t q = 0; q < n_terms; q++) {                        \
+                const Py_ssize_t j =                                          \
+                    every_feature ? q : (Py_ssize_t) indices[p];              \
+                int64_t code = 0;                                             \
+                if (p < stop && (Py_ssize_t) indices[p] == j) {               \
+                    if (CODE(data[p], &code) != 0)                            \
+                        return 1;                                             \
+                    p++;                                                      \
+                }                                                             \
+                FASTNB_CHECK(0 <= j && j < n_features);                       \
+                const Py_ssize_t unseen = offsets[j + 1] - offsets[j] - 1;    \
+                FASTNB_CHECK(unseen >= 0);                                    \
+                const Py_ssize_t row =                                        \
+                    offsets[j]                                                \
+                    + (code > unseen ? unseen : (Py_ssize_t) code);           \
+                FASTNB_CHECK(offsets[j] >= 0 && row < n_rows);                \
+                if (every_feature)                                            \
+                    FASTNB_AXPY8(acc, 1.0, table + row * n_padded + k0);      \
+                else if (code != 0)                                           \
+                    FASTNB_DIFF8(acc, table + row * n_padded + k0,            \
+                                 table + offsets[j] * n_padded + k0);         \
+            }                                                                 \
+            FASTNB_CHECK(p == stop);                                          \
+            for (int k = 0; k < FASTNB_BLOCK; k++)                            \
+                scores[k0 + k] += FASTNB_LANE(acc, k);                        \
+        }                                                                     \
+        return 0;                                                             \
+    }
+
 #if defined(_MSC_VER)
 #define FASTNB_RESTRICT __restrict
 #else
@@ -578,6 +638,22 @@ FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_f32, float,
                              fastnb_code_f32)
 FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_f64, double,
                              fastnb_code_f64)
+FASTNB_CATEGORICAL_CSR_ROW(
+    fastnb_categorical_csr_row_i32_i32, int32_t, int32_t, fastnb_code_i32)
+FASTNB_CATEGORICAL_CSR_ROW(
+    fastnb_categorical_csr_row_i32_i64, int32_t, int64_t, fastnb_code_i32)
+FASTNB_CATEGORICAL_CSR_ROW(
+    fastnb_categorical_csr_row_i64_i32, int64_t, int32_t, fastnb_code_i64)
+FASTNB_CATEGORICAL_CSR_ROW(
+    fastnb_categorical_csr_row_i64_i64, int64_t, int64_t, fastnb_code_i64)
+FASTNB_CATEGORICAL_CSR_ROW(
+    fastnb_categorical_csr_row_f32_i32, float, int32_t, fastnb_code_f32)
+FASTNB_CATEGORICAL_CSR_ROW(
+    fastnb_categorical_csr_row_f32_i64, float, int64_t, fastnb_code_f32)
+FASTNB_CATEGORICAL_CSR_ROW(
+    fastnb_categorical_csr_row_f64_i32, double, int32_t, fastnb_code_f64)
+FASTNB_CATEGORICAL_CSR_ROW(
+    fastnb_categorical_csr_row_f64_i64, double, int64_t, fastnb_code_f64)
 FASTNB_CATEGORICAL_CHECK_ROWS(fastnb_categorical_check_rows_i32, int32_t,
                               FASTNB_FIT_INT_CODE)
 FASTNB_CATEGORICAL_CHECK_ROWS(fastnb_categorical_check_rows_i64, int64_t,

@@ -130,6 +130,55 @@ cdef extern from "_rows.h":
         Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
     ) noexcept nogil
 
+    int fastnb_categorical_csr_row_i32_i32(
+        const int32_t* data, const int32_t* indices, Py_ssize_t start, Py_ssize_t stop,
+        Py_ssize_t nnz, Py_ssize_t n_features, const intp_t* offsets,
+        Py_ssize_t n_offsets, const double* table, Py_ssize_t n_rows,
+        Py_ssize_t n_padded, bint every_feature, double* scores,
+    ) noexcept nogil
+    int fastnb_categorical_csr_row_i32_i64(
+        const int32_t* data, const int64_t* indices, Py_ssize_t start, Py_ssize_t stop,
+        Py_ssize_t nnz, Py_ssize_t n_features, const intp_t* offsets,
+        Py_ssize_t n_offsets, const double* table, Py_ssize_t n_rows,
+        Py_ssize_t n_padded, bint every_feature, double* scores,
+    ) noexcept nogil
+    int fastnb_categorical_csr_row_i64_i32(
+        const int64_t* data, const int32_t* indices, Py_ssize_t start, Py_ssize_t stop,
+        Py_ssize_t nnz, Py_ssize_t n_features, const intp_t* offsets,
+        Py_ssize_t n_offsets, const double* table, Py_ssize_t n_rows,
+        Py_ssize_t n_padded, bint every_feature, double* scores,
+    ) noexcept nogil
+    int fastnb_categorical_csr_row_i64_i64(
+        const int64_t* data, const int64_t* indices, Py_ssize_t start, Py_ssize_t stop,
+        Py_ssize_t nnz, Py_ssize_t n_features, const intp_t* offsets,
+        Py_ssize_t n_offsets, const double* table, Py_ssize_t n_rows,
+        Py_ssize_t n_padded, bint every_feature, double* scores,
+    ) noexcept nogil
+    int fastnb_categorical_csr_row_f32_i32(
+        const float* data, const int32_t* indices, Py_ssize_t start, Py_ssize_t stop,
+        Py_ssize_t nnz, Py_ssize_t n_features, const intp_t* offsets,
+        Py_ssize_t n_offsets, const double* table, Py_ssize_t n_rows,
+        Py_ssize_t n_padded, bint every_feature, double* scores,
+    ) noexcept nogil
+    int fastnb_categorical_csr_row_f32_i64(
+        const float* data, const int64_t* indices, Py_ssize_t start, Py_ssize_t stop,
+        Py_ssize_t nnz, Py_ssize_t n_features, const intp_t* offsets,
+        Py_ssize_t n_offsets, const double* table, Py_ssize_t n_rows,
+        Py_ssize_t n_padded, bint every_feature, double* scores,
+    ) noexcept nogil
+    int fastnb_categorical_csr_row_f64_i32(
+        const double* data, const int32_t* indices, Py_ssize_t start, Py_ssize_t stop,
+        Py_ssize_t nnz, Py_ssize_t n_features, const intp_t* offsets,
+        Py_ssize_t n_offsets, const double* table, Py_ssize_t n_rows,
+        Py_ssize_t n_padded, bint every_feature, double* scores,
+    ) noexcept nogil
+    int fastnb_categorical_csr_row_f64_i64(
+        const double* data, const int64_t* indices, Py_ssize_t start, Py_ssize_t stop,
+        Py_ssize_t nnz, Py_ssize_t n_features, const intp_t* offsets,
+        Py_ssize_t n_offsets, const double* table, Py_ssize_t n_rows,
+        Py_ssize_t n_padded, bint every_feature, double* scores,
+    ) noexcept nogil
+
     Py_ssize_t fastnb_categorical_count_rows_i32(
         const int32_t* x, Py_ssize_t row_stride, Py_ssize_t x_stride, Py_ssize_t n_rows,
         Py_ssize_t n_features, Py_ssize_t j0, const intp_t* y, const double* w,
@@ -282,6 +331,54 @@ cdef inline int categorical_dense_row(
         return fastnb_categorical_dense_row_f64(
             x, x_stride, n_features, offsets, n_offsets, table, n_rows, n_padded,
             scores,
+        )
+
+
+cdef inline int categorical_csr_row(
+    const code_t* data, const index_t* indices, Py_ssize_t start, Py_ssize_t stop,
+    Py_ssize_t nnz, Py_ssize_t n_features, const intp_t* offsets,
+    Py_ssize_t n_offsets, const double* table, Py_ssize_t n_rows,
+    Py_ssize_t n_padded, bint every_feature, double* scores,
+) noexcept nogil:
+    if code_t is int32_t and index_t is int32_t:
+        return fastnb_categorical_csr_row_i32_i32(
+            data, indices, start, stop, nnz, n_features, offsets, n_offsets, table,
+            n_rows, n_padded, every_feature, scores,
+        )
+    elif code_t is int32_t and index_t is int64_t:
+        return fastnb_categorical_csr_row_i32_i64(
+            data, indices, start, stop, nnz, n_features, offsets, n_offsets, table,
+            n_rows, n_padded, every_feature, scores,
+        )
+    elif code_t is int64_t and index_t is int32_t:
+        return fastnb_categorical_csr_row_i64_i32(
+            data, indices, start, stop, nnz, n_features, offsets, n_offsets, table,
+            n_rows, n_padded, every_feature, scores,
+        )
+    elif code_t is int64_t and index_t is int64_t:
+        return fastnb_categorical_csr_row_i64_i64(
+            data, indices, start, stop, nnz, n_features, offsets, n_offsets, table,
+            n_rows, n_padded, every_feature, scores,
+        )
+    elif code_t is float and index_t is int32_t:
+        return fastnb_categorical_csr_row_f32_i32(
+            data, indices, start, stop, nnz, n_features, offsets, n_offsets, table,
+            n_rows, n_padded, every_feature, scores,
+        )
+    elif code_t is float and index_t is int64_t:
+        return fastnb_categorical_csr_row_f32_i64(
+            data, indices, start, stop, nnz, n_features, offsets, n_offsets, table,
+            n_rows, n_padded, every_feature, scores,
+        )
+    elif code_t is double and index_t is int32_t:
+        return fastnb_categorical_csr_row_f64_i32(
+            data, indices, start, stop, nnz, n_features, offsets, n_offsets, table,
+            n_rows, n_padded, every_feature, scores,
+        )
+    else:
+        return fastnb_categorical_csr_row_f64_i64(
+            data, indices, start, stop, nnz, n_features, offsets, n_offsets, table,
+            n_rows, n_padded, every_feature, scores,
         )
 
 

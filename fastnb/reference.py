@@ -229,9 +229,16 @@ def _merge_moments(count_a, mean_a, ssd_a, count_b, mean_b, ssd_b):
 
 
 def _columns(X):
-    """The columns of a 2-D array or a DataFrame, each with its own dtype."""
+    """The columns of a 2-D array or a DataFrame, each with its own dtype.
+
+    A sparse matrix's columns are made dense one at a time (0 where nothing
+    is stored, repeated entries summed).
+    """
     if hasattr(X, "iloc"):
         return [X.iloc[:, j].to_numpy() for j in range(X.shape[1])]
+    if sp.issparse(X):
+        X = sp.csc_matrix(X)
+        return [X[:, [j]].toarray().ravel() for j in range(X.shape[1])]
     X = np.asarray(X)
     return [X[:, j] for j in range(X.shape[1])]
 

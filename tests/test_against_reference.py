@@ -205,7 +205,7 @@ KINDS = {
     "counts": {"data": count_data},
     "gaussian": {"data": gaussian_data},
     "constant": {"data": constant_data},
-    "codes": {"data": code_data, "containers": DENSE},
+    "codes": {"data": code_data},
     "strings": {"data": string_data, "dtypes": (object,), "containers": DENSE},
     "mixed": {"data": mixed_data, "containers": DENSE},
     "mixed objects": {

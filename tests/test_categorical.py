@@ -1,4 +1,5 @@
-"""CategoricalNB against scikit-learn's, hand computation and real data."""
+"""CategoricalNB against scikit-learn's, hand computation and real data; sparse
+codes against their dense X."""
 
 import copy
 import importlib
@@ -9,6 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
@@ -24,10 +26,14 @@ import fastnb._simd
 
 from _helpers import (
     ADULT_COLUMNS,
+    SPARSE,
+    assert_same_outputs,
     assert_same_state,
     dense_c,
     dense_f,
+    public_attributes,
     require_data,
+    sparse_with_zeros,
     tol,
 )
 
@@ -509,7 +515,7 @@ def test_results_are_the_same_for_any_thread_count(kernel_threads, counting, dty
     for n_threads in (1, 2, 3, 7):
         results[n_threads] = fit_and_score(X, y, w, n_threads, kernel_threads)
         # As many threads as asked for ran each counting and scoring kernel.
-        fit_kernels = kernels | {"categorical_log_tables"}
+        fit_kernels = kernels | {"categorical_log_tables", "categorical_zero_scores"}
         assert set(kernel_threads.threads) == fit_kernels | {"categorical_score_dense"}
         counted = kernel_threads.threads["categorical_check_count_dense"]
         scored = kernel_threads.threads["categorical_score_dense"]
@@ -711,6 +717,235 @@ def test_the_first_bad_code_is_reported_wherever_it_is(bad, n_threads):
         else:
             with pytest.raises(ValueError, match=message):
                 model.predict(X)
+
+
+# ---------------------------------------------------------------------------
+# Sparse codes: CSR and CSC, code 0 where nothing is stored, as their dense X
+# ---------------------------------------------------------------------------
+
+
+def mostly_zero_codes(labels, n_samples=N_SAMPLES, seed=0):
+    """make_codes with about 60% of the codes 0, as one-hot and hashed data."""
+    X, y, w = make_codes(labels, n_samples, seed)
+    X[np.random.default_rng(seed + 100).random(X.shape) < 0.6] = 0
+    return X, y, w
+
+
+SPARSE_WEIGHTS = {
+    "unweighted": lambda w: None,
+    "integer weights": lambda w: np.arange(len(w)) % 4,
+    "fractional weights": lambda w: w,
+}
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64])
+@pytest.mark.parametrize("container", SPARSE)
+@pytest.mark.parametrize("weights", SPARSE_WEIGHTS)
+def test_sparse_codes_fit_as_their_dense_codes(weights, container, dtype, index_dtype):
+    X, y, w = mostly_zero_codes(LABELS["5 str"])
+    X = X.astype(dtype)
+    sample_weight = SPARSE_WEIGHTS[weights](w)
+    # Some zeros stored, which count as code 0 like the others.
+    X_sparse = sparse_with_zeros(X, container, index_dtype)
+    assert (X_sparse.data == 0).any()
+    params = {"alpha": 0.7, "min_categories": [1, 7, 2, 9, 6]}
+    ours = fastnb.CategoricalNB(**params).fit(X_sparse, y, sample_weight=sample_weight)
+    dense = fastnb.CategoricalNB(**params).fit(X, y, sample_weight=sample_weight)
+    # Whole-number weights add up exactly, whatever the order: the counts,
+    # and so the tables, are bit for bit the dense ones. Code 0's count is
+    # its class's weight less the other codes' (rounded) otherwise.
+    exact = weights != "fractional weights"
+    assert_same_state(
+        public_attributes(ours), public_attributes(dense), None if exact else 1e-12
+    )
+    # Scores start from the all-zeros row's and add each stored code's term
+    # less code 0's: another order of summation. New rows hold codes never
+    # seen (past the categories, and far past any table).
+    X_new = mostly_zero_codes(LABELS["5 str"], n_samples=40, seed=1)[0]
+    X_new[:4, 2] = [9, 50, 2**20, 2**30]
+    for X_eval in (X, X_new.astype(dtype)):
+        X_eval_sparse = sparse_with_zeros(X_eval, container, index_dtype, seed=2)
+        assert_same_outputs(ours, dense, X_eval_sparse, 1e-12, X_expected=X_eval)
+    # (scikit-learn refuses sparse X: its model of the dense X.)
+    theirs = sk_nb.CategoricalNB(**params).fit(X, y, sample_weight=sample_weight)
+    assert_agrees(ours, theirs, X, tol(np.float64))
+
+
+@pytest.mark.parametrize("container", SPARSE)
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_sparse_partial_fit_in_chunks_equals_dense_fit(container, weighted):
+    X, y, w = mostly_zero_codes(LABELS["5 str"], n_samples=120)
+    # Later chunks bring larger codes: the table grows as they come.
+    X[60:, 2] += 3 * (X[60:, 2] > 0)
+    weights = w if weighted else None
+    model = fastnb.CategoricalNB()
+    for start, stop in [(0, 30), (30, 31), (31, 90), (90, 120)]:
+        rows = slice(start, stop)
+        model.partial_fit(
+            sparse_with_zeros(X[rows], container, seed=start),
+            y[rows],
+            classes=LABELS["5 str"],
+            sample_weight=None if weights is None else weights[rows],
+        )
+    dense = fastnb.CategoricalNB().fit(X, y, sample_weight=weights)
+    assert_same_state(
+        public_attributes(model), public_attributes(dense), 1e-12 if weighted else None
+    )
+    assert_same_outputs(model, dense, sp.csr_matrix(X), 1e-12, X_expected=X)
+
+
+def test_unsmoothed_impossible_zeros_score_as_dense():
+    # With alpha=0 a class that never has code 0 in a feature gives that
+    # code log(0) = -inf: sparse rows then add every feature's term, as the
+    # dense kernel does (a difference with -inf would be NaN).
+    X, y, _ = mostly_zero_codes(LABELS["5 str"], seed=3)
+    X[y == "bee", 3] = np.maximum(X[y == "bee", 3], 1)
+    X_new = mostly_zero_codes(LABELS["5 str"], n_samples=40, seed=4)[0]
+    X_new[:3, 1] = 9  # unseen: -inf for every class
+    for container in SPARSE:
+        ours = fastnb.CategoricalNB(alpha=0.0).fit(sparse_with_zeros(X, container), y)
+        dense = fastnb.CategoricalNB(alpha=0.0).fit(X, y)
+        assert_same_state(public_attributes(ours), public_attributes(dense))
+        X_sparse = sparse_with_zeros(X_new, container)
+        jll = ours.predict_joint_log_proba(X_sparse)
+        assert np.isneginf(jll[:, 1]).sum() > np.isneginf(jll[:3, 1]).sum()
+        # The same terms in the same order: bit for bit.
+        for method in ["predict", *OUTPUT_ATOL]:
+            assert_same_state(
+                getattr(ours, method)(X_sparse), getattr(dense, method)(X_new), None
+            )
+
+
+@pytest.mark.parametrize("container", SPARSE)
+@pytest.mark.parametrize("unsmoothed", [False, True], ids=["alpha 1", "alpha 0"])
+def test_sparse_results_are_the_same_for_any_thread_count(
+    kernel_threads, container, unsmoothed
+):
+    # CSR: chunks of rows counted apart, added in chunk order; CSC: a task a
+    # column; scores a row at a time. alpha=0 with a class never 0 in a
+    # feature scores every feature of every row (see above).
+    X, y, w = make_big_codes()
+    X[np.random.default_rng(1).random(X.shape) < 0.5] = 0
+    alpha = 0.0 if unsmoothed else 1.0
+    if unsmoothed:
+        X[y == BIG_LABELS[0], 3] = np.maximum(X[y == BIG_LABELS[0], 3], 1)
+    X_sparse = sparse_with_zeros(X, container)
+    results = {}
+    for n_threads in (1, 2, 3, 7):
+        kernel_threads.threads.clear()
+        with threadpool_limits(limits=n_threads, user_api="openmp"):
+            model = fastnb.CategoricalNB(alpha=alpha).fit(X_sparse, y, sample_weight=w)
+            outputs = {m: getattr(model, m)(X_sparse) for m in OUTPUT_ATOL}
+            outputs["predict"] = model.predict(X_sparse)
+            effective_threads = fastnb._base.effective_n_threads(X_sparse.nnz)
+        counting = kernel_threads.threads[f"categorical_count_{container}"]
+        assert counting == [effective_threads] and effective_threads == min(
+            n_threads, 5
+        )
+        assert kernel_threads.threads["categorical_score_csr"] == [n_threads] * 4
+        results[n_threads] = model, outputs
+    one, one_outputs = results[1]
+    for n_threads in (2, 3, 7):
+        model, outputs = results[n_threads]
+        assert_same_state(outputs, one_outputs, where="outputs")
+        assert_same_state(model, one)
+    # Unsmoothed, code 0's count (its class's weight less the other codes')
+    # carries its rounding into its log: float64's tolerance.
+    dense = fastnb.CategoricalNB(alpha=alpha).fit(X, y, sample_weight=w)
+    assert_same_outputs(one, dense, X_sparse, tol(np.float64), X_expected=X)
+
+
+@pytest.mark.parametrize("n_threads", [1, 7])
+@pytest.mark.parametrize("container", SPARSE)
+@pytest.mark.parametrize("place", BAD_PLACES)
+@pytest.mark.parametrize("kind", BAD_CODES)
+def test_sparse_fit_and_predict_report_the_first_bad_code(
+    kernel_threads, kind, place, container, n_threads
+):
+    # The same message as for the dense X, about its first bad code in
+    # row-major order (a CSC matrix stores them column by column).
+    X, y, first = with_bad_codes(kind, BAD_PLACES[place])
+    X[first[0] + 1 :: 997, 1] = -7
+    X_sparse = sparse_with_zeros(X, container)
+    message = bad_code_message(kind, first)
+    with threadpool_limits(limits=n_threads, user_api="openmp"):
+        with pytest.raises(ValueError, match=message):
+            fastnb.CategoricalNB(max_categories=100).fit(X_sparse, y)
+        model = fastnb.CategoricalNB(max_categories=100)
+        good = sparse_with_zeros(make_big_codes()[0], container)
+        model.partial_fit(good, y, classes=BIG_LABELS)
+        before = copy.deepcopy(model)
+        with pytest.raises(ValueError, match=message):
+            model.partial_fit(X_sparse, y)
+        assert_same_state(model, before)
+        if "too large" not in kind:
+            for method in ["predict", *OUTPUT_ATOL]:
+                with pytest.raises(ValueError, match=message):
+                    getattr(model, method)(X_sparse)
+    checked = kernel_threads.threads[f"categorical_check_{container}"]
+    assert checked[0] == min(n_threads, X_sparse.nnz // fastnb._base.WORK_PER_THREAD)
+
+
+def test_sparse_codes_must_be_numbers():
+    X, y, _ = mostly_zero_codes(LABELS["2 int"])
+    with pytest.raises(ValueError, match="sparse matrix of bool.*X.astype"):
+        fastnb.CategoricalNB().fit(sp.csr_matrix(X > 1), y)
+    model = fastnb.CategoricalNB().fit(X, y)
+    with pytest.raises(ValueError, match="sparse matrix of bool"):
+        model.predict(sp.csc_matrix(X > 1))
+
+
+def test_sparse_input_is_never_made_dense():
+    # Hashed codes: 50,000 rows of 5,000 features, 0.1% of them stored. A
+    # dense copy would take 2 GB (a tenth of it 200 MB): fit and predict
+    # need memory in proportion to the stored values, rows and tables.
+    rng = np.random.default_rng(5)
+    n_samples, n_features = 50_000, 5_000
+    X = sp.random(
+        n_samples,
+        n_features,
+        density=0.001,
+        format="csr",
+        random_state=rng,
+        data_rvs=lambda n: rng.integers(1, 6, n).astype(np.float64),
+    )
+    y = rng.integers(0, 4, n_samples)
+    model = fastnb.CategoricalNB()
+    for call in [
+        lambda: model.fit(X, y),
+        lambda: model.fit(X.tocsc(), y),
+        lambda: model.predict_proba(X),
+        lambda: model.predict(X.tocsc()),
+    ]:
+        tracemalloc.start()
+        try:
+            call()
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 32 * 2**20, f"{peak} bytes"
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 40), st.integers(1, 6)),
+    density=st.floats(0.0, 1.0),
+    highest=st.integers(1, 6),
+    container=st.sampled_from(SPARSE),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_sparse_equals_dense_property(shape, density, highest, container, seed):
+    # Any shape and density, a row or a column of them, empty or full
+    # matrices, rows that store only zeros: the dense model, counts exact.
+    rng = np.random.default_rng(seed)
+    X = rng.integers(1, highest + 1, shape) * (rng.random(shape) < density)
+    y = rng.integers(0, 3, shape[0])
+    X_sparse = sparse_with_zeros(X, container, share=rng.random(), seed=seed)
+    ours = fastnb.CategoricalNB().fit(X_sparse, y)
+    dense = fastnb.CategoricalNB().fit(X, y)
+    assert_same_state(public_attributes(ours), public_attributes(dense))
+    assert_same_outputs(ours, dense, X_sparse, 1e-12, X_expected=X)
 
 
 def test_log_tables_match_the_formula():

@@ -1,8 +1,10 @@
 """scikit-learn's API conformance checks on every fastnb estimator.
 
-The checks feed plain numeric arrays; MixedNB is given families that take
-them ("remaining" columns). The checks that fail by design are declared,
-with the reason, and the tests at the end show that they fail for it.
+The checks feed plain numeric arrays, and sparse matrices to the estimators
+whose tags say they take them (CategoricalNB, MixedNB with families by
+position); MixedNB is given families that take them ("remaining" columns).
+The checks that fail by design are declared, with the reason, and the tests
+at the end show that they fail for it.
 """
 
 import numpy as np
@@ -12,6 +14,7 @@ from sklearn.utils.estimator_checks import (
     check_classifiers_one_label_sample_weights,
     check_fit_non_negative,
     check_sample_weight_equivalence_on_dense_data,
+    check_sample_weight_equivalence_on_sparse_data,
     parametrize_with_checks,
 )
 
@@ -38,6 +41,7 @@ NON_INTEGER_CODES = (
 )
 CATEGORICAL_FAILURES = {
     "check_sample_weight_equivalence_on_dense_data": NON_INTEGER_CODES,
+    "check_sample_weight_equivalence_on_sparse_data": NON_INTEGER_CODES,
     "check_classifiers_one_label_sample_weights": NON_INTEGER_CODES,
 }
 MIXED_FAILURES = {
@@ -53,6 +57,10 @@ MIXED_FAILURES = {
         "gaussian column and a class with one distinct sample this shows."
     ),
 }
+# The same data in a sparse matrix, the same reason.
+MIXED_FAILURES["check_sample_weight_equivalence_on_sparse_data"] = MIXED_FAILURES[
+    "check_sample_weight_equivalence_on_dense_data"
+]
 
 
 def expected_failed_checks(estimator):
@@ -78,12 +86,15 @@ def test_categorical_checks_fail_on_non_integer_codes():
     estimator = fastnb.CategoricalNB()
     with pytest.raises(ValueError, match="non-integer codes"):
         check_sample_weight_equivalence_on_dense_data("CategoricalNB", estimator)
+    with pytest.raises(ValueError, match="non-integer codes"):
+        check_sample_weight_equivalence_on_sparse_data("CategoricalNB", estimator)
     # This check turns the ValueError into an AssertionError of its own.
     with pytest.raises(AssertionError) as raised:
         check_classifiers_one_label_sample_weights("CategoricalNB", estimator)
     assert "non-integer codes" in str(raised.value.__cause__)
     assert set(expected_failed_checks(estimator)) == {
         "check_sample_weight_equivalence_on_dense_data",
+        "check_sample_weight_equivalence_on_sparse_data",
         "check_classifiers_one_label_sample_weights",
     }
 
@@ -105,6 +116,8 @@ def test_mixed_weight_check_fails_on_the_variance_smoothing_only():
     estimator = fastnb.MixedNB(families=GAUSSIAN_AND_COUNTS)
     with pytest.raises(AssertionError, match="not equivalent"):
         check_sample_weight_equivalence_on_dense_data("MixedNB", estimator)
+    with pytest.raises(AssertionError, match="not equivalent"):
+        check_sample_weight_equivalence_on_sparse_data("MixedNB", estimator)
     # The check's data: a class has a single distinct value in column 0.
     rng = np.random.RandomState(42)
     X = rng.rand(15, 30)

@@ -3,8 +3,9 @@
 Every test runs on every case of ``_helpers.CASES`` (each estimator in one or
 more configurations, with data it takes), and where the input matters over
 the float dtypes and the containers the case takes: dense C and F order,
-CSR and CSC (CategoricalNB and MixedNB refuse sparse input; raw strings and
-DataFrames are given as they are). Model: scikit-learn's ``test_common.py``.
+CSR and CSC (category codes and MixedNB's families by position too; raw
+strings and DataFrames are given as they are). Model: scikit-learn's
+``test_common.py``.
 
 1. partial_fit in chunks is fit (and fit is the NumPy reference);
 2. integer sample weights are repeated rows, and zero weights dropped rows;

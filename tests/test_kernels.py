@@ -182,7 +182,9 @@ def out_of_range_calls():
         return np.zeros((1, 2, 4)), np.zeros((1, 2, 4))
 
     codes = np.array([[0, 1], [2, 0], [1, 2]])
+    codes_csr, codes_csc = sp.csr_matrix(codes), sp.csc_matrix(codes)
     offsets = np.array([0, 4, 8], dtype=np.intp)  # 3 categories + unseen each
+    count_offsets = np.array([0, 3, 6], dtype=np.intp)  # 3 categories each
     categorical = pad_classes(np.zeros((8, 2)))
     # Counts of codes: 4 codes a feature, 2 classes, 16 entries in all.
     highest = np.array([3, 3])
@@ -402,6 +404,108 @@ def out_of_range_calls():
                 np.array([0, 6, 12], dtype=np.intp),  # rows 6-11 of 8
                 categorical,
                 intercept,
+                *finish(),
+            ),
+            row,
+        ),
+        "categorical_check_csr column": (
+            lambda: k.categorical_check_csr(
+                *bad_column(codes_csr), 10, np.zeros((2, 2), dtype=codes.dtype), 2
+            ),
+            bounds,
+        ),
+        "categorical_check_csc offset": (
+            lambda: k.categorical_check_csc(
+                *past_stored(codes_csc), 10, np.zeros(2, dtype=codes.dtype), 2
+            ),
+            bounds,
+        ),
+        "categorical_count_csr column": (
+            lambda: k.categorical_count_csr(
+                *bad_column(codes_csr),
+                y,
+                weights,
+                count_offsets,
+                2,
+                3,
+                np.zeros((1, 12)),
+                2,
+            ),
+            bounds,
+        ),
+        "categorical_count_csr code": (
+            lambda: k.categorical_count_csr(
+                *sparse_arrays(sp.csr_matrix(codes * 2)),
+                y,
+                weights,
+                count_offsets,
+                2,
+                3,
+                np.zeros((1, 12)),
+                2,
+            ),
+            chunk,
+        ),
+        "categorical_count_csc class": (
+            lambda: k.categorical_count_csc(
+                *sparse_arrays(codes_csc),
+                bad_y,
+                weights,
+                count_offsets,
+                np.zeros((6, 2)),
+                2,
+            ),
+            bounds,
+        ),
+        "categorical_count_csc code": (
+            lambda: k.categorical_count_csc(
+                *sparse_arrays(sp.csc_matrix(codes * 2)),
+                y,
+                weights,
+                count_offsets,
+                np.zeros((6, 2)),
+                2,
+            ),
+            "column [0-9]+ has",
+        ),
+        "categorical_add_zeros offsets": (
+            lambda: k.categorical_add_zeros(
+                np.zeros((6, 2)),
+                np.array([0, 3, 7], dtype=np.intp),
+                np.ones(2),
+                thread_scratch(2, 2),
+                2,
+            ),
+            bounds,
+        ),
+        "categorical_zero_scores offsets": (
+            lambda: k.categorical_zero_scores(
+                categorical,
+                np.array([0, 9, 12], dtype=np.intp),
+                intercept,
+                np.empty(len(intercept)),
+                2,
+            ),
+            bounds,
+        ),
+        "categorical_score_csr column": (
+            lambda: k.categorical_score_csr(
+                *bad_column(codes_csr),
+                offsets,
+                categorical,
+                intercept,
+                False,
+                *finish(),
+            ),
+            row,
+        ),
+        "categorical_score_csr every feature offset": (
+            lambda: k.categorical_score_csr(
+                *past_stored(codes_csr),
+                offsets,
+                categorical,
+                intercept,
+                True,
                 *finish(),
             ),
             row,

@@ -10,6 +10,7 @@ import doctest
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import logsumexp
 from sklearn import naive_bayes as sk_nb
@@ -18,7 +19,16 @@ from sklearn.preprocessing import OrdinalEncoder
 import fastnb
 from fastnb import MixedNB, _mixed
 
-from _helpers import ADULT_COLUMNS, make_counts, require_data
+from _helpers import (
+    ADULT_COLUMNS,
+    SPARSE,
+    assert_same_outputs,
+    assert_same_state,
+    make_counts,
+    public_attributes,
+    require_data,
+    sparse_with_zeros,
+)
 
 OUTPUTS = ["predict_joint_log_proba", "predict_log_proba", "predict_proba"]
 LABELS = np.array(["a", "b", "c"])
@@ -360,22 +370,31 @@ def test_prediction_input_checks():
 
 
 @pytest.mark.parametrize(
-    ("families", "string", "positive_only", "poor_score"),
+    ("families", "string", "positive_only", "poor_score", "sparse"),
     [
-        (None, True, False, True),
-        ({"gaussian": "remaining"}, False, False, False),
-        ({"gaussian": [0], "categorical": "remaining"}, True, False, True),
-        ({"gaussian": [0], "multinomial": "remaining"}, False, True, True),
-        ({"bernoulli": [0], "poisson": "remaining"}, False, True, True),
+        (None, True, False, True, False),
+        ({"gaussian": "remaining"}, False, False, False, True),
+        ({"gaussian": [0], "categorical": "remaining"}, True, False, True, True),
+        ({"gaussian": [0], "multinomial": "remaining"}, False, True, True, True),
+        ({"bernoulli": [0], "poisson": "remaining"}, False, True, True, True),
+        # Columns by name need a DataFrame.
+        (
+            {"gaussian": ["height"], "categorical": "remaining"},
+            True,
+            False,
+            True,
+            False,
+        ),
     ],
 )
-def test_tags(families, string, positive_only, poor_score):
+def test_tags(families, string, positive_only, poor_score, sparse):
     tags = MixedNB(families=families).__sklearn_tags__()
     assert tags.input_tags.string is string
     assert tags.input_tags.categorical is string
     assert tags.input_tags.positive_only is positive_only
     assert tags.classifier_tags.poor_score is poor_score
-    assert not tags.input_tags.allow_nan and not tags.input_tags.sparse
+    assert tags.input_tags.sparse is sparse
+    assert not tags.input_tags.allow_nan
 
 
 def test_errors_of_a_family_name_its_columns():
@@ -570,3 +589,97 @@ def test_adult_mixed_beats_each_family():
         - categorical.class_log_prior_
     )
     assert_allclose(mixed.predict_joint_log_proba(X_test), expected, rtol=1e-10)
+
+
+# ---------------------------------------------------------------------------
+# Sparse X: families by position, each given its columns sparse
+# ---------------------------------------------------------------------------
+
+# Codes, counts, a binary column, counts again and normal values.
+SPARSE_FAMILIES = {
+    "categorical": [0, 1, 2],
+    "multinomial": [3, 4],
+    "bernoulli": [5],
+    "poisson": [6],
+    "gaussian": "remaining",
+}
+
+
+def mostly_zero_columns(n_samples=120, seed=0):
+    """X for SPARSE_FAMILIES, about half of it 0; labels; weights."""
+    rng = np.random.default_rng(seed)
+    index = rng.permutation(np.arange(n_samples) % len(LABELS))
+    codes = (index[:, None] + rng.integers(0, 3, (n_samples, 3))) % 4
+    counts = rng.poisson(0.6 + 0.4 * index[:, None], (n_samples, 4))
+    normal = rng.normal(index[:, None], 1.0, (n_samples, 2))
+    X = np.hstack([codes, counts, normal]).astype(np.float64)
+    X[rng.random(X.shape) < 0.4] = 0.0
+    return X, LABELS[index], rng.uniform(0.2, 3.0, n_samples)
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("container", SPARSE)
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_sparse_x_fits_as_its_dense_x(weighted, container, index_dtype):
+    X, y, w = mostly_zero_columns()
+    weights = w if weighted else None
+    X_sparse = sparse_with_zeros(X, container, index_dtype)
+    ours = MixedNB(families=SPARSE_FAMILIES).fit(X_sparse, y, sample_weight=weights)
+    dense = MixedNB(families=SPARSE_FAMILIES).fit(X, y, sample_weight=weights)
+    assert_same_state(public_attributes(ours), public_attributes(dense), 1e-12)
+    for family, estimator in ours.estimators_.items():
+        assert_same_state(
+            public_attributes(estimator),
+            public_attributes(dense.estimators_[family]),
+            1e-12,
+            where=family,
+        )
+    X_new = mostly_zero_columns(40, seed=1)[0]
+    X_new[:2, 0] = [7, 4]  # codes never seen
+    for X_eval in (X, X_new):
+        X_eval_sparse = sparse_with_zeros(X_eval, container, index_dtype, seed=3)
+        assert_same_outputs(ours, dense, X_eval_sparse, 1e-12, X_expected=X_eval)
+
+
+@pytest.mark.parametrize("container", SPARSE)
+def test_sparse_partial_fit_in_chunks_equals_dense_fit(container):
+    X, y, w = mostly_zero_columns(150, seed=2)
+    model = MixedNB(families=SPARSE_FAMILIES)
+    for start, stop in [(0, 50), (50, 51), (51, 150)]:
+        rows = slice(start, stop)
+        model.partial_fit(
+            sparse_with_zeros(X[rows], container, seed=start),
+            y[rows],
+            classes=LABELS,
+            sample_weight=w[rows],
+        )
+    dense = MixedNB(families=SPARSE_FAMILIES).fit(X, y, sample_weight=w)
+    assert_same_outputs(model, dense, sp.csr_matrix(X), 1e-10, X_expected=X)
+
+
+def test_sparse_x_needs_families_by_position():
+    X, y, _ = mostly_zero_columns()
+    with pytest.raises(ValueError, match="sparse matrix has no column dtypes: pass"):
+        MixedNB().fit(sp.csr_matrix(X), y)
+    by_name = {"gaussian": ["height"], "multinomial": "remaining"}
+    with pytest.raises(ValueError, match="by name, but X has no string column"):
+        MixedNB(families=by_name).fit(sp.csc_matrix(X), y)
+
+
+@pytest.mark.parametrize("container", SPARSE)
+def test_sparse_bad_values_are_named_as_for_dense_x(container):
+    X, y, _ = mostly_zero_columns()
+    bad_code = X.copy()
+    bad_code[5, 1] = 1.5
+    negative = X.copy()
+    negative[7, 4] = -2.0
+    for X_bad, message in [
+        (bad_code, r"feature 1 has non-integer codes \(1.5 in row 5\)"),
+        (negative, "Negative values in data passed to MultinomialNB"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            MixedNB(families=SPARSE_FAMILIES).fit(X_bad, y)
+        with pytest.raises(ValueError, match=message):
+            MixedNB(families=SPARSE_FAMILIES).fit(
+                sparse_with_zeros(X_bad, container), y
+            )
