@@ -91,28 +91,23 @@ def compute(collection):
 
 
 class Blocks:
-    """X's blocks of rows, each with all of X's columns, as Delayed objects,
-    with the first row of each when X's chunk sizes are known."""
+    """X's blocks of rows, each with all of X's columns, and y's and the
+    weights' cut alike, as Delayed objects (``X``, ``y``, ``sample_weight``:
+    lists of one per block, None for values not given), with the first row
+    of each block when X's chunk sizes are known.
 
-    def __init__(self, X):
-        if isinstance(X, da.Array):
-            if X.ndim != 2:
-                raise ValueError(
-                    f"Expected a 2-D Dask array for X; got {X.ndim} dimension(s)."
-                )
-            if X.numblocks[1] != 1:
-                X = X.rechunk({1: -1})
-            self.row_chunks = X.chunks[0]
-            self.blocks = list(X.to_delayed()[:, 0])
-        elif is_frame(X) and X.ndim == 2:
-            self.row_chunks = None
-            self.blocks = list(X.to_delayed())
-        else:
-            raise TypeError(
-                "X must be a 2-D Dask array or a Dask DataFrame when y is a Dask "
-                f"collection; got {type(X).__name__}."
-            )
-        self.X = X
+    Dask arrays are cut from their graphs as they are, not each optimised
+    on its own (which fuses X's making into y's tasks when y is derived
+    from X, so X would be made twice): the blocks they share are computed
+    once. A DataFrame's partitions are cut from each collection's own
+    optimised graph, which reads only the columns each needs.
+    """
+
+    def __init__(self, X, y=None, sample_weight=None):
+        X = in_whole_rows(X)
+        self.row_chunks = X.chunks[0] if isinstance(X, da.Array) else None
+        self.n_blocks = X.numblocks[0] if self.row_chunks else X.npartitions
+        self.n_rows = X.shape[0]
         known = self.row_chunks is not None and not any(
             math.isnan(n) for n in self.row_chunks
         )
@@ -121,9 +116,25 @@ class Blocks:
             if known
             else None
         )
+        values = {
+            "X": X,
+            "y": self._aligned(y, "y"),
+            "sample_weight": self._aligned(sample_weight, "sample_weight"),
+        }
+        arrays = all(isinstance(v, da.Array) for v in values.values() if is_dask(v))
+        self.X = blocks_of(values["X"], optimize=not arrays)
+        for name in ("y", "sample_weight"):
+            value = values[name]
+            cut = value if isinstance(value, list) else blocks_of(value, not arrays)
+            if len(cut) != len(self.X):
+                raise ValueError(
+                    f"{name} has {len(cut)} blocks of rows and X {len(self.X)}: a "
+                    "Dask DataFrame's y and sample_weight must be partitioned as X."
+                )
+            setattr(self, name, cut)
 
     def __len__(self):
-        return len(self.blocks)
+        return len(self.X)
 
     def where(self, index):
         """Where block ``index`` is in X, for error messages."""
@@ -136,11 +147,12 @@ class Blocks:
             f"{self.starts[index]} of X)"
         )
 
-    def aligned(self, values, name):
-        """``values`` (y or sample_weight) cut as X's rows are: Delayed blocks,
-        or None for each block if ``values`` is None."""
+    def _aligned(self, values, name):
+        """``values`` (y or sample_weight) as a Dask collection of X's blocks of
+        rows where they can be, or a list of its blocks, one None a block if
+        ``values`` is None."""
         if values is None:
-            return [None] * len(self)
+            return [None] * self.n_blocks
         if is_dask(values):
             if isinstance(values, da.Array):
                 if values.ndim != 1:
@@ -152,43 +164,61 @@ class Blocks:
                     and not any(math.isnan(n) for n in values.chunks[0])
                     and values.chunks[0] != self.row_chunks
                 ):
-                    if values.shape[0] != self.X.shape[0]:
+                    if values.shape[0] != self.n_rows:
                         raise ValueError(
                             "Found input variables with inconsistent numbers of "
-                            f"samples: [{self.X.shape[0]}, {values.shape[0]}] (X "
-                            f"and {name})."
+                            f"samples: [{self.n_rows}, {values.shape[0]}] (X and "
+                            f"{name})."
                         )
                     values = values.rechunk((self.row_chunks,))
-                blocks = list(values.to_delayed())
-            elif is_frame(values) and values.ndim == 1:
-                blocks = list(values.to_delayed())
-            else:
+            elif not (is_frame(values) and values.ndim == 1):
                 raise TypeError(
                     f"{name} must be a 1-D Dask array or a Dask Series; got "
                     f"{type(values).__name__}."
                 )
-            if len(blocks) != len(self):
-                raise ValueError(
-                    f"{name} has {len(blocks)} blocks of rows and X {len(self)}: a "
-                    "Dask DataFrame's y and sample_weight must be partitioned as X."
-                )
-            return blocks
+            return values
         if self.starts is None:
             raise TypeError(
                 f"{name} must be a Dask collection partitioned as X when X's "
                 "partition sizes are unknown."
             )
         values = np.asarray(values)
-        if values.ndim != 1 or len(values) != self.X.shape[0]:
+        if values.ndim != 1 or len(values) != self.n_rows:
             raise ValueError(
                 "Found input variables with inconsistent numbers of samples: "
-                f"[{self.X.shape[0]}, {values.shape[0] if values.ndim else 1}] (X "
+                f"[{self.n_rows}, {values.shape[0] if values.ndim else 1}] (X "
                 f"and {name})."
             )
         return [
             dask.delayed(values[start : start + n])
             for start, n in zip(self.starts, self.row_chunks, strict=True)
         ]
+
+
+def in_whole_rows(X):
+    """X, a 2-D Dask array (rechunked so each block holds whole rows) or a
+    Dask DataFrame; TypeError or ValueError for anything else."""
+    if isinstance(X, da.Array):
+        if X.ndim != 2:
+            raise ValueError(
+                f"Expected a 2-D Dask array for X; got {X.ndim} dimension(s)."
+            )
+        return X.rechunk({1: -1}) if X.numblocks[1] != 1 else X
+    if is_frame(X) and X.ndim == 2:
+        return X
+    raise TypeError(
+        "X must be a 2-D Dask array or a Dask DataFrame when y is a Dask "
+        f"collection; got {type(X).__name__}."
+    )
+
+
+def blocks_of(collection, optimize):
+    """A Dask array's (rows of) blocks or a DataFrame's partitions as Delayed
+    objects, from the collection's graph optimised on its own or as it is."""
+    blocks = collection.to_delayed(optimize_graph=optimize)
+    if isinstance(collection, da.Array) and collection.ndim == 2:
+        return list(blocks[:, 0])
+    return list(np.ravel(blocks)) if isinstance(collection, da.Array) else list(blocks)
 
 
 def block_state(model, X, y, sample_weight, where):
@@ -226,9 +256,7 @@ def tree_combine(states):
 def fitted_blocks_state(model, X, y, sample_weight):
     """The combined state of the blocks of X, y and sample_weight, computed on
     the workers; ``model`` is unfitted (fit) or fitted (partial_fit)."""
-    blocks = Blocks(X)
-    ys = blocks.aligned(y, "y")
-    weights = blocks.aligned(sample_weight, "sample_weight")
+    blocks = Blocks(X, y, sample_weight)
     sent = dask.delayed(model, traverse=False)
     task = dask.delayed(block_state, pure=True)
     state = compute(
@@ -236,7 +264,7 @@ def fitted_blocks_state(model, X, y, sample_weight):
             [
                 task(sent, X_block, y_block, w_block, blocks.where(index))
                 for index, (X_block, y_block, w_block) in enumerate(
-                    zip(blocks.blocks, ys, weights, strict=True)
+                    zip(blocks.X, blocks.y, blocks.sample_weight, strict=True)
                 )
             ]
         )
@@ -332,10 +360,10 @@ class DaskNBMixin:
         sent = dask.delayed(self, traverse=False)
         n_classes = len(self.classes_)
         dtype = output_dtype(self, method, X)
+        X = in_whole_rows(X)
         if isinstance(X, da.Array):
-            blocks = Blocks(X)
             if method == "predict":
-                return blocks.X.map_blocks(
+                return X.map_blocks(
                     apply_method,
                     sent,
                     method,
@@ -343,21 +371,20 @@ class DaskNBMixin:
                     dtype=dtype,
                     meta=np.empty((0,), dtype=dtype),
                 )
-            return blocks.X.map_blocks(
+            return X.map_blocks(
                 apply_method,
                 sent,
                 method,
-                chunks=(blocks.row_chunks, (n_classes,)),
+                chunks=(X.chunks[0], (n_classes,)),
                 dtype=dtype,
                 meta=np.empty((0, 0), dtype=dtype),
             )
-        blocks = Blocks(X)
         shape = (math.nan,) if method == "predict" else (math.nan, n_classes)
         task = dask.delayed(apply_method, pure=True)
         return da.concatenate(
             [
                 da.from_delayed(task(block, sent, method), shape=shape, dtype=dtype)
-                for block in blocks.blocks
+                for block in X.to_delayed()
             ]
         )
 
@@ -385,16 +412,13 @@ class DaskNBMixin:
         if not any(is_dask(v) for v in (X, y, sample_weight)):
             return super().score(X, y, sample_weight=sample_weight)
         self._check_fitted_state()
-        blocks = Blocks(X)
+        blocks = Blocks(X, y, sample_weight)
         sent = dask.delayed(self, traverse=False)
         task = dask.delayed(block_accuracy, pure=True)
         parts = [
             task(sent, X_block, y_block, w_block)
             for X_block, y_block, w_block in zip(
-                blocks.blocks,
-                blocks.aligned(y, "y"),
-                blocks.aligned(sample_weight, "sample_weight"),
-                strict=True,
+                blocks.X, blocks.y, blocks.sample_weight, strict=True
             )
         ]
         right, total = np.sum(compute(parts), axis=0)

@@ -532,6 +532,29 @@ def test_fit_reads_x_block_by_block_on_the_workers(client, monkeypatch, estimato
     assert_same_fit(model, expected)
 
 
+@pytest.mark.parametrize("method", ["fit", "score"])
+def test_x_is_made_once_when_y_is_derived_from_it(fitted, method):
+    # y computed from X shares X's blocks: each is made once, not once for
+    # X and again for y (and the weights). In-process scheduler: the counting
+    # function is the test's own.
+    made = []
+
+    def make_block(block):
+        made.append(len(block))
+        return block
+
+    model, _, (X, _, _), _ = fitted("GaussianNB")
+    dask_X = dask_rows(X).map_blocks(make_block, meta=np.empty((0, 0)))
+    y = (dask_X[:, 0] > 0).astype(np.int64)
+    w = 1.0 + (dask_X[:, 1] > 0)
+    with dask.config.set(scheduler="sync"):
+        estimator = dask_estimator(CASE["GaussianNB"]).fit(dask_X, y, sample_weight=w)
+        if method == "score":
+            made.clear()
+            estimator.score(dask_X, y, sample_weight=w)
+    assert sorted(made) == sorted(dask_rows(X).chunks[0])
+
+
 # ---------------------------------------------------------------------------
 # Errors
 # ---------------------------------------------------------------------------
