@@ -431,6 +431,21 @@ def test_categories_come_out_sorted_as_one_fit_sorts_them(client, name):
 
 
 @pytest.mark.parametrize("name", list(WEATHER_MODELS))
+def test_pandas_categorical_columns(client, name):
+    # Columns of the category dtype are read by value, whatever categories
+    # each partition's dtype lists: the same model as in memory.
+    model, expected, X, y = weather(name)
+    X = X.astype({"sky": "category", "wind": "category"})
+    dask_X = dask_frame(X, 3)
+    dask_X["wind"] = dask_X["wind"].cat.as_unknown()
+    model.fit(dask_X, dask_frame(y, 3))
+    expected.fit(X, y)
+    assert categories(model) == SORTED_CATEGORIES
+    assert_same_fit(model, expected)
+    assert_same_dask_outputs(model, expected, dask_X, X, output_rtol(model, None))
+
+
+@pytest.mark.parametrize("name", list(WEATHER_MODELS))
 def test_partial_fit_appends_new_categories_sorted(client, name):
     # The model keeps its categories' codes; the categories a later batch
     # brings, in whatever partitions, come after them, sorted, as in-memory
