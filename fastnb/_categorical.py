@@ -93,6 +93,14 @@ def code_error(value, feature, row, max_categories=None):
     return ValueError(f"CategoricalNB: {where}, too large for any table.")
 
 
+def mixed_values_error(feature):
+    """The ValueError for a feature whose raw values cannot be ordered."""
+    return ValueError(
+        f"CategoricalNB: feature {feature} mixes values that cannot be compared "
+        "(for example numbers and strings)."
+    )
+
+
 def shown_code(value):
     """A code as error messages show it: whole numbers below 2**64 as integers."""
     if float(value).is_integer() and abs(float(value)) < 2.0**64:
@@ -618,10 +626,7 @@ class CategoricalNB(BaseDiscreteNB):
                 try:
                     order = np.argsort(values, kind="stable")
                 except TypeError as exc:
-                    raise ValueError(
-                        f"CategoricalNB: feature {feature} mixes values that cannot "
-                        "be compared (for example numbers and strings)."
-                    ) from exc
+                    raise mixed_values_error(feature) from exc
             ordered.append(values[order])
             rows.append(start + order)
             start += len(values)
@@ -757,10 +762,7 @@ class CategoricalNB(BaseDiscreteNB):
         try:
             values, inverse = np.unique(column, return_inverse=True)
         except TypeError as exc:
-            raise ValueError(
-                f"CategoricalNB: feature {name} mixes values that cannot be "
-                "compared (for example numbers and strings)."
-            ) from exc
+            raise mixed_values_error(name) from exc
         lookup = {value: code for code, value in enumerate(known.tolist())}
         new = [value for value in values.tolist() if value not in lookup]
         if learn and new:

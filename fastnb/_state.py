@@ -23,6 +23,7 @@ from fastnb._base import (
     check_sample_weight,
     encode_fit_labels,
     encode_labels,
+    unchanged_on_error,
 )
 
 # The estimators a state may name: nothing else is ever constructed from one.
@@ -104,14 +105,20 @@ def get_state(model):
             f"got {name}."
         )
     check_is_fitted(model)
+    return state_of(model, model.classes_.copy(), copy.deepcopy(model._statistics))
+
+
+def state_of(model, classes, statistics):
+    """A ModelState of ``model``'s class, parameters and features (copies),
+    with the given classes and statistics."""
     names = getattr(model, "feature_names_in_", None)
     return ModelState(
-        estimator=name,
+        estimator=type(model).__name__,
         params=copy.deepcopy(model.get_params(deep=False)),
-        classes=model.classes_.copy(),
+        classes=classes,
         n_features_in=int(model.n_features_in_),
         feature_names_in=None if names is None else names.copy(),
-        statistics=copy.deepcopy(model._statistics),
+        statistics=statistics,
     )
 
 
@@ -156,6 +163,7 @@ def from_state(state):
     return model
 
 
+@unchanged_on_error
 def adopt_state(model, state):
     """Make ``model`` (an estimator of the state's class, with its parameters)
     the fitted model of ``state``, after checking the state as ``from_state``
@@ -178,17 +186,11 @@ def adopt_state(model, state):
     statistics = copy.deepcopy(state.statistics)
     model._check_statistics(statistics, len(classes), n_features)
     model._validate_params()
-    saved = dict(model.__dict__)
-    try:
-        model.n_features_in_ = int(n_features)
-        model.__dict__.pop("feature_names_in_", None)
-        if names is not None:
-            model.feature_names_in_ = names
-        model._set_state(classes, statistics)
-    except BaseException:
-        model.__dict__.clear()
-        model.__dict__.update(saved)
-        raise
+    model.n_features_in_ = int(n_features)
+    model.__dict__.pop("feature_names_in_", None)
+    if names is not None:
+        model.feature_names_in_ = names
+    model._set_state(classes, statistics)
 
 
 def combine_states(first, second):
@@ -301,11 +303,14 @@ def merge(models):
     for other in states[1:]:
         state = combine_states(state, other)
     merged = clone(models[0])
-    state = dataclasses.replace(
-        state, statistics=merged._in_fit_order(state.statistics)
-    )
-    adopt_state(merged, state)
+    adopt_state(merged, in_fit_order(merged, state))
     return merged
+
+
+def in_fit_order(model, state):
+    """``state``, combined from parts, with its statistics laid out as one
+    fit of ``model``'s class lays them out (BaseNB._in_fit_order)."""
+    return dataclasses.replace(state, statistics=model._in_fit_order(state.statistics))
 
 
 def batch_state(model, X, y, sample_weight=None):
@@ -332,14 +337,10 @@ def batch_state(model, X, y, sample_weight=None):
         classes, y = model.classes_, encode_labels(y, model.classes_)
     else:
         classes, y = encode_fit_labels(y)
-    names = getattr(model, "feature_names_in_", None)
-    return ModelState(
-        estimator=type(model).__name__,
-        params=copy.deepcopy(model.get_params(deep=False)),
-        classes=classes,
-        n_features_in=int(model.n_features_in_),
-        feature_names_in=None if names is None else names.copy(),
-        statistics=model._batch_statistics(batch, y, sample_weight, len(classes)),
+    return state_of(
+        model,
+        classes,
+        model._batch_statistics(batch, y, sample_weight, len(classes)),
     )
 
 

@@ -59,19 +59,13 @@ from fastnb._state import (
     batch_state,
     combine_states,
     expand_classes,
+    in_fit_order,
 )
 
 __all__ = list(ESTIMATOR_NAMES)
 
 # How many states one task of the tree reduction combines.
 SPLIT_EVERY = 8
-
-METHODS = (
-    "predict",
-    "predict_proba",
-    "predict_log_proba",
-    "predict_joint_log_proba",
-)
 
 
 def is_dask(value):
@@ -423,11 +417,6 @@ class DaskNBMixin:
         ]
         right, total = np.sum(compute(parts), axis=0)
         return float(right / total)
-
-
-def in_fit_order(model, state):
-    """``state`` with its statistics laid out as one fit lays them out."""
-    return dataclasses.replace(state, statistics=model._in_fit_order(state.statistics))
 
 
 class BernoulliNB(DaskNBMixin, fastnb.BernoulliNB):
