@@ -471,6 +471,15 @@ def encode_labels(y, classes):
     return y_encoded.astype(np.intp, copy=False)
 
 
+def missing_values_error(columns, estimator):
+    """The ValueError for missing values (NaN or None) in the named columns."""
+    return ValueError(
+        f"Input X contains missing values (NaN or None) in columns {columns}; "
+        f"{type(estimator).__name__} does not handle missing values: impute them, "
+        "or make 'missing' a category of its own."
+    )
+
+
 def unknown_labels_error(unknown, classes):
     """The ValueError for labels of y that are not among ``classes``."""
     return ValueError(

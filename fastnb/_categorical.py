@@ -25,6 +25,7 @@ from fastnb._base import (
     fitted_statistic,
     fitted_table,
     log_class_prior,
+    missing_values_error,
     pad_classes,
     sparse_arrays,
     summed_duplicates,
@@ -746,11 +747,7 @@ class CategoricalNB(BaseDiscreteNB):
         if missing:
             names = getattr(self, "feature_names_in_", None)
             columns = [j if names is None else str(names[j]) for j in missing]
-            raise ValueError(
-                "Input X contains missing values (NaN or None) in columns "
-                f"{columns}; CategoricalNB does not handle missing values: impute "
-                "them, or make 'missing' a category of its own."
-            )
+            raise missing_values_error(columns, self)
 
     @staticmethod
     def _encode_values(column, known, learn, name):

@@ -27,6 +27,7 @@ from fastnb._base import (
     fitted_statistic,
     fitted_table,
     log_class_prior,
+    missing_values_error,
     summed_duplicates,
     validate_input,
 )
@@ -428,11 +429,7 @@ poisson_params : dict, default=None
             )
         missing = np.asarray(X.isna().any(axis=0))
         if missing.any():
-            raise ValueError(
-                f"Input X contains missing values (NaN or None) in columns "
-                f"{X.columns[missing].tolist()}; MixedNB does not handle missing "
-                "values: impute them, or make 'missing' a category of its own."
-            )
+            raise missing_values_error(X.columns[missing].tolist(), self)
         return X
 
     @staticmethod
