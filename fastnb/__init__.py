@@ -3,6 +3,7 @@
 from fastnb._categorical import CategoricalNB
 from fastnb._config import show_config
 from fastnb._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
+from fastnb._files import SKOPS_TRUSTED_TYPES, ModelFileError, load, save
 from fastnb._gaussian import GaussianNB
 from fastnb._mixed import MixedNB
 from fastnb._smoothing import MEstimate
@@ -17,13 +18,17 @@ __all__ = [
     "GaussianNB",
     "MEstimate",
     "MixedNB",
+    "ModelFileError",
     "ModelState",
     "MultinomialNB",
     "PoissonNB",
+    "SKOPS_TRUSTED_TYPES",
     "__version__",
     "combine_states",
     "from_state",
     "get_state",
+    "load",
     "merge",
+    "save",
     "show_config",
 ]

@@ -6,6 +6,7 @@ count, the all-or-nothing rule for fitting, the lazily rebuilt tables, and
 the four prediction methods, which all come from one scoring call.
 """
 
+import copy
 import functools
 import os
 from abc import ABCMeta, abstractmethod
@@ -781,6 +782,39 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         self._statistics = statistics
         self._params = params
         self._cache = {}
+
+    # -- pickle, skops and copy.deepcopy -----------------------------------------
+
+    def __getstate__(self):
+        """The attributes to pickle, but the tables: only whether they were
+        built (they are rebuilt from the statistics when unpickled)."""
+        state = dict(super().__getstate__())
+        if "_cache" in state:
+            state["_cache"] = dict.fromkeys(state["_cache"])
+        return state
+
+    def __setstate__(self, state):
+        """Restore pickled attributes, checking a fitted model's state as
+        ``fastnb.from_state`` does (a pickle or skops file may have been
+        changed): ValueError, before anything is scored, if it is not one
+        that fitting could make. Tables that were built are rebuilt."""
+        from fastnb._state import adopt_state, state_of  # it imports this module
+
+        state = dict(state)
+        built = state.pop("_cache", {})
+        super().__setstate__(state)
+        if "_statistics" in vars(self):
+            adopt_state(self, state_of(self, self.classes_, self._statistics))
+            if isinstance(built, dict) and "tables" in built:
+                self._final_tables()
+
+    def __deepcopy__(self, memo):
+        """A copy of everything, tables too: made in this process from a model
+        that was checked, it needs no checking."""
+        duplicate = type(self).__new__(type(self))
+        memo[id(self)] = duplicate
+        vars(duplicate).update(copy.deepcopy(vars(self), memo))
+        return duplicate
 
     # -- tables ------------------------------------------------------------------
 

@@ -35,7 +35,7 @@ from fastnb._base import (
 from fastnb._discrete import BaseDiscreteNB
 from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
-from fastnb._state import check_statistic
+from fastnb._state import SUM_RTOL, check_statistic
 
 CODE_DTYPES = (np.int32, np.int64, np.float32, np.float64)
 
@@ -656,6 +656,8 @@ class CategoricalNB(BaseDiscreteNB):
         check_statistic(
             statistics, "category_count", (n_rows, n_classes), values=values
         )
+        if values:
+            check_categories_agree(statistics)
 
     def _table_params(self, statistics, n_classes):
         n_categories = self._with_min_categories(
@@ -922,6 +924,33 @@ def row_pseudo_counts(alpha, n_categories, offsets):
         alpha = np.broadcast_to(alpha, (n_features,))[feature]
     pseudo, _ = pseudo_counts(alpha, uniform)
     return np.ascontiguousarray(np.broadcast_to(pseudo, feature.shape), np.float64)
+
+
+def check_categories_agree(statistics):
+    """Check what fitting makes sure of: each feature's categories unique
+    (codes sorted and non-negative), and its counts summing to the class
+    counts (to rounding)."""
+    class_count = statistics["class_count"]
+    start = 0
+    for feature, values in enumerate(statistics["categories"]):
+        if values.dtype.kind in "iu":
+            if len(values) and (values[0] < 0 or (np.diff(values) <= 0).any()):
+                raise ValueError(
+                    f"Statistic 'categories' of feature {feature} must be sorted, "
+                    "distinct, non-negative codes."
+                )
+        elif len(set(values.tolist())) != len(values):
+            raise ValueError(
+                f"Statistic 'categories' of feature {feature} holds a value twice."
+            )
+        end = start + len(values)
+        total = statistics["category_count"][start:end].sum(axis=0)
+        if not np.allclose(total, class_count, rtol=SUM_RTOL, atol=0.0):
+            raise ValueError(
+                f"Statistic 'category_count' of feature {feature} does not add "
+                "up to class_count."
+            )
+        start = end
 
 
 def category_sizes(categories):

@@ -38,7 +38,7 @@ from fastnb._base import (
 )
 from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
-from fastnb._state import check_statistic
+from fastnb._state import check_rows_agree, check_statistic
 
 
 def accumulate_counts(X, y, sample_weight, out, binarize):
@@ -224,6 +224,13 @@ class BaseDiscreteNB(BaseNB):
         check_statistic(
             statistics, "feature_count", (n_classes, n_features), values=values
         )
+        if values:
+            # A feature binarized is on in at most every sample of its class.
+            check_rows_agree(
+                statistics,
+                "feature_count",
+                upper_bound=self._counts_binarize() is not None,
+            )
 
     def _table_params(self, statistics, n_classes):
         n_features = statistics["feature_count"].shape[1]

@@ -36,7 +36,11 @@ from fastnb._base import (
     weights_or_ones,
 )
 from fastnb._simd import kernels as _kernels
-from fastnb._state import check_statistic
+from fastnb._state import check_rows_agree, check_statistic
+
+# The largest magnitude whose square float64 holds: fit refuses larger values
+# (their sums of squared deviations overflow), so no mean is larger.
+LARGEST_VALUE = float(np.sqrt(np.finfo(np.float64).max))
 
 
 def merge_moments(count, mean, ssd, batch_count, batch_mean, batch_ssd):
@@ -415,6 +419,16 @@ class GaussianNB(BaseNB):
                 "Statistic 'dtype' must be float32 or float64; got "
                 f"{statistics.get('dtype')!r}."
             )
+        if values:
+            check_rows_agree(statistics, "mean")
+            check_rows_agree(statistics, "ssd")
+            # fit refuses values whose squares overflow: so are their means.
+            for key in ("mean", "sample_mean"):
+                if (np.abs(statistics[key]) > LARGEST_VALUE).any():
+                    raise ValueError(
+                        f"Statistic {key!r} holds means no data fit accepts "
+                        f"could have (beyond {LARGEST_VALUE:.3g})."
+                    )
 
     def _table_params(self, statistics, n_classes):
         return {

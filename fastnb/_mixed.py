@@ -622,7 +622,9 @@ poisson_params : dict, default=None
             columns = statistics[f"{family}/columns"]
             np.add.at(owner, columns, 1)
             part = family_statistics(statistics, family)
-            FAMILIES[family]()._check_statistics(part, n_classes, len(columns), values)
+            self._new_estimator(family, n_classes)._check_statistics(
+                part, n_classes, len(columns), values
+            )
             if not np.array_equal(part["class_count"], statistics["class_count"]):
                 raise ValueError(
                     f"Statistic '{family}/class_count' differs from 'class_count'."

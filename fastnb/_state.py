@@ -399,6 +399,26 @@ def check_statistic(statistics, key, shape, non_negative=True, values=True):
         raise ValueError(f"Statistic {key!r} contains negative values.")
 
 
+# How far two sums of the same weights, added in different orders, may differ.
+SUM_RTOL = 1e-9
+
+
+def check_rows_agree(statistics, key, upper_bound=None):
+    """Check a statistic whose rows (axis 0) are classes against the class
+    counts: a class of no weight has a row of zeros, and, with
+    ``upper_bound``, no value exceeds its class's count (to rounding)."""
+    count = statistics["class_count"]
+    rows = statistics[key]
+    if (rows[count == 0] != 0).any():
+        raise ValueError(
+            f"Statistic {key!r} has non-zero values for a class of zero class_count."
+        )
+    if upper_bound and (rows > count[:, None] * (1 + SUM_RTOL)).any():
+        raise ValueError(
+            f"Statistic {key!r} counts more than class_count for some class."
+        )
+
+
 def expand_classes(model, statistics, classes, all_classes):
     """Statistics over ``classes`` laid out over ``all_classes`` (a superset).
 

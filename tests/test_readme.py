@@ -42,3 +42,11 @@ def test_model_state_example(capsys):
 def test_dask_example(capsys):
     pytest.importorskip("dask")
     assert run(example("More than one machine"), capsys) == "[0 1] 1.0"
+
+
+def test_saving_example(capsys, tmp_path, monkeypatch):
+    assert run(example("Saving and deploying"), capsys) == "['spam'] [2. 3.]"
+    pytest.importorskip("skops")
+    monkeypatch.chdir(tmp_path)
+    run(example("Saving and deploying") + example("Saving and deploying", 1), capsys)
+    assert (tmp_path / "spam.skops").exists()

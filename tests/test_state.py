@@ -210,6 +210,86 @@ def test_from_state_refuses_inconsistent_statistics(case, statistics, message):
         from_state(edited(fitted_state(case), statistics=statistics))
 
 
+def with_value(key, index, value):
+    """A change of the statistic ``key``: ``value`` at ``index``."""
+
+    def change(statistics):
+        array = statistics[key].copy()
+        array[index] = value
+        return {key: array}
+
+    return change
+
+
+def with_categories(feature, how):
+    """A change of feature's categories to ``how(categories)``."""
+
+    def change(statistics):
+        categories = list(statistics["categories"])
+        categories[feature] = how(categories[feature].copy())
+        return {"categories": categories}
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("case", "change", "message"),
+    [
+        (
+            "MultinomialNB",
+            with_value("class_count", 0, 0.0),
+            "'feature_count' has non-zero values for a class of zero class_count",
+        ),
+        (
+            "BernoulliNB",
+            with_value("feature_count", (1, 2), 1e6),
+            "'feature_count' counts more than class_count",
+        ),
+        (
+            "GaussianNB",
+            with_value("class_count", 2, 0.0),
+            "'mean' has non-zero values for a class of zero class_count",
+        ),
+        ("GaussianNB", with_value("mean", (0, 3), 1e200), "'mean' holds means no"),
+        (
+            "GaussianNB",
+            with_value("sample_mean", 1, -1e160),
+            "'sample_mean' holds means no",
+        ),
+        (
+            "CategoricalNB-codes",
+            with_categories(2, lambda codes: codes[::-1]),
+            "'categories' of feature 2 must be sorted, distinct, non-negative",
+        ),
+        (
+            "CategoricalNB-codes",
+            with_categories(0, lambda codes: codes - 1),
+            "'categories' of feature 0 must be sorted",
+        ),
+        (
+            "CategoricalNB-strings",
+            with_categories(1, lambda values: np.full_like(values, values[0])),
+            "'categories' of feature 1 holds a value twice",
+        ),
+        (
+            "CategoricalNB-codes",
+            with_value("category_count", (4, 1), 100.0),
+            "'category_count' of feature 1 does not add up to class_count",
+        ),
+        (
+            "MixedNB-frame",
+            with_value("poisson/feature_count", (0, 0), -1.0),
+            "negative",
+        ),
+    ],
+)
+def test_from_state_refuses_statistics_no_fit_makes(case, change, message):
+    """Statistics that disagree with each other, as no fit leaves them."""
+    state = fitted_state(case)
+    with pytest.raises(ValueError, match=message):
+        from_state(edited(state, statistics=change(state.statistics)))
+
+
 def test_from_state_takes_only_a_model_state():
     with pytest.raises(TypeError, match="ModelState"):
         from_state({"estimator": "MultinomialNB"})

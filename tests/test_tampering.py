@@ -20,9 +20,10 @@ stderr, which the test shows), and a new child goes on from the next entry.
    the arrays still make a valid matrix, gives the results of that matrix
    (hypothesis).
 4. Every array a user reaches from a fitted model is read-only, and a model
-   whose ``classes_`` or ``n_features_in_`` is rebound gives a clear error
-   or valid probabilities in predict_proba, then partial_fit, then
-   predict_proba (hypothesis).
+   whose ``classes_``, ``n_features_in_`` or any other public fitted
+   attribute is set to another value (an array of another shape, length or
+   dtype) refuses it, or gives a clear error or valid probabilities in
+   predict_proba, then partial_fit, then predict_proba (hypothesis).
 """
 
 import copy
@@ -792,6 +793,22 @@ def rebound_n_features(n_features):
     return values.map(lambda value: rebound_to("n_features_in_", value))
 
 
+def rebound_public_attribute(model):
+    """Any fitted attribute a user reads (or feature_names_in_) set to an
+    array of another shape, length or dtype, or to a list of one."""
+    names = sorted({*public_attributes(model), "feature_names_in_"})
+    shapes = st.lists(st.integers(0, 12), min_size=0, max_size=3)
+    dtypes = st.sampled_from([np.float64, np.float32, np.int64, np.uint8, object, str])
+
+    def tampering(name, shape, dtype, as_list):
+        value = np.ones(shape, dtype=dtype)
+        if as_list:
+            value = [value]
+        return rebound_to(name, value)
+
+    return st.builds(tampering, st.sampled_from(names), shapes, dtypes, st.booleans())
+
+
 def reachable_arrays(model, path=""):
     """The float arrays a user reaches from a model's public attributes, by path.
 
@@ -873,7 +890,8 @@ def assert_tampering_is_handled(case, tampering):
     partial_fit, then predict_proba give a clear error or valid answers."""
     X, y = case_data(case.id)
     tampered = copy.deepcopy(fitted(case.id))
-    tampering.apply(tampered)
+    # Attributes computed from the statistics refuse to be set (AttributeError).
+    outcome_of(tampering.apply, tampered)
     assert_valid_probabilities(outcome_of(tampered.predict_proba, X), len(y))
     outcome_of(tampered.partial_fit, take_rows(X, slice(0, 20)), y[:20])
     assert_valid_probabilities(outcome_of(tampered.predict_proba, X), len(y))
@@ -890,6 +908,7 @@ def tampered_state_property(case_id):
             st.one_of(
                 rebound_classes(),
                 rebound_n_features(model.n_features_in_),
+                rebound_public_attribute(model),
             ),
             label="tampering",
         )

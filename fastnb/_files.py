@@ -1,0 +1,541 @@
+"""Model files: a fitted model saved as plain arrays and a JSON header.
+
+A file is a model's state (fastnb._state): its estimator's name, its
+parameters, its classes, features and sufficient statistics. Loading reads
+numbers and strings and never runs code from the file; every size is
+checked against the file before anything is read, every byte against a
+SHA-256 checksum, and the model against every check ``from_state`` makes,
+before any kernel sees it.
+
+The layout (all integers little-endian)::
+
+    offset  size  field
+         0     8  MAGIC, b"\\x89fastnb\\n"
+         8     8  the header's length in bytes (uint64)
+        16    32  SHA-256 of the header
+        48    32  HMAC-SHA256 of the header with the saver's key, or zeros
+        80     n  the header: JSON, UTF-8
+      80+n   ...  the arrays' bytes, one after the other, in the header's order
+
+The header is one JSON object::
+
+    {"format_version": 1, "fastnb_version": "0.1.0",
+     "estimator": "MultinomialNB", "params": ..., "classes": ...,
+     "n_features_in": 4, "feature_names_in": ..., "statistics": ...,
+     "arrays": [{"dtype": "<f8", "shape": [2, 4], "object": false,
+                 "sha256": "..."}, ...]}
+
+Values are JSON's null, booleans, numbers, strings and lists, and objects
+of one key that say what they hold: ``{"array": i}`` (the header's i-th
+array), ``{"dict": {...}}``, ``{"tuple": [...]}``, ``{"float": "nan"}``
+(also "inf", "-inf"), ``{"dtype": "float32"}`` and ``{"MEstimate": {"m":
+..., "prior": ...}}``. An array's dtype is a boolean, integer, floating,
+or fixed-width string dtype; ``"object": true`` makes it an object array
+of those values when loaded (labels and names of Python strings).
+"""
+
+import hashlib
+import hmac
+import json
+import math
+import os
+import re
+import struct
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from fastnb._base import BaseNB
+from fastnb._categorical import CategoricalNB
+from fastnb._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
+from fastnb._gaussian import GaussianNB
+from fastnb._mixed import MixedNB
+from fastnb._smoothing import MEstimate
+from fastnb._state import ModelState, from_state, get_state
+
+FORMAT_VERSION = 1
+MAGIC = b"\x89fastnb\n"
+PREAMBLE = struct.Struct("<8sQ32s32s")
+UNSIGNED = bytes(32)
+# A header this long is not a model's: refused before it is read.
+MAX_HEADER_BYTES = 1 << 26
+# Files are read this much at a time, so that memory grows with the bytes
+# really read, not with the sizes a header declares.
+READ_CHUNK = 1 << 20
+# Little-endian booleans, integers, floats, and strings of up to a million
+# characters.
+ARRAY_DTYPE = re.compile(r"\|b1|\|[iu]1|<[iu][248]|<f[48]|<U[1-9][0-9]{0,5}")
+MAX_DIMENSIONS = 2
+HEADER_KEYS = {
+    "format_version",
+    "fastnb_version",
+    "estimator",
+    "params",
+    "classes",
+    "n_features_in",
+    "feature_names_in",
+    "statistics",
+    "arrays",
+}
+
+
+def skops_type_name(cls):
+    """A type's name as skops lists it in a file's untrusted types."""
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+# The types of fastnb's models in a skops file beyond skops' own: pass as
+# ``skops.io.load(file, trusted=fastnb.SKOPS_TRUSTED_TYPES)``. Loading a
+# fastnb estimator checks its fitted state as fastnb.from_state does;
+# numpy.dtype is GaussianNB's data type (a name; loading refuses any other
+# than float32 and float64).
+SKOPS_TRUSTED_TYPES = (
+    *sorted(
+        skops_type_name(cls)
+        for cls in (
+            BernoulliNB,
+            CategoricalNB,
+            ComplementNB,
+            GaussianNB,
+            MixedNB,
+            MultinomialNB,
+            PoissonNB,
+            MEstimate,
+        )
+    ),
+    "numpy.dtype",
+)
+
+
+class ModelFileError(ValueError):
+    """A file that ``fastnb.load`` refuses: not a fastnb model file, damaged,
+    changed, of an unknown format version, or holding a model that no fit
+    could have made. The message names the problem."""
+
+
+def save(model, file, *, key=None):
+    """Save a fitted fastnb estimator to a file that loading cannot run code from.
+
+    The file holds the model's parameters and sufficient statistics as
+    plain arrays and a JSON header (see "Saving and deploying" in the
+    README), each array with a SHA-256 checksum. :func:`fastnb.load` gives
+    back a model that predicts identically and goes on with ``partial_fit``
+    and :func:`fastnb.merge`.
+
+    Parameters
+    ----------
+    model : fastnb estimator
+        A fitted estimator.
+    file : str, os.PathLike or binary file object
+        Where to write (the whole file is encoded before anything is written).
+    key : bytes, default=None
+        A secret key: the file is signed with HMAC-SHA256, and
+        ``fastnb.load(file, key=key)`` refuses it if anything in it changed
+        since (checksums alone find damage, not deliberate changes).
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a fastnb estimator, or a parameter holds a value
+        that a model file cannot hold.
+    NotFittedError
+        If ``model`` is not fitted.
+
+    Examples
+    --------
+    >>> import io
+    >>> import numpy as np
+    >>> import fastnb
+    >>> model = fastnb.MultinomialNB().fit(np.array([[2, 1], [0, 3]]), ["a", "b"])
+    >>> file = io.BytesIO()
+    >>> fastnb.save(model, file)
+    >>> _ = file.seek(0)
+    >>> fastnb.load(file).predict([[3, 0]])
+    array(['a'], dtype='<U1')
+    """
+    if not isinstance(model, BaseNB):
+        raise TypeError(
+            f"fastnb.save takes a fastnb estimator; got {type(model).__name__}."
+        )
+    check_is_fitted(model)
+    key = check_key(key)
+    content = encode_model(get_state(model), key)
+    if hasattr(file, "write"):
+        file.write(content)
+    else:
+        with open(file, "wb") as opened:
+            opened.write(content)
+
+
+def load(file, *, key=None):
+    """Load a model saved by :func:`fastnb.save`, checking all of it first.
+
+    Nothing in the file is executed. Before the model is built, the file's
+    sizes are checked against its length (a small file cannot make a large
+    allocation), its bytes against their checksums (and its signature,
+    with ``key``), and the model against every check of
+    :func:`fastnb.from_state`: dtypes, shapes, finite non-negative counts,
+    statistics that agree with each other, parameters the estimator accepts.
+
+    Parameters
+    ----------
+    file : str, os.PathLike or binary file object
+        The file to read (read to its end: nothing may follow the model).
+    key : bytes, default=None
+        The key the file was signed with, to check its signature: a file
+        that is unsigned, or signed with another key, or changed since it
+        was signed, is refused. A signed file needs its key.
+
+    Returns
+    -------
+    model : fastnb estimator
+        The fitted estimator the file holds.
+
+    Raises
+    ------
+    ModelFileError
+        If the file is not a fastnb model file, is truncated, damaged or
+        changed, has an unknown format version, fails its signature, or
+        holds a model no fit could have made.
+    """
+    key = check_key(key)
+    if hasattr(file, "read"):
+        return decode_model(file, key)
+    with open(file, "rb") as opened:
+        return decode_model(opened, key)
+
+
+def check_key(key):
+    if key is None:
+        return None
+    if not isinstance(key, bytes | bytearray) or not key:
+        raise TypeError(f"key must be None or non-empty bytes; got {key!r}.")
+    return bytes(key)
+
+
+# -- writing ---------------------------------------------------------------------
+
+
+def encode_model(state, key):
+    """The bytes of the file holding ``state``, signed with ``key`` if given."""
+    from fastnb import __version__
+
+    arrays = []
+    header = {
+        "format_version": FORMAT_VERSION,
+        "fastnb_version": __version__,
+        "estimator": state.estimator,
+        "params": encode_value(state.params, arrays, "params"),
+        "classes": encode_value(state.classes, arrays, "classes"),
+        "n_features_in": state.n_features_in,
+        "feature_names_in": encode_value(
+            state.feature_names_in, arrays, "feature_names_in"
+        ),
+        "statistics": encode_value(state.statistics, arrays, "statistics"),
+    }
+    data = [array.tobytes() for array, _ in arrays]
+    header["arrays"] = [
+        {
+            "dtype": array.dtype.str,
+            "shape": list(array.shape),
+            "object": is_object,
+            "sha256": hashlib.sha256(chunk).hexdigest(),
+        }
+        for (array, is_object), chunk in zip(arrays, data, strict=True)
+    ]
+    header_bytes = json.dumps(header, separators=(",", ":"), allow_nan=False).encode()
+    signature = UNSIGNED if key is None else sign(key, header_bytes)
+    preamble = PREAMBLE.pack(
+        MAGIC, len(header_bytes), hashlib.sha256(header_bytes).digest(), signature
+    )
+    return b"".join([preamble, header_bytes, *data])
+
+
+def sign(key, header_bytes):
+    return hmac.new(key, header_bytes, hashlib.sha256).digest()
+
+
+def encode_value(value, arrays, path):
+    """``value`` as JSON, its arrays appended to ``arrays`` as (array, is_object)."""
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, int | np.integer) and not isinstance(value, np.bool_):
+        return int(value)
+    if isinstance(value, float | np.floating):
+        return float(value) if math.isfinite(value) else {"float": repr(float(value))}
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, list):
+        return [encode_value(v, arrays, f"{path}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, tuple):
+        return {
+            "tuple": [
+                encode_value(v, arrays, f"{path}[{i}]") for i, v in enumerate(value)
+            ]
+        }
+    if isinstance(value, dict):
+        if not all(isinstance(k, str) for k in value):
+            raise TypeError(f"{path}: a model file holds dicts with string keys only.")
+        return {
+            "dict": {
+                k: encode_value(v, arrays, f"{path}[{k!r}]") for k, v in value.items()
+            }
+        }
+    if isinstance(value, np.ndarray):
+        arrays.append(savable_array(value, path))
+        return {"array": len(arrays) - 1}
+    if isinstance(value, np.dtype):
+        return {"dtype": value.name}
+    if isinstance(value, MEstimate):
+        return {
+            "MEstimate": {
+                "m": encode_value(value.m, arrays, f"{path}.m"),
+                "prior": encode_value(value.prior, arrays, f"{path}.prior"),
+            }
+        }
+    raise TypeError(
+        f"{path} is a {type(value).__name__}, which a model file cannot hold: "
+        "parameters are numbers, strings, booleans, None, arrays, lists, dicts "
+        "and MEstimate."
+    )
+
+
+def savable_array(array, path):
+    """(array in a dtype a file holds, whether it was an object array)."""
+    if array.ndim > MAX_DIMENSIONS:
+        raise TypeError(f"{path}: a model file holds arrays of at most 2 dimensions.")
+    is_object = array.dtype == object
+    if is_object:
+        kinds = {type(item) for item in array.flat}
+        if all(issubclass(kind, str) for kind in kinds):
+            array = array.astype(str)
+        elif kinds and not any(issubclass(kind, str | bytes) for kind in kinds):
+            array = np.asarray(array.tolist())
+        if array.dtype == object:
+            raise TypeError(
+                f"{path} is an object array of {sorted(k.__name__ for k in kinds)}: "
+                "a model file holds arrays of numbers or of strings."
+            )
+    # (not ascontiguousarray: it makes 0-d arrays 1-d)
+    array = array.astype(array.dtype.newbyteorder("<"), order="C", copy=False)
+    if not ARRAY_DTYPE.fullmatch(array.dtype.str):
+        raise TypeError(
+            f"{path} has dtype {array.dtype}: a model file holds boolean, "
+            "integer, float and string arrays."
+        )
+    return array, bool(is_object)
+
+
+# -- reading ---------------------------------------------------------------------
+
+
+def remaining_size(file):
+    """How many bytes ``file`` holds from where it is, or None if it cannot
+    tell (a pipe, a socket): then sizes are checked as the file is read."""
+    try:
+        if not file.seekable():
+            return None
+        start = file.tell()
+        end = file.seek(0, os.SEEK_END)
+        file.seek(start)
+    except (AttributeError, OSError):
+        return None
+    return end - start
+
+
+def decode_model(file, key):
+    """The model in ``file``, checked."""
+    size = remaining_size(file)
+    preamble = read_exactly(file, PREAMBLE.size, "its first bytes")
+    magic, header_length, header_sha256, signature = PREAMBLE.unpack(preamble)
+    if magic != MAGIC:
+        raise ModelFileError("Not a fastnb model file: it does not start as one.")
+    if header_length > MAX_HEADER_BYTES or (
+        size is not None and PREAMBLE.size + header_length > size
+    ):
+        raise ModelFileError(
+            f"The file declares a header of {header_length} bytes, which it "
+            "does not hold: it is truncated or damaged."
+        )
+    header_bytes = read_exactly(file, header_length, "its header")
+    if hashlib.sha256(header_bytes).digest() != header_sha256:
+        raise ModelFileError(
+            "The file's header does not match its checksum: it is damaged or "
+            "was changed."
+        )
+    check_signature(signature, header_bytes, key)
+    header = parse_header(header_bytes)
+    specs = [array_spec(spec, i) for i, spec in enumerate(header["arrays"])]
+    data_size = sum(spec[2] for spec in specs)
+    if size is not None and PREAMBLE.size + header_length + data_size != size:
+        raise ModelFileError(
+            f"The header declares {data_size} bytes of arrays, but the file "
+            f"holds {size - PREAMBLE.size - header_length}: it is truncated, "
+            "damaged, or has data after the model."
+        )
+    arrays = [read_array(file, spec, i) for i, spec in enumerate(specs)]
+    if file.read(1):
+        raise ModelFileError("The file has data after the model's arrays.")
+    used = set()
+    try:
+        state = ModelState(
+            estimator=header["estimator"],
+            params=decode_value(header["params"], arrays, used),
+            classes=decode_value(header["classes"], arrays, used),
+            n_features_in=header["n_features_in"],
+            feature_names_in=decode_value(header["feature_names_in"], arrays, used),
+            statistics=decode_value(header["statistics"], arrays, used),
+        )
+    except (KeyError, IndexError, TypeError, ValueError, RecursionError) as exc:
+        raise ModelFileError(f"The file's header is not a model's: {exc}") from exc
+    if len(used) != len(arrays):
+        raise ModelFileError("The file holds arrays that its model does not use.")
+    try:
+        return from_state(state)
+    except (TypeError, ValueError) as exc:
+        raise ModelFileError(
+            f"The file's {state.estimator} is not a model that fit could make: {exc}"
+        ) from exc
+
+
+def read_exactly(file, n_bytes, what):
+    """``n_bytes`` from ``file``, read a chunk at a time; ModelFileError if the
+    file ends first."""
+    chunks = []
+    remaining = n_bytes
+    while remaining:
+        chunk = file.read(min(remaining, READ_CHUNK))
+        if not chunk:
+            raise ModelFileError(
+                f"The file ends within {what}: it is truncated or not a fastnb "
+                "model file."
+            )
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def check_signature(signature, header_bytes, key):
+    if key is None:
+        if signature != UNSIGNED:
+            raise ModelFileError(
+                "The file is signed: pass its key (fastnb.load(file, key=...)) "
+                "to check its signature."
+            )
+        return
+    if signature == UNSIGNED:
+        raise ModelFileError("The file is not signed, and a key was given.")
+    if not hmac.compare_digest(signature, sign(key, header_bytes)):
+        raise ModelFileError(
+            "The file's signature does not match the key: it was changed since "
+            "it was signed, or signed with another key."
+        )
+
+
+def parse_header(header_bytes):
+    """The header as a dict with exactly HEADER_KEYS, of this format version."""
+    try:
+        header = json.loads(header_bytes.decode("utf-8"), parse_constant=not_json)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ModelFileError(f"The file's header is not JSON: {exc}") from exc
+    if not isinstance(header, dict):
+        raise ModelFileError("The file's header is not a JSON object.")
+    version = header.get("format_version")
+    if version != FORMAT_VERSION:
+        written_by = header.get("fastnb_version")
+        raise ModelFileError(
+            f"The file is of format version {version!r} (written by fastnb "
+            f"{written_by!r}); this fastnb reads format version {FORMAT_VERSION}."
+        )
+    if header.keys() != HEADER_KEYS:
+        missing, unknown = HEADER_KEYS - header.keys(), header.keys() - HEADER_KEYS
+        raise ModelFileError(
+            f"The file's header lacks {sorted(missing)} and has unknown "
+            f"{sorted(unknown)}."
+        )
+    if not isinstance(header["arrays"], list):
+        raise ModelFileError("The file's header lists no arrays.")
+    return header
+
+
+def not_json(constant):
+    raise ValueError(f"{constant} is not JSON")
+
+
+def array_spec(spec, index):
+    """(dtype, shape, byte count, is_object, sha256) of the header's array."""
+    where = f"The file's array {index}"
+    if not isinstance(spec, dict) or spec.keys() != {
+        "dtype",
+        "shape",
+        "object",
+        "sha256",
+    }:
+        raise ModelFileError(f"{where} is not described as an array is.")
+    dtype, shape = spec["dtype"], spec["shape"]
+    if not isinstance(dtype, str) or not ARRAY_DTYPE.fullmatch(dtype):
+        raise ModelFileError(f"{where} has dtype {dtype!r}, which a file cannot hold.")
+    if (
+        not isinstance(shape, list)
+        or len(shape) > MAX_DIMENSIONS
+        or not all(type(n) is int and n >= 0 for n in shape)
+    ):
+        raise ModelFileError(f"{where} has shape {shape!r}, which a file cannot hold.")
+    if not isinstance(spec["object"], bool) or not isinstance(spec["sha256"], str):
+        raise ModelFileError(f"{where} is not described as an array is.")
+    dtype = np.dtype(dtype)
+    n_bytes = math.prod(shape) * dtype.itemsize
+    return dtype, tuple(shape), n_bytes, spec["object"], spec["sha256"]
+
+
+def read_array(file, spec, index):
+    dtype, shape, n_bytes, is_object, sha256 = spec
+    data = read_exactly(file, n_bytes, f"its array {index}")
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise ModelFileError(
+            f"The file's array {index} does not match its checksum: it is "
+            "damaged or was changed."
+        )
+    if dtype.kind == "U" and n_bytes and np.frombuffer(data, "<u4").max() > 0x10FFFF:
+        # Beyond Unicode: NumPy would fail to make them str.
+        raise ModelFileError(f"The file's array {index} holds invalid characters.")
+    array = np.frombuffer(data, dtype=dtype).reshape(shape).copy()
+    if is_object:
+        array = np.array(array.tolist(), dtype=object).reshape(shape)
+    return array
+
+
+def decode_value(value, arrays, used):
+    """A value written by encode_value; each array may be used once."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, list):
+        return [decode_value(v, arrays, used) for v in value]
+    if not isinstance(value, dict) or len(value) != 1:
+        raise ValueError(f"{value!r} is not a value a model file holds")
+    ((kind, content),) = value.items()
+    if kind == "array" and type(content) is int and content not in used:
+        used.add(content)
+        return arrays[content]
+    if kind == "dict" and isinstance(content, dict):
+        return {k: decode_value(v, arrays, used) for k, v in content.items()}
+    if kind == "tuple" and isinstance(content, list):
+        return tuple(decode_value(v, arrays, used) for v in content)
+    if kind == "float" and content in ("nan", "inf", "-inf"):
+        return float(content)
+    if kind == "dtype" and content in ("float32", "float64"):
+        return np.dtype(content)
+    if (
+        kind == "MEstimate"
+        and isinstance(content, dict)
+        and content.keys()
+        == {
+            "m",
+            "prior",
+        }
+    ):
+        return MEstimate(
+            decode_value(content["m"], arrays, used),
+            decode_value(content["prior"], arrays, used),
+        )
+    raise ValueError(f"{value!r} is not a value a model file holds")
