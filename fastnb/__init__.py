@@ -10,6 +10,19 @@ from fastnb._state import ModelState, combine_states, from_state, get_state, mer
 
 __version__ = "0.1.0.dev0"
 
+
+def to_onnx(model, X=None, **kwargs):
+    """Convert a fitted fastnb estimator to ONNX: :func:`fastnb.onnx.to_onnx`.
+
+    Imports :mod:`fastnb.onnx` when called, so that fastnb imports without
+    the extra ``fastnb[onnx]`` (skl2onnx, onnx, onnxruntime); raises
+    ImportError, naming the extra, if it is not installed.
+    """
+    from fastnb.onnx import to_onnx as convert
+
+    return convert(model, X, **kwargs)
+
+
 __all__ = [
     "BernoulliNB",
     "CategoricalNB",
@@ -26,4 +39,5 @@ __all__ = [
     "get_state",
     "merge",
     "show_config",
+    "to_onnx",
 ]
