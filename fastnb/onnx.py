@@ -5,8 +5,8 @@ estimators with skl2onnx (``skl2onnx.update_registered_converter``), so
 that ``skl2onnx.to_onnx`` converts them as it converts scikit-learn's
 classifiers, alone or as the last step of a Pipeline (after a
 ``CountVectorizer`` or ``TfidfVectorizer``, say); :func:`to_onnx` converts
-one estimator, with a default input. Needs the extra ``fastnb[onnx]``
-(skl2onnx, onnx and onnxruntime).
+one estimator (fastnb.dask's too), with a default input. Needs the extra
+``fastnb[onnx]`` (skl2onnx, onnx and onnxruntime).
 
 The graph's outputs are a scikit-learn classifier's in skl2onnx: the label
 (int64 for integer or boolean classes, else string) and the probability of
@@ -214,6 +214,7 @@ def to_onnx(model, X=None, *, initial_types=None, target_opset=None, options=Non
     ([1], {1: 0.9808, 2: 0.0192})
     """
     check_model(model)
+    register(type(model))
     if initial_types is None and X is None:
         initial_types = default_inputs(model)
     elif initial_types is None and sp.issparse(X):
@@ -658,11 +659,17 @@ def categorical_rows(estimator, scoring, columns, positions):
     return OnnxConcat(*pieces, axis=1, op_version=op_version)
 
 
-for _name in ESTIMATOR_NAMES:
+def register(estimator):
+    """Register a fastnb estimator class with skl2onnx (done at import for
+    the seven; :func:`to_onnx` does it for subclasses, such as fastnb.dask's)."""
     skl2onnx.update_registered_converter(
-        getattr(fastnb, _name),
-        f"Fastnb{_name}",
+        estimator,
+        f"Fastnb{estimator.__name__}",
         calculate_shapes,
         convert,
         options=OPTIONS,
     )
+
+
+for _name in ESTIMATOR_NAMES:
+    register(getattr(fastnb, _name))

@@ -396,6 +396,15 @@ def test_initial_types_and_the_lazy_function():
     assert_array_equal(labels, model.predict(X.astype(np.int64)))
 
 
+def test_dask_estimators_convert_as_their_fastnb_estimator():
+    pytest.importorskip("dask")
+    import fastnb.dask
+
+    X, y, _ = CASES[0].make()
+    for name in ("MultinomialNB", "PoissonNB"):
+        convert_and_check(getattr(fastnb.dask, name)().fit(X, y), X)
+
+
 # ---------------------------------------------------------------------------
 # Pipelines: raw text in, through skl2onnx's vectorizers
 # ---------------------------------------------------------------------------
