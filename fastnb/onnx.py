@@ -45,11 +45,12 @@ or floats holding whole numbers) or, where it was fitted on strings, the
 strings; a code or string never seen in training scores as fastnb scores
 an unseen category, and so does a negative code (which fastnb refuses).
 
-Refused with an error naming the case: a model a count family gives a
-log-probability of -inf where the graph multiplies it by X (``alpha=0``
-and a feature a class never had), raw categories that are not strings
-(booleans, numbers in an object column: encode them as strings or codes),
-and class labels that are neither integers nor strings.
+Refused with an error naming the case: a count family's log table holding
+-inf, which the graph would multiply by X (``alpha=0`` and a feature some
+class never had), and raw categories that are not strings (booleans,
+numbers in an object column: encode them as strings or codes). The graphs
+do not check their input as fastnb does: NaN, negative counts or
+fractional codes give numbers, not an error.
 
 Examples
 --------
@@ -399,7 +400,8 @@ def calculate_shapes(operator):
 
 def check_inputs(model, inputs):
     """TypeError or ValueError unless ``inputs`` (skl2onnx variables) give
-    the model's columns: one input of them all, or one input a column."""
+    the model's columns: one input of them all, or (CategoricalNB, MixedNB)
+    one input a column."""
     kinds = column_kinds(model)
     n_features = len(kinds)
     name = type(model).__name__
@@ -411,6 +413,12 @@ def check_inputs(model, inputs):
                 f"{inputs[0].raw_name!r} has shape {inputs[0].type.shape}."
             )
         given = [inputs[0]] * n_features
+    elif not isinstance(model, CategoricalNB | MixedNB):
+        raise ValueError(
+            f"{name} takes one input of its {n_features} columns; got "
+            f"{len(inputs)} inputs (one input a column is for CategoricalNB and "
+            "MixedNB). For a DataFrame, give X.to_numpy(np.float32)."
+        )
     elif len(inputs) == n_features:
         names = getattr(model, "feature_names_in_", None)
         if names is not None and [i.raw_name for i in inputs] != names.tolist():

@@ -560,6 +560,8 @@ def test_refuses_inputs_that_do_not_fit():
         to_onnx(model, X[:, :3].astype(np.float32))
     with pytest.raises(TypeError, match="must be a float, double, int64 or bool"):
         to_onnx(model, initial_types=[("X", StringTensorType([None, N_FEATURES]))])
+    with pytest.raises(ValueError, match="one input a column is for CategoricalNB"):
+        to_onnx(model, pd.DataFrame(X, columns=[f"c{j}" for j in range(N_FEATURES)]))
     case = next(case for case in CASES if case.id == "CategoricalNB-strings")
     X, y, _ = case.make()
     model = case.estimator().fit(X, y)
@@ -596,5 +598,8 @@ def test_fastnb_imports_without_the_extra(tmp_path):
 
 
 def test_docstring_examples():
-    failed, attempted = doctest.testmod(fastnb.onnx, optionflags=doctest.ELLIPSIS)
-    assert attempted and not failed
+    finder = doctest.DocTestFinder()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    for test in [*finder.find(fastnb.onnx), *finder.find(fastnb.to_onnx)]:
+        runner.run(test)
+    assert runner.tries and not runner.failures
