@@ -11,6 +11,46 @@ from fastnb._state import ModelState, combine_states, from_state, get_state, mer
 
 __version__ = "0.1.0.dev0"
 
+
+def to_onnx(model, X=None, **kwargs):
+    """Convert a fitted fastnb estimator to ONNX: :func:`fastnb.onnx.to_onnx`.
+
+    Imports :mod:`fastnb.onnx` when called, so that fastnb imports without
+    the extra ``fastnb[onnx]`` (skl2onnx, onnx, onnxruntime).
+
+    Parameters
+    ----------
+    model : fastnb estimator
+        A fitted estimator.
+    X : array-like, sparse matrix or DataFrame, default=None
+        Data whose type the graph's input takes (see
+        :func:`fastnb.onnx.to_onnx`).
+    **kwargs
+        ``initial_types``, ``target_opset``, ``options``: as
+        :func:`fastnb.onnx.to_onnx` takes them.
+
+    Returns
+    -------
+    onx : onnx.ModelProto
+
+    Raises
+    ------
+    ImportError
+        If the extra ``fastnb[onnx]`` is not installed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastnb import PoissonNB, to_onnx
+    >>> model = PoissonNB().fit(np.array([[5, 0], [0, 3]]), ["a", "b"])
+    >>> [i.name for i in to_onnx(model).graph.input]
+    ['X']
+    """
+    from fastnb.onnx import to_onnx as convert
+
+    return convert(model, X, **kwargs)
+
+
 __all__ = [
     "BernoulliNB",
     "CategoricalNB",
@@ -31,4 +71,5 @@ __all__ = [
     "merge",
     "save",
     "show_config",
+    "to_onnx",
 ]

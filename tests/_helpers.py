@@ -20,7 +20,8 @@ this folder on ``sys.path`` (``pythonpath`` in pyproject.toml).
 - ``assert_same_model``: the same outputs on some X, then the same state.
 - ``tol``: the relative tolerance of results from input of a float dtype
   (float64's for other input: raw values, DataFrames).
-- ``require_data``: a file of the shared data folder, or a skip naming it.
+- ``require_data``: a file of the shared data folder, or a skip naming it;
+  ``read_adult``, ``read_uci`` and ``split_uci`` read its data sets.
 - ``run_child``: Python code run in a fresh interpreter, for what could
   crash one.
 """
@@ -38,6 +39,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.model_selection import train_test_split
 
 import fastnb
 from fastnb import reference
@@ -107,6 +109,41 @@ ADULT_COLUMNS = [
     "native-country",
     "income",
 ]
+ADULT_NUMERIC = [
+    "age",
+    "fnlwgt",
+    "education-num",
+    "capital-gain",
+    "capital-loss",
+    "hours-per-week",
+]
+
+
+def read_adult(path, skiprows=0):
+    """Features and labels; '?' stays a category of its own, labels lose a final '.'."""
+    frame = pd.read_csv(
+        path,
+        header=None,
+        names=ADULT_COLUMNS,
+        skipinitialspace=True,
+        skiprows=skiprows,
+        keep_default_na=False,
+    )
+    labels = frame.pop("income").str.rstrip(".").to_numpy()
+    return frame, labels
+
+
+def read_uci(path, label_column):
+    """A UCI data file of categories: X (strings, as objects) and y."""
+    frame = pd.read_csv(path, header=None, dtype=str, keep_default_na=False)
+    y = frame.pop(label_column).to_numpy()
+    return frame.to_numpy(dtype=object), y
+
+
+def split_uci(path, label_column):
+    """read_uci's X and y, split as the data README's figures are."""
+    X, y = read_uci(path, label_column)
+    return train_test_split(X, y, test_size=0.25, random_state=42, stratify=y)
 
 
 # ---------------------------------------------------------------------------

@@ -15,7 +15,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn import naive_bayes as sk_nb
-from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import OrdinalEncoder
 from threadpoolctl import threadpool_limits
 
@@ -34,6 +33,7 @@ from _helpers import (
     public_attributes,
     require_data,
     sparse_with_zeros,
+    split_uci,
     tol,
 )
 
@@ -1246,17 +1246,6 @@ ADULT_CATEGORICAL = [
 ]
 
 
-def read_uci(path, label_column):
-    frame = pd.read_csv(path, header=None, dtype=str, keep_default_na=False)
-    y = frame.pop(label_column).to_numpy()
-    return frame.to_numpy(dtype=object), y
-
-
-def split(path, label_column):
-    X, y = read_uci(path, label_column)
-    return train_test_split(X, y, test_size=0.25, random_state=42, stratify=y)
-
-
 def adult(require_data):
     def read(name, skiprows):
         frame = pd.read_csv(
@@ -1279,10 +1268,10 @@ def adult(require_data):
 
 
 DATASETS = {
-    "mushroom": lambda require: split(require("mushroom/agaricus-lepiota.data"), 0),
-    "car": lambda require: split(require("car/car.data"), 6),
-    "nursery": lambda require: split(require("nursery/nursery.data"), 8),
-    "votes": lambda require: split(require("votes/house-votes-84.data"), 0),
+    "mushroom": lambda require: split_uci(require("mushroom/agaricus-lepiota.data"), 0),
+    "car": lambda require: split_uci(require("car/car.data"), 6),
+    "nursery": lambda require: split_uci(require("nursery/nursery.data"), 8),
+    "votes": lambda require: split_uci(require("votes/house-votes-84.data"), 0),
     "adult": adult,  # canonical split: adult.data / adult.test
 }
 
@@ -1334,7 +1323,7 @@ def test_real_data_matches_sklearn(name):
 def test_car_accuracy_from_readme():
     # README: car, OrdinalEncoder fitted on the training part, CategoricalNB
     # defaults, stratified 75/25 split with random_state=42: .8472.
-    X_train, X_test, y_train, y_test = split(require_data("car/car.data"), 6)
+    X_train, X_test, y_train, y_test = split_uci(require_data("car/car.data"), 6)
     encoder = OrdinalEncoder().fit(X_train)
     model = fastnb.CategoricalNB().fit(encoder.transform(X_train), y_train)
     accuracy = model.score(encoder.transform(X_test), y_test)

@@ -21,11 +21,13 @@ from fastnb import MixedNB, _mixed
 
 from _helpers import (
     ADULT_COLUMNS,
+    ADULT_NUMERIC,
     SPARSE,
     assert_same_outputs,
     assert_same_state,
     make_counts,
     public_attributes,
+    read_adult,
     require_data,
     sparse_with_zeros,
 )
@@ -522,32 +524,10 @@ def test_docstring_examples():
 # Real data: UCI Adult, 6 numeric and 8 categorical columns
 # ---------------------------------------------------------------------------
 
-ADULT_NUMERIC = [
-    "age",
-    "fnlwgt",
-    "education-num",
-    "capital-gain",
-    "capital-loss",
-    "hours-per-week",
-]
 ADULT_CATEGORICAL = [c for c in ADULT_COLUMNS[:-1] if c not in ADULT_NUMERIC]
 # From the issue: each family alone on the canonical train/test split.
 ADULT_CATEGORICAL_ACCURACY = 0.8009
 ADULT_GAUSSIAN_ACCURACY = 0.7956
-
-
-def read_adult(path, skiprows=0):
-    """Features and labels; '?' stays a category of its own, labels lose a final '.'."""
-    frame = pd.read_csv(
-        path,
-        header=None,
-        names=ADULT_COLUMNS,
-        skipinitialspace=True,
-        skiprows=skiprows,
-        keep_default_na=False,
-    )
-    labels = frame.pop("income").str.rstrip(".").to_numpy()
-    return frame, labels
 
 
 def test_adult_mixed_beats_each_family():

@@ -50,3 +50,9 @@ def test_saving_example(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     run(example("Saving and deploying") + example("Saving and deploying", 1), capsys)
     assert (tmp_path / "spam.skops").exists()
+
+
+def test_onnx_example(capsys):
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("skl2onnx")
+    assert run(example("Saving and deploying", 2), capsys) == "['spam' 'ham']"
