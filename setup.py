@@ -3,12 +3,15 @@
 The kernels are fastnb/_kernels.pyx and the plain-C helpers it cimports
 from fastnb/_rows.pxd (declaring fastnb/_rows.h). OpenMP is used when the
 compiler can build and link a small OpenMP program; otherwise the kernels are
-built single-threaded. On x86-64 the same source is also compiled for newer
-instruction sets (``fastnb._kernels_avx2``, ``fastnb._kernels_avx512``, from
+built single-threaded. The same source is also compiled for newer
+instruction sets, on x86-64 (``fastnb._kernels_avx2``,
+``fastnb._kernels_avx512``) and on aarch64 (``fastnb._kernels_sve``), from
 copies of the .pyx under build/simd/, which find _rows.pxd and _rows.h on the
-include paths), and ``fastnb._simd`` picks the best one the CPU runs, once, at
-import; a variant the compiler cannot target is left out. Environment
-switches:
+include paths; ``fastnb._simd`` picks the best one the CPU runs, once, at
+import; a variant the compiler cannot target is left out. The architecture
+is sysconfig's platform, so a cross build (CC=aarch64-linux-gnu-gcc,
+_PYTHON_HOST_PLATFORM=linux-aarch64: tools/build_dist.sh) gets its own
+variants. Environment switches:
 
 * ``FASTNB_DEBUG=1`` builds with bounds and initialisation checks on, and
   without optimisation, for tests and fuzzing (baseline only): an index out
@@ -21,8 +24,8 @@ switches:
 """
 
 import os
-import platform
 import shutil
+import sysconfig
 import tempfile
 
 from Cython.Build import cythonize
@@ -56,8 +59,18 @@ int main(void) { return omp_get_max_threads() > 0 ? 0 : 1; }
 
 EMPTY_PROGRAM = "int main(void) { return 0; }\n"
 
-# Instruction-set variants: module suffix -> compiler flag.
-SIMD_VARIANTS = {"avx2": "-march=haswell", "avx512": "-march=skylake-avx512"}
+# Instruction-set variants of each architecture: module suffix -> compiler flag.
+SIMD_VARIANTS = {
+    "x86_64": {"avx2": "-march=haswell", "avx512": "-march=skylake-avx512"},
+    "aarch64": {"sve": "-march=armv8.2-a+sve"},
+}
+
+
+def target_machine():
+    """The architecture the extension is built for: sysconfig's platform,
+    which a cross build sets with _PYTHON_HOST_PLATFORM (linux-aarch64)."""
+    machine = sysconfig.get_platform().rsplit("-", 1)[-1].lower()
+    return {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
 
 
 class BuildExtOpenMP(build_ext):
@@ -115,7 +128,8 @@ def kernels_extension(name, source, flags):
 
 
 def kernels_extensions():
-    """The baseline kernels, and on x86-64 one copy per instruction-set variant."""
+    """The baseline kernels, and one copy per instruction-set variant of the
+    target architecture."""
     if _env_flag("FASTNB_NATIVE"):
         return [
             kernels_extension(
@@ -123,11 +137,11 @@ def kernels_extensions():
             )
         ]
     extensions = [kernels_extension("fastnb._kernels", "fastnb/_kernels.pyx", [])]
-    x86_64 = platform.machine().lower() in ("x86_64", "amd64")
-    if DEBUG or _env_flag("FASTNB_NO_DISPATCH") or not x86_64:
+    variants = SIMD_VARIANTS.get(target_machine(), {})
+    if DEBUG or _env_flag("FASTNB_NO_DISPATCH") or not variants:
         return extensions
     os.makedirs(os.path.join("build", "simd"), exist_ok=True)
-    for suffix, flag in SIMD_VARIANTS.items():
+    for suffix, flag in variants.items():
         source = os.path.join("build", "simd", f"_kernels_{suffix}.pyx")
         shutil.copyfile(os.path.join("fastnb", "_kernels.pyx"), source)
         extensions.append(

@@ -24,6 +24,7 @@ from fastnb._rows cimport (
     fastnb_counted,
     fastnb_cpu_runs_avx2,
     fastnb_cpu_runs_avx512,
+    fastnb_cpu_runs_sve,
     fastnb_debug_build,
     fastnb_omp_max_threads,
     fastnb_openmp_enabled,
@@ -55,11 +56,14 @@ def openmp_runtime():
 
 
 def cpu_runs(variant):
-    """Whether this CPU runs the kernels compiled for variant ("avx2", "avx512")."""
+    """Whether this CPU runs the kernels compiled for variant ("avx2",
+    "avx512" on x86-64, "sve" on aarch64)."""
     if variant == "avx512":
         return bool(fastnb_cpu_runs_avx512())
     if variant == "avx2":
         return bool(fastnb_cpu_runs_avx2())
+    if variant == "sve":
+        return bool(fastnb_cpu_runs_sve())
     raise ValueError(f"unknown instruction-set variant {variant!r}")
 
 

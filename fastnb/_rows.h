@@ -79,8 +79,8 @@ static inline int fastnb_debug_build(void) { return 1; }
 static inline int fastnb_debug_build(void) { return 0; }
 #endif
 
-/* Whether this CPU runs the variants built for -march=haswell (AVX2 with
- * FMA and BMI2) and -march=skylake-avx512. */
+/* Whether this CPU runs the x86-64 variants built for -march=haswell (AVX2
+ * with FMA and BMI2) and -march=skylake-avx512. */
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
 static inline int fastnb_cpu_runs_avx2(void)
 {
@@ -100,6 +100,21 @@ static inline int fastnb_cpu_runs_avx512(void)
 #else
 static inline int fastnb_cpu_runs_avx2(void) { return 0; }
 static inline int fastnb_cpu_runs_avx512(void) { return 0; }
+#endif
+
+/* Whether this CPU runs the aarch64 variant built for -march=armv8.2-a+sve
+ * (the Linux kernel reports SVE in the auxiliary vector). */
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#ifndef HWCAP_SVE
+#define HWCAP_SVE (1UL << 22)
+#endif
+static inline int fastnb_cpu_runs_sve(void)
+{
+    return (getauxval(AT_HWCAP) & HWCAP_SVE) != 0;
+}
+#else
+static inline int fastnb_cpu_runs_sve(void) { return 0; }
 #endif
 
 /* ---- Blocks of classes -------------------------------------------------- */

@@ -34,6 +34,7 @@ cdef extern from "_rows.h":
     int fastnb_debug_build() noexcept nogil
     int fastnb_cpu_runs_avx2() noexcept nogil
     int fastnb_cpu_runs_avx512() noexcept nogil
+    int fastnb_cpu_runs_sve() noexcept nogil
 
     double fastnb_counted(double v, double threshold, bint binarize) noexcept nogil
     bint fastnb_refused(double x, bint non_negative) noexcept nogil

@@ -3,11 +3,14 @@
 On x86-64 the kernels are built three times from the same source: for
 baseline x86-64 (``fastnb._kernels``), for AVX2 with FMA
 (``fastnb._kernels_avx2``, Haswell and later) and for AVX-512
-(``fastnb._kernels_avx512``). ``kernels`` is the newest variant that was
-built and that this CPU runs. The environment variable ``FASTNB_SIMD``
-(``baseline``, ``avx2`` or ``avx512``) asks for one variant instead, for
-measurements and tests; asking for one the CPU cannot run, or that was not
-built, raises ImportError.
+(``fastnb._kernels_avx512``); on aarch64 twice: for baseline ARMv8-A, whose
+NEON vectors every aarch64 CPU has (``fastnb._kernels``), and for SVE
+(``fastnb._kernels_sve``: Graviton 3 and later, Neoverse V1 and later).
+``kernels`` is the newest variant that was built and that this CPU runs.
+The environment variable ``FASTNB_SIMD`` (``baseline``, ``avx2``,
+``avx512`` or ``sve``) asks for one variant instead, for measurements and
+tests; asking for one the CPU cannot run, or that was not built, raises
+ImportError.
 """
 
 import importlib
@@ -15,8 +18,8 @@ import os
 
 from fastnb import _kernels as _baseline
 
-# Newest first.
-VARIANTS = ("avx512", "avx2")
+# Newest first; a CPU runs the variants of its own architecture only.
+VARIANTS = ("avx512", "avx2", "sve")
 
 
 def _load(variant):

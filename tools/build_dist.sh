@@ -4,15 +4,20 @@
 #
 #   tools/build_dist.sh
 #
-# dist/ is emptied first; when all is well it holds exactly two files:
-#   fastnb-<version>.tar.gz                            the sdist
-#   fastnb-<version>-cp311-abi3-manylinux_2_17_*.whl   the wheel: one build for
-#                                                      CPython 3.11 and later
-#                                                      (the limited C API),
-#                                                      repaired by auditwheel,
-#                                                      with an OpenMP runtime
-#                                                      for glibc 2.17 in
-#                                                      fastnb.libs/
+# dist/ is emptied first; when all is well it holds:
+#   fastnb-<version>.tar.gz                                the sdist
+#   fastnb-<version>-cp311-abi3-manylinux_2_17_x86_64.whl  the wheel: one build
+#                                                          for CPython 3.11 and
+#                                                          later (the limited C
+#                                                          API), repaired by
+#                                                          auditwheel, with an
+#                                                          OpenMP runtime for
+#                                                          glibc 2.17 in
+#                                                          fastnb.libs/
+#   fastnb-<version>-cp311-abi3-manylinux_2_17_aarch64.whl the same for aarch64,
+#                                                          cross-compiled, when
+#                                                          FASTNB_AARCH64_SYSROOT
+#                                                          is set
 #
 # Steps: `python -m build` makes the sdist, then the wheel *from the sdist*
 # (so a file missing from the sdist breaks the build); `auditwheel repair`
@@ -36,7 +41,9 @@
 # and abi3audit checks that the kernels use the limited API of 3.11 only.
 #
 # Environment: PYTHON (default python3) is the interpreter the wheel is built
-# for. FASTNB_DEBUG must be unset: a bounds-checked build is not a release.
+# for. FASTNB_AARCH64_SYSROOT, a folder made by tools/aarch64_sysroot.sh
+# (Debian's aarch64 Python headers; aarch64-linux-gnu-gcc on PATH), adds the
+# aarch64 wheel. FASTNB_DEBUG must be unset: a bounds-checked build is not a release.
 # The wheel must use OpenMP unless FASTNB_NO_OPENMP=1 asks for a
 # single-threaded build.
 set -euo pipefail
@@ -72,9 +79,8 @@ want_openmp=1
 if env_flag FASTNB_NO_OPENMP; then
     want_openmp=0
 fi
-# The oldest glibc the wheel supports, and the scikit-learn release whose
-# wheel carries the OpenMP runtime built for it (see below).
-BASELINE=manylinux_2_17_$(uname -m)
+# The scikit-learn release whose wheels carry the OpenMP runtime bundled (see
+# openmp_runtime below).
 OPENMP_FROM=1.9.1
 
 work=$(mktemp -d)
@@ -97,19 +103,41 @@ wheels=("$work"/built/*.whl)
 if [[ ${#sdists[@]} != 1 || ! -f ${sdists[0]} || ${#wheels[@]} != 1 || ! -f ${wheels[0]} ]]; then
     fail "expected one sdist and one wheel, got: $(ls "$work/built")"
 fi
+built_wheels=("${wheels[0]}")
 
-# The OpenMP runtime to bundle: this machine's libgomp is built against its
-# own glibc (2.34 on Debian 12), which would make the wheel manylinux_2_34.
-# scikit-learn's wheel carries GCC's libgomp built for manylinux2014 (glibc
-# 2.17, every GOMP symbol version the kernels use); auditwheel finds it by
-# the kernels' DT_NEEDED name, libgomp.so.1, on LD_LIBRARY_PATH, and copies
-# it into fastnb.libs/ as it would the system one.
-openmp_dir="$work/openmp"
-if [[ $want_openmp == 1 && $(uname -m) == x86_64 ]]; then
-    echo "build_dist: GCC's libgomp for $BASELINE, from scikit-learn==$OPENMP_FROM"
-    run_logged "$work/openmp.log" "$work/tools/bin/python" -m pip download \
-        --no-deps --only-binary=:all: --dest "$openmp_dir" "scikit-learn==$OPENMP_FROM"
-    "$work/tools/bin/python" - "$openmp_dir" <<'PY'
+# aarch64: the same sdist cross-compiled by Debian's aarch64 gcc against the
+# aarch64 Python headers of FASTNB_AARCH64_SYSROOT (tools/aarch64_sysroot.sh
+# makes one), without build isolation (pip would fetch aarch64 build tools).
+if [[ -n "${FASTNB_AARCH64_SYSROOT:-}" ]]; then
+    sysroot=$(cd "$FASTNB_AARCH64_SYSROOT" && pwd)
+    command -v aarch64-linux-gnu-gcc >/dev/null ||
+        fail "FASTNB_AARCH64_SYSROOT is set, but aarch64-linux-gnu-gcc is not on PATH"
+    echo "build_dist: the aarch64 wheel from the sdist (cross-compiled)"
+    run_logged "$work/cross-tools.log" python -m pip install "Cython>=3.1" "setuptools>=77"
+    CC=aarch64-linux-gnu-gcc LDSHARED="aarch64-linux-gnu-gcc -shared" \
+        _PYTHON_HOST_PLATFORM=linux-aarch64 \
+        CFLAGS="-I$sysroot/usr/include -I$sysroot/usr/include/python3.11" \
+        run_logged "$work/cross-build.log" python -m build --wheel --no-isolation \
+        --outdir "$work/built-aarch64" "${sdists[0]}"
+    wheels=("$work"/built-aarch64/*.whl)
+    [[ ${#wheels[@]} == 1 && -f ${wheels[0]} ]] || fail "the aarch64 build wrote no single wheel"
+    built_wheels+=("${wheels[0]}")
+fi
+
+# openmp_runtime ARCH DIR: GCC's libgomp built for manylinux2014 (glibc 2.17,
+# every GOMP symbol version the kernels use), from scikit-learn's wheel for
+# ARCH, as DIR/libgomp.so.1. This machine's own libgomp is built against its
+# glibc (2.34 on Debian 12) and would make the wheel manylinux_2_34;
+# auditwheel finds this one instead by the kernels' DT_NEEDED name,
+# libgomp.so.1, on LD_LIBRARY_PATH, and copies it into fastnb.libs/.
+openmp_runtime() {
+    local arch=$1 dir=$2
+    echo "build_dist: GCC's libgomp for manylinux_2_17_$arch, from scikit-learn==$OPENMP_FROM"
+    run_logged "$work/openmp-$arch.log" python -m pip download --no-deps \
+        --only-binary=:all: --python-version 3.11 --implementation cp \
+        --platform "manylinux_2_28_$arch" --platform "manylinux_2_17_$arch" \
+        --platform "manylinux2014_$arch" --dest "$dir" "scikit-learn==$OPENMP_FROM"
+    python - "$dir" <<'PY'
 import sys
 import zipfile
 from pathlib import Path
@@ -121,40 +149,57 @@ with zipfile.ZipFile(wheel) as zf:
     (folder / "libgomp.so.1").write_bytes(zf.read(name))
 print(f"    {name} from {wheel.name}")
 PY
-fi
-
-echo "build_dist: auditwheel repair --plat $BASELINE"
-LD_LIBRARY_PATH="$openmp_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" run_logged \
-    "$work/repair.log" auditwheel repair --plat "$BASELINE" \
-    --wheel-dir "$work/repaired" "${wheels[0]}"
-repaired=("$work"/repaired/*.whl)
-if [[ ${#repaired[@]} != 1 || ! -f ${repaired[0]} ]]; then
-    fail "auditwheel repair wrote no single wheel"
-fi
+}
 
 mkdir dist
-cp "${sdists[0]}" "${repaired[0]}" dist/
+cp "${sdists[0]}" dist/
 sdist=dist/$(basename "${sdists[0]}")
-wheel=dist/$(basename "${repaired[0]}")
+checked=()
+for built in "${built_wheels[@]}"; do
+    case $built in
+    *aarch64.whl) arch=aarch64 ;;
+    *) arch=$(uname -m) ;;
+    esac
+    baseline=manylinux_2_17_$arch
+    openmp_dir="$work/openmp-$arch"
+    if [[ $want_openmp == 1 ]]; then
+        openmp_runtime "$arch" "$openmp_dir"
+    fi
+    echo "build_dist: auditwheel repair ($baseline) $(basename "$built")"
+    # --plat auto: auditwheel's choices are the building machine's architecture.
+    LD_LIBRARY_PATH="$openmp_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" run_logged \
+        "$work/repair-$arch.log" auditwheel repair --plat auto \
+        --wheel-dir "$work/repaired-$arch" "$built"
+    repaired=("$work/repaired-$arch"/*.whl)
+    if [[ ${#repaired[@]} != 1 || ! -f ${repaired[0]} ]]; then
+        fail "auditwheel repair wrote no single wheel for $arch"
+    fi
+    cp "${repaired[0]}" dist/
+    wheel=dist/$(basename "${repaired[0]}")
+    checked+=("$built" "$wheel")
 
-echo "build_dist: auditwheel show $wheel"
-show=$(auditwheel show "$wheel" 2>&1) || {
-    echo "$show" >&2
-    fail "auditwheel show failed"
-}
-echo "$show" | sed '/./s/^/    /'
-# auditwheel wraps its lines: compare with the white space squeezed.
-if [[ "$(echo "$show" | tr -s ' \n' '  ')" != *"platform tag: \"$BASELINE\""* ]]; then
-    fail "auditwheel does not find $wheel consistent with $BASELINE"
-fi
+    echo "build_dist: auditwheel show $wheel"
+    show=$(auditwheel show "$wheel" 2>&1) || {
+        echo "$show" >&2
+        fail "auditwheel show failed"
+    }
+    echo "$show" | sed '/./s/^/    /'
+    # auditwheel wraps its lines: compare with the white space squeezed.
+    if [[ "$(echo "$show" | tr -s ' \n' '  ')" != *"platform tag: \"$baseline\""* ]]; then
+        fail "auditwheel does not find $wheel consistent with $baseline"
+    fi
 
-echo "build_dist: abi3audit --strict $wheel"
-run_logged "$work/abi3audit.log" abi3audit --strict --report "$wheel"
-sed '/./s/^/    /' "$work/abi3audit.log"
+    echo "build_dist: abi3audit --strict $wheel"
+    run_logged "$work/abi3audit-$arch.log" abi3audit --strict --report "$wheel"
+    sed '/./s/^/    /' "$work/abi3audit-$arch.log"
+done
 
 echo "build_dist: file lists"
-python - "$root" "$sdist" "${wheels[0]}" "$wheel" "$want_openmp" <<'PY'
-"""Check the sdist and the repaired wheel against what belongs in them."""
+python - "$root" "$sdist" "$want_openmp" "${checked[@]}" <<'PY'
+"""Check the sdist and the repaired wheels against what belongs in them.
+
+Arguments: the source tree, the sdist, whether OpenMP is wanted, then each
+wheel as built and as repaired, in pairs."""
 
 import io
 import re
@@ -167,7 +212,7 @@ from pathlib import Path, PurePosixPath
 from elftools.elf.elffile import ELFFile
 from packaging.version import Version
 
-root, sdist, built_wheel, wheel, want_openmp = sys.argv[1:]
+root, sdist, want_openmp, *wheel_pairs = sys.argv[1:]
 root = Path(root)
 want_openmp = want_openmp == "1"
 problems = []
@@ -261,67 +306,77 @@ for path in sorted(sdist_files - sdist_required):
     if not sdist_generated.fullmatch(path):
         problems.append(f"sdist: {why_not(path)}: {path}")
 
-# The wheel --------------------------------------------------------------------
+# The wheels -------------------------------------------------------------------
 dist_info = f"fastnb-{version}.dist-info/"
-with zipfile.ZipFile(wheel) as zf:
-    wheel_files = {name for name in zf.namelist() if not name.endswith("/")}
-    kernels = sorted(filter(KERNELS.fullmatch, wheel_files))
-    vendored = set(filter(VENDORED.fullmatch, wheel_files))
-    baseline = list(filter(BASELINE.fullmatch, kernels))
-    if len(baseline) != 1:
-        problems.append(f"wheel: expected one fastnb/_kernels.*.so, found {baseline}")
-    kernel_needs = {name: needed(zf.read(name)) for name in kernels}
-    metadata_version(zf.read(dist_info + "METADATA"), "wheel METADATA")
-    tags = [
-        line.split(":", 1)[1].strip()
-        for line in zf.read(dist_info + "WHEEL").decode().splitlines()
-        if line.startswith("Tag:")
-    ]
-    if not tags or not all(
-        tag.startswith("cp311-abi3-") and "manylinux" in tag for tag in tags
-    ):
-        problems.append(f"wheel: tags {tags} are not all cp311-abi3 manylinux")
-
 wheel_required = modules | {
     dist_info + name for name in ("METADATA", "WHEEL", "RECORD", "licenses/LICENSE")
 }
-for path in sorted(wheel_required - wheel_files):
-    problems.append(f"wheel: missing {path}")
-for path in sorted(wheel_files - wheel_required - set(kernels) - vendored):
-    if not path.startswith(dist_info):
-        problems.append(f"wheel: {why_not(path)}: {path}")
-
-# The OpenMP runtime: linked by the kernels as built, and carried by the wheel.
-with zipfile.ZipFile(built_wheel) as zf:
-    built_needs = {
-        name: needed(zf.read(name)) for name in filter(KERNELS.fullmatch, zf.namelist())
-    }
-vendored_names = {PurePosixPath(path).name for path in vendored}
-for name, libs in built_needs.items():
-    openmp = [lib for lib in libs if lib.startswith(OPENMP_RUNTIMES)]
-    if want_openmp and not openmp:
-        problems.append(
-            f"wheel: {name} links no OpenMP runtime (built without OpenMP: see "
-            "the 'fastnb:' lines of the build log; FASTNB_NO_OPENMP=1 allows it)"
-        )
-    for lib in openmp:
-        stem = lib.split(".so")[0] + "-"
-        carried = [
-            n
-            for n in kernel_needs.get(name, [])
-            if n.startswith(stem) and n in vendored_names
-        ]
-        if not carried:
-            problems.append(f"wheel: {name} links {lib}, not carried in fastnb.libs/")
-
 print(f"    sdist {Path(sdist).name}: {len(sdist_files)} files")
 for path in sorted(sdist_files):
     print(f"        {path}")
-print(f"    wheel {Path(wheel).name}: {len(wheel_files)} files")
-for path in sorted(wheel_files):
-    print(f"        {path}")
-for name, libs in kernel_needs.items():
-    print(f"    {PurePosixPath(name).name} needs {', '.join(libs)}")
+
+
+def check_wheel(built_wheel, wheel):
+    """Check a repaired wheel's files, tags and OpenMP runtime; print its files."""
+    where = f"wheel {Path(wheel).name}"
+    with zipfile.ZipFile(wheel) as zf:
+        wheel_files = {name for name in zf.namelist() if not name.endswith("/")}
+        kernels = sorted(filter(KERNELS.fullmatch, wheel_files))
+        vendored = set(filter(VENDORED.fullmatch, wheel_files))
+        baseline = list(filter(BASELINE.fullmatch, kernels))
+        if len(baseline) != 1:
+            problems.append(f"{where}: expected one fastnb/_kernels.*.so, found {baseline}")
+        kernel_needs = {name: needed(zf.read(name)) for name in kernels}
+        metadata_version(zf.read(dist_info + "METADATA"), f"{where} METADATA")
+        tags = [
+            line.split(":", 1)[1].strip()
+            for line in zf.read(dist_info + "WHEEL").decode().splitlines()
+            if line.startswith("Tag:")
+        ]
+    if not tags or not all(
+        tag.startswith("cp311-abi3-") and "manylinux" in tag for tag in tags
+    ):
+        problems.append(f"{where}: tags {tags} are not all cp311-abi3 manylinux")
+    for path in sorted(wheel_required - wheel_files):
+        problems.append(f"{where}: missing {path}")
+    for path in sorted(wheel_files - wheel_required - set(kernels) - vendored):
+        if not path.startswith(dist_info):
+            problems.append(f"{where}: {why_not(path)}: {path}")
+
+    # The OpenMP runtime: linked by the kernels as built, carried by the wheel.
+    with zipfile.ZipFile(built_wheel) as zf:
+        built_needs = {
+            name: needed(zf.read(name))
+            for name in filter(KERNELS.fullmatch, zf.namelist())
+        }
+    vendored_names = {PurePosixPath(path).name for path in vendored}
+    for name, libs in built_needs.items():
+        openmp = [lib for lib in libs if lib.startswith(OPENMP_RUNTIMES)]
+        if want_openmp and not openmp:
+            problems.append(
+                f"{where}: {name} links no OpenMP runtime (built without OpenMP: "
+                "see the 'fastnb:' lines of the build log; FASTNB_NO_OPENMP=1 "
+                "allows it)"
+            )
+        for lib in openmp:
+            stem = lib.split(".so")[0] + "-"
+            carried = [
+                n
+                for n in kernel_needs.get(name, [])
+                if n.startswith(stem) and n in vendored_names
+            ]
+            if not carried:
+                problems.append(f"{where}: {name} links {lib}, not in fastnb.libs/")
+
+    print(f"    {where}: {len(wheel_files)} files")
+    for path in sorted(wheel_files):
+        print(f"        {path}")
+    for name, libs in kernel_needs.items():
+        print(f"    {PurePosixPath(name).name} needs {', '.join(libs)}")
+
+
+for built_wheel, wheel in zip(wheel_pairs[::2], wheel_pairs[1::2], strict=True):
+    check_wheel(built_wheel, wheel)
 
 if problems:
     print("\n".join(f"build_dist: {problem}" for problem in problems), file=sys.stderr)
