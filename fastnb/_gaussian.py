@@ -543,7 +543,8 @@ class GaussianNB(BaseNB):
                     inv_var,
                     scoring["intercept"],
                     output,
-                    out[rows],
+                    # (The cost matrix, for MIN_EXPECTED_COST, is read whole.)
+                    out if output == _kernels.Output.MIN_EXPECTED_COST else out[rows],
                     labels[rows],
                     *arguments[3:],
                 )

@@ -45,6 +45,10 @@ cpdef enum Output:
     LOG_PROBA = 1
     PROBA = 2
     ARGMAX = 3
+    # The class of least expected cost: `out` is then the cost matrix C
+    # (n_classes, n_classes), read, never written, and labels[i] receives
+    # the class (see _least_cost).
+    MIN_EXPECTED_COST = 4
 
 
 def openmp_enabled():
@@ -426,10 +430,17 @@ cdef inline int _finish_row(
     intp_t[::1] labels,
     Py_ssize_t i,
 ) except -1 nogil:
-    """Write the row's scores (scores[t]) to out[i] or labels[i] as `output` asks."""
+    """Write the row's scores (scores[t]) to out[i] or labels[i] as `output` asks.
+
+    MIN_EXPECTED_COST reads the cost matrix from `out` and overwrites the
+    row's scores (see _least_cost).
+    """
     cdef Py_ssize_t n_classes = scores.shape[1]
     cdef Py_ssize_t k, best
     cdef double top, total, log_total
+    if output == MIN_EXPECTED_COST:
+        labels[i] = _least_cost(scores, t, out)
+        return 0
     if output == ARGMAX:
         # First maximum wins, as numpy.argmax.
         best = 0
@@ -460,6 +471,38 @@ cdef inline int _finish_row(
         for k in range(n_classes):
             out[i, k] = exp((scores[t, k] - top) - log_total)
     return 0
+
+
+cdef inline Py_ssize_t _least_cost(
+    double[:, :] scores, Py_ssize_t t, const double[:, ::1] cost
+) noexcept nogil:
+    """The class j of least expected cost sum_k P(k | x) cost[k, j] for the
+    row's joint log-likelihoods scores[t], which it overwrites.
+
+    The posteriors are taken unnormalised, exp(score - top score): the
+    normaliser is the same for every j and does not change which is least.
+    Classes are compared two at a time by the difference of their costs,
+    sum_k p_k (cost[k, j] - cost[k, best]), whose sign is exact for a 0-1
+    matrix (two nonzero terms, of opposite signs); where it is 0 the most
+    probable class wins (argmax of the scores), else the first.  So the 0-1
+    matrix, or any multiple of it, gives argmax exactly.
+    """
+    cdef Py_ssize_t n_classes = scores.shape[1]
+    cdef Py_ssize_t j, k, best = 0, most_probable = 0
+    cdef double top, difference
+    for k in range(1, n_classes):
+        if scores[t, k] > scores[t, most_probable]:
+            most_probable = k
+    top = scores[t, most_probable]
+    for k in range(n_classes):
+        scores[t, k] = exp(scores[t, k] - top)
+    for j in range(1, n_classes):
+        difference = 0.0
+        for k in range(n_classes):
+            difference = difference + scores[t, k] * (cost[k, j] - cost[k, best])
+        if difference < 0.0 or (difference == 0.0 and j == most_probable):
+            best = j
+    return best
 
 
 # Classes scored together (their accumulators stay in registers); tables

@@ -11,7 +11,8 @@ strings and DataFrames are given as they are). Model: scikit-learn's
 2. integer sample weights are repeated rows, and zero weights dropped rows;
 3. a failed fit or partial_fit raises and changes nothing; so does a
    failed prediction;
-4. probabilities are normalised log-likelihoods, and predict their argmax;
+4. probabilities are normalised log-likelihoods, and predict their argmax
+   (also as the least expected cost under 0-1 costs);
 5. results do not depend on the number of threads;
 6. permuting the label names permutes the output columns;
 7. pickle and clone;
@@ -516,6 +517,10 @@ def test_probabilities_are_normalised_log_likelihoods(case, dtype, container, dr
         assert (error <= limit + np.finfo(proba.dtype).tiny).all()
         # predict is the most probable class (the first one when tied).
         predicted = model.predict(X_eval)
+        # The least expected cost under 0-1 costs (or a multiple) is exactly it.
+        zero_one = 1.0 - np.eye(len(model.classes_))
+        for cost in (zero_one, 3.0 * zero_one):
+            np.testing.assert_array_equal(model.predict(X_eval, cost=cost), predicted)
         if jll.dtype == np.float64:
             np.testing.assert_array_equal(
                 predicted, model.classes_[np.argmax(jll, axis=1)]
