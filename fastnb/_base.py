@@ -674,6 +674,26 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         index, as the kernels' ``output`` constant asks.
         """
 
+    def _terms(self, X, scoring, selection):
+        """``(terms, intercept)`` of checked X for ``contributions``.
+
+        Each value's term in the joint log-likelihood less the term of a 0
+        in its place, over the class columns of ``selection``
+        (fastnb._explain.Selection): an ndarray (n_samples, n_features,
+        n_out) for dense X, a list of n_out CSR matrices for sparse X; and
+        the selected columns of the all-zeros row's joint log-likelihood
+        (n_out,). Not abstract: a family without it has no contributions.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} does not give per-feature contributions."
+        )
+
+    def _informative_values(self):
+        """fastnb._explain.InformativeValues: each feature's candidate values
+        and their log-likelihood in each class, for
+        ``most_informative_features``. Not abstract, as ``_terms``."""
+        raise NotImplementedError(f"{type(self).__name__} does not rank its features.")
+
     def _add_batch(self, statistics, batch, y, sample_weight, n_classes):
         """The model's ``statistics`` with a checked batch's added, for
         ``partial_fit``: by default its statistics, combined.
@@ -1006,3 +1026,131 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             effective_n_threads(len(labels)),
         )
         return predicted
+
+    # -- reading the model -------------------------------------------------------
+
+    def contributions(self, X, classes=None):
+        """Each feature's additive term in the joint log-likelihood of each sample.
+
+        A term is the log-likelihood of the feature's value less that of a
+        0 in its place (for CategoricalNB, of the category coded 0: the
+        first of ``categories_``), so a 0 contributes nothing and sparse X
+        gives sparse terms; the intercept is the joint log-likelihood of the
+        all-zeros row, the log prior included. So, for every class c::
+
+            intercept[c] + terms[i, :, c].sum() == predict_joint_log_proba(X)[i, c]
+
+        For MultinomialNB and ComplementNB a term is ``x_j`` times the
+        class's weight of feature j (``feature_log_prob_``); for PoissonNB
+        ``x_j log rate_cj - log x_j!``; for BernoulliNB the binarized
+        ``x_j`` times ``log p_cj - log(1 - p_cj)``; for GaussianNB
+        ``x_j (theta_cj - x_j / 2) / var_cj``; for CategoricalNB the
+        category's log-probability less category 0's. MixedNB gives each
+        column its family's term. Computed by a compiled kernel over the
+        stored values, rows in parallel.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The input samples, as ``predict`` takes them.
+        classes : None, a class, or a pair (a, b) of classes, default=None
+            None for every class (a dense array of n_samples x n_features
+            x n_classes, whatever X is: ask for it on small X); one class
+            of ``classes_`` for its terms; a tuple ``(a, b)`` for the terms
+            of the log-odds of a against b, ``log P(a | x) - log P(b | x)``.
+
+        Returns
+        -------
+        contributions : Contributions
+            A named tuple ``(terms, intercept)``. For every class, ``terms``
+            is an ndarray (n_samples, n_features, n_classes) and
+            ``intercept`` (n_classes,); for a class or a pair, ``terms`` is
+            (n_samples, n_features), CSR if X is sparse, and ``intercept``
+            a float. Always float64.
+
+        Raises
+        ------
+        ValueError
+            Where a 0 has a log-likelihood of -inf in some class (an
+            unsmoothed BernoulliNB feature on in every sample of a class,
+            an unsmoothed CategoricalNB category 0 never seen in a class),
+            since the terms are taken against it; and for X ``predict``
+            refuses.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastnb import MultinomialNB
+        >>> X = np.array([[3, 0, 1], [2, 1, 0], [0, 2, 3], [1, 0, 4]])
+        >>> clf = MultinomialNB().fit(X, ["ham", "ham", "spam", "spam"])
+        >>> terms, intercept = clf.contributions([[1, 0, 2]], classes=("spam", "ham"))
+        >>> terms.round(3)
+        array([[-1.361,  0.   ,  2.248]])
+        >>> log_odds = np.diff(clf.predict_joint_log_proba([[1, 0, 2]])[0])
+        >>> bool(np.isclose(intercept + terms.sum(), log_odds[0]))
+        True
+        """
+        from fastnb._explain import Contributions, class_selection, final_terms
+
+        self._check_fitted_state()
+        selection, mode = class_selection(self.classes_, classes)
+        X = self._check_X(X)
+        terms, intercept = self._terms(X, self._final_tables()[1], selection)
+        terms = final_terms(terms, mode)
+        if mode != "all":
+            intercept = float(intercept[0])
+        return Contributions(terms, intercept)
+
+    def most_informative_features(self, n=10, feature_names=None):
+        """The features whose values separate the classes most, as NLTK ranks them.
+
+        For each value a feature can take, the ratio of its likelihood in
+        the class where it is most likely to that in the class where it is
+        least likely; each feature is ranked by its value of greatest
+        ratio. The values: for the count families, one occurrence (x = 1;
+        ComplementNB: the ratio of its class weights); for BernoulliNB,
+        present (1) and absent (0); for CategoricalNB, each category; for
+        GaussianNB, 257 points evenly spaced over the classes' means plus
+        and minus three standard deviations (past them the ratio of two
+        Gaussians of different variances grows without bound, where no
+        data is). MixedNB ranks all its columns together.
+
+        Parameters
+        ----------
+        n : int or None, default=10
+            How many features to return; None for all.
+        feature_names : array-like of str, or a fitted transformer, default=None
+            The features' names: an array of n_features, or an object with
+            ``get_feature_names_out`` (a fitted CountVectorizer); by default
+            ``feature_names_in_``, else x0, x1, ...
+
+        Returns
+        -------
+        table : pandas.DataFrame, or list of InformativeFeature
+            A row a feature, most informative first, with columns
+            ``feature``, ``value``, ``most_likely`` and ``least_likely``
+            (classes), ``ratio`` (of the likelihoods) and ``log_ratio``; a
+            list of named tuples with those fields if pandas is not
+            installed.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastnb import MultinomialNB
+        >>> X = np.array([[3, 0, 1], [2, 1, 0], [0, 2, 3], [1, 0, 4]])
+        >>> clf = MultinomialNB().fit(X, ["ham", "ham", "spam", "spam"])
+        >>> table = clf.most_informative_features(2, feature_names=["a", "b", "c"])
+        >>> table.round(3)
+          feature value most_likely least_likely  ratio  log_ratio
+        0       a     1         ham         spam  3.900      1.361
+        1       c     1        spam          ham  3.077      1.124
+        """
+        from fastnb._explain import feature_names_of, rank_features
+
+        self._check_fitted_state()
+        if n is not None and (
+            isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0
+        ):
+            raise ValueError(f"n must be a non-negative integer or None; got {n!r}.")
+        names = feature_names_of(self, feature_names)
+        return rank_features(self._informative_values(), self.classes_, names, n)

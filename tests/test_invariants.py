@@ -16,7 +16,8 @@ strings and DataFrames are given as they are). Model: scikit-learn's
 5. results do not depend on the number of threads;
 6. permuting the label names permutes the output columns;
 7. pickle and clone;
-8. read-only and memory-mapped input.
+8. read-only and memory-mapped input;
+9. contributions add up to the joint log-likelihood.
 """
 
 import copy
@@ -680,3 +681,39 @@ def test_read_only_and_memory_mapped_input(case, dtype, container, how, tmp_path
         case.estimator().partial_fit(frozen, y, **batch),
         case.estimator().partial_fit(X, y, **batch),
     )
+
+
+# ---------------------------------------------------------------------------
+# 9. Contributions
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(CASE_INPUTS, case_params())
+def test_contributions_add_up_to_the_joint_log_likelihood(case, dtype, container):
+    X, y, w = case.make(seed=5)
+    X = as_container(X, container, dtype)
+    model = case.estimator().fit(X, y, sample_weight=w)
+    jll = model.predict_joint_log_proba(X).astype(np.float64)
+    scale = np.maximum(1.0, np.abs(jll).max(axis=1))
+    # The terms are float64 whatever X is; the joint log-likelihood of float32
+    # X is rounded to float32 (GaussianNB), or in part (PoissonNB's log x!).
+    rtol = tol(dtype)
+
+    def assert_adds_up(actual, expected):
+        limit = rtol * (scale if actual.ndim == 1 else scale[:, None])
+        assert (np.abs(actual - expected) <= limit).all()
+
+    terms, intercept = model.contributions(X)
+    assert terms.shape == (*X.shape, len(model.classes_))
+    assert terms.dtype == intercept.dtype == np.float64
+    assert_adds_up(terms.sum(axis=1) + intercept, jll)
+    a, b = model.classes_[[2, 0]]
+    for classes, expected in ((a, jll[:, 2]), ((a, b), jll[:, 2] - jll[:, 0])):
+        terms, intercept = model.contributions(X, classes=classes)
+        assert isinstance(intercept, float)
+        assert terms.shape == X.shape
+        # Sparse X gives sparse terms: no more stored than X stores.
+        if container in ("csr", "csc"):
+            assert terms.format == "csr" and terms.nnz <= X.nnz
+        total = np.asarray(terms.sum(axis=1)).reshape(-1) + intercept
+        assert_adds_up(total, expected)
