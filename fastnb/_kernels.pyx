@@ -476,7 +476,7 @@ cdef inline int _finish_row(
 
 cdef inline Py_ssize_t _least_cost(
     double[:, :] scores, Py_ssize_t t, const double[:, ::1] cost
-) noexcept nogil:
+) except -1 nogil:
     """The class j of least expected cost sum_k P(k | x) cost[k, j] for the
     row's joint log-likelihoods scores[t], which it overwrites.
 
@@ -755,9 +755,10 @@ def linear_terms_dense(
 
 cdef inline Py_ssize_t _code_row(
     code_t x, const intp_t[::1] offsets, Py_ssize_t j
-) noexcept nogil:
+) except -2 nogil:
     """The table row of code x of feature j, or -1 if x is not a whole
-    number >= 0 (NaN and infinities are not)."""
+    number >= 0 (NaN and infinities are not); -2 passes on a bounds error
+    (FASTNB_DEBUG build)."""
     cdef Py_ssize_t unseen = offsets[j + 1] - offsets[j] - 1
     if code_t is float or code_t is double:
         if not (x >= 0 and x < INFINITY and fastnb_whole(x)):
