@@ -869,6 +869,15 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         n_features = self.n_features_in_
         if isinstance(n_features, bool) or not isinstance(n_features, int | np.integer):
             raise ValueError(f"n_features_in_ must be an integer; got {n_features!r}.")
+        names = vars(self).get("feature_names_in_")
+        if names is not None and (
+            not isinstance(names, np.ndarray) or names.shape != (n_features,)
+        ):
+            # scikit-learn compares them with X's names element-wise.
+            raise ValueError(
+                f"feature_names_in_ must be an array of the {n_features} feature "
+                f"names the model was fitted on; got {names!r}."
+            )
         try:
             self._check_statistics(
                 self._statistics, n_classes, n_features, values=False
