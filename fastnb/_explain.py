@@ -87,11 +87,17 @@ def class_selection(classes, asked):
 
 
 def class_position(classes, label):
-    """The index of ``label`` in ``classes``; ValueError if it is not one."""
-    found = np.flatnonzero(classes == np.asarray(label, dtype=classes.dtype))
-    if not len(found) or (isinstance(label, str) != (classes.dtype.kind in "UO")):
-        raise ValueError(f"{label!r} is not one of the classes {list(classes)}.")
-    return int(found[0])
+    """The index of ``label`` in ``classes``; ValueError if it is not one.
+
+    By Python equality, so that neither is converted to the other's type
+    (1 is not the class "1").
+    """
+    try:
+        return classes.tolist().index(label)
+    except ValueError:
+        raise ValueError(
+            f"{label!r} is not one of the classes {classes.tolist()}."
+        ) from None
 
 
 def terms_output(X, n_out):

@@ -100,6 +100,23 @@ def test_contributions_refuse_unknown_classes(classes, message):
         model.contributions(X, classes=classes)
 
 
+def test_contributions_take_classes_of_any_type():
+    X, y, _ = CASES[0].make(labels=[-3, 8, 11])
+    model = fastnb.MultinomialNB().fit(X, y)
+    jll = model.predict_joint_log_proba(X)
+    for label in (8, np.int64(8), 8.0):
+        terms, intercept = model.contributions(X, classes=label)
+        np.testing.assert_allclose(intercept + terms.sum(axis=1), jll[:, 1])
+    with pytest.raises(ValueError, match="'8' is not one of the classes"):
+        model.contributions(X, classes="8")
+    words = fastnb.MultinomialNB().fit(
+        X, np.array(["x", "y", "z"], object)[np.searchsorted(model.classes_, y)]
+    )
+    terms, intercept = words.contributions(X, classes=("z", "x"))
+    jll = words.predict_joint_log_proba(X)
+    np.testing.assert_allclose(intercept + terms.sum(axis=1), jll[:, 2] - jll[:, 0])
+
+
 def test_contributions_refuse_what_predict_refuses():
     X, y, _ = CASES[0].make()
     bad = X.copy()
