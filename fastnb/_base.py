@@ -674,6 +674,26 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         index, as the kernels' ``output`` constant asks.
         """
 
+    def _terms(self, X, scoring, selection):
+        """``(terms, intercept)`` of checked X for ``contributions``.
+
+        Each value's term in the joint log-likelihood less the term of a 0
+        in its place, over the class columns of ``selection``
+        (fastnb._explain.Selection): an ndarray (n_samples, n_features,
+        n_out) for dense X, a list of n_out CSR matrices for sparse X; and
+        the selected columns of the all-zeros row's joint log-likelihood
+        (n_out,). Not abstract: a family without it has no contributions.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} does not give per-feature contributions."
+        )
+
+    def _informative_values(self):
+        """fastnb._explain.InformativeValues: each feature's candidate values
+        and their log-likelihood in each class, for
+        ``most_informative_features``. Not abstract, as ``_terms``."""
+        raise NotImplementedError(f"{type(self).__name__} does not rank its features.")
+
     def _add_batch(self, statistics, batch, y, sample_weight, n_classes):
         """The model's ``statistics`` with a checked batch's added, for
         ``partial_fit``: by default its statistics, combined.
@@ -849,6 +869,15 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         n_features = self.n_features_in_
         if isinstance(n_features, bool) or not isinstance(n_features, int | np.integer):
             raise ValueError(f"n_features_in_ must be an integer; got {n_features!r}.")
+        names = vars(self).get("feature_names_in_")
+        if names is not None and (
+            not isinstance(names, np.ndarray) or names.shape != (n_features,)
+        ):
+            # scikit-learn compares them with X's names element-wise.
+            raise ValueError(
+                f"feature_names_in_ must be an array of the {n_features} feature "
+                f"names the model was fitted on; got {names!r}."
+            )
         try:
             self._check_statistics(
                 self._statistics, n_classes, n_features, values=False
@@ -874,18 +903,23 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
 
     # -- prediction --------------------------------------------------------------
 
-    def _predict_output(self, X, output):
+    def _predict_output(self, X, output, cost=None):
+        """One scoring call; ``cost`` (checked) for MIN_EXPECTED_COST, which
+        the kernels read where other outputs write (``out``)."""
         self._check_fitted_state()
         X = self._check_X(X)
         n_samples, n_classes = X.shape[0], len(self.classes_)
         if output == _kernels.Output.ARGMAX:
             out = np.empty((0, n_classes), dtype=np.float64)
             labels = np.empty(n_samples, dtype=np.intp)
+        elif output == _kernels.Output.MIN_EXPECTED_COST:
+            out = cost
+            labels = np.empty(n_samples, dtype=np.intp)
         else:
             out = np.empty((n_samples, n_classes), dtype=np.float64)
             labels = np.empty(0, dtype=np.intp)
         self._score(X, self._final_tables()[1], output, out, labels)
-        if output == _kernels.Output.ARGMAX:
+        if output in (_kernels.Output.ARGMAX, _kernels.Output.MIN_EXPECTED_COST):
             return labels
         return out.astype(self._output_dtype(X), copy=False)
 
@@ -940,20 +974,56 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """
         return self._predict_output(X, _kernels.Output.PROBA)
 
-    def predict(self, X):
-        """Return the most probable class of each sample.
+    def predict(self, X, *, cost=None):
+        """Return the most probable class of each sample, or the least costly.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             The input samples.
+        cost : array-like of shape (n_classes, n_classes), default=None
+            None for the most probable class (the MAP rule). Otherwise the
+            Bayes decision rule: ``cost[i, j]`` is the cost of predicting
+            ``classes_[j]`` when the truth is ``classes_[i]`` (finite,
+            non-negative), and each sample gets the class j of least
+            expected cost ``sum_i P(classes_[i] | x) cost[i, j]``; among
+            classes of equal expected cost the most probable, else the
+            first. The 0-1 matrix (0 on the diagonal, 1 elsewhere) gives
+            the MAP rule exactly. The posterior is computed row by row in
+            the scoring kernel: no (n_samples, n_classes) array is made.
+            A keyword of ``predict`` (rather than a method of its own) so
+            that a Pipeline passes it on: ``pipe.predict(X, cost=C)``.
 
         Returns
         -------
         C : ndarray of shape (n_samples,)
             Predicted labels, taken from ``classes_``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastnb import MultinomialNB
+        >>> X = np.array([[3, 0], [2, 1], [1, 2], [0, 3]])
+        >>> clf = MultinomialNB().fit(X, ["ham", "ham", "spam", "spam"])
+        >>> clf.predict([[1, 1]])
+        array(['ham'], dtype='<U4')
+        >>> clf.predict_proba([[2, 3]]).round(2)
+        array([[0.25, 0.75]])
+        >>> # Losing a real mail (ham predicted spam) costs 10, spam let through 1.
+        >>> clf.predict([[2, 3]], cost=[[0, 10], [1, 0]])
+        array(['ham'], dtype='<U4')
         """
-        labels = self._predict_output(X, _kernels.Output.ARGMAX)
+        if cost is None:
+            labels = self._predict_output(X, _kernels.Output.ARGMAX)
+        else:
+            from fastnb._explain import check_cost  # it imports this module
+
+            self._check_fitted_state()
+            labels = self._predict_output(
+                X,
+                _kernels.Output.MIN_EXPECTED_COST,
+                check_cost(cost, self.classes_),
+            )
         classes = self.classes_
         if classes.dtype not in LABEL_DTYPES:
             return classes[labels]
@@ -965,3 +1035,131 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             effective_n_threads(len(labels)),
         )
         return predicted
+
+    # -- reading the model -------------------------------------------------------
+
+    def contributions(self, X, classes=None):
+        """Each feature's additive term in the joint log-likelihood of each sample.
+
+        A term is the log-likelihood of the feature's value less that of a
+        0 in its place (for CategoricalNB, of the category coded 0: the
+        first of ``categories_``), so a 0 contributes nothing and sparse X
+        gives sparse terms; the intercept is the joint log-likelihood of the
+        all-zeros row, the log prior included. So, for every class c::
+
+            intercept[c] + terms[i, :, c].sum() == predict_joint_log_proba(X)[i, c]
+
+        For MultinomialNB and ComplementNB a term is ``x_j`` times the
+        class's weight of feature j (``feature_log_prob_``); for PoissonNB
+        ``x_j log rate_cj - log x_j!``; for BernoulliNB the binarized
+        ``x_j`` times ``log p_cj - log(1 - p_cj)``; for GaussianNB
+        ``x_j (theta_cj - x_j / 2) / var_cj``; for CategoricalNB the
+        category's log-probability less category 0's. MixedNB gives each
+        column its family's term. Computed by a compiled kernel over the
+        stored values, rows in parallel.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The input samples, as ``predict`` takes them.
+        classes : None, a class, or a pair (a, b) of classes, default=None
+            None for every class (a dense array of n_samples x n_features
+            x n_classes, whatever X is: ask for it on small X); one class
+            of ``classes_`` for its terms; a tuple ``(a, b)`` for the terms
+            of the log-odds of a against b, ``log P(a | x) - log P(b | x)``.
+
+        Returns
+        -------
+        contributions : Contributions
+            A named tuple ``(terms, intercept)``. For every class, ``terms``
+            is an ndarray (n_samples, n_features, n_classes) and
+            ``intercept`` (n_classes,); for a class or a pair, ``terms`` is
+            (n_samples, n_features), CSR if X is sparse, and ``intercept``
+            a float. Always float64.
+
+        Raises
+        ------
+        ValueError
+            Where a 0 has a log-likelihood of -inf in some class (an
+            unsmoothed BernoulliNB feature on in every sample of a class,
+            an unsmoothed CategoricalNB category 0 never seen in a class),
+            since the terms are taken against it; and for X ``predict``
+            refuses.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastnb import MultinomialNB
+        >>> X = np.array([[3, 0, 1], [2, 1, 0], [0, 2, 3], [1, 0, 4]])
+        >>> clf = MultinomialNB().fit(X, ["ham", "ham", "spam", "spam"])
+        >>> terms, intercept = clf.contributions([[1, 0, 2]], classes=("spam", "ham"))
+        >>> terms.round(3)
+        array([[-1.361,  0.   ,  2.248]])
+        >>> log_odds = np.diff(clf.predict_joint_log_proba([[1, 0, 2]])[0])
+        >>> bool(np.isclose(intercept + terms.sum(), log_odds[0]))
+        True
+        """
+        from fastnb._explain import Contributions, class_selection, final_terms
+
+        self._check_fitted_state()
+        selection, mode = class_selection(self.classes_, classes)
+        X = self._check_X(X)
+        terms, intercept = self._terms(X, self._final_tables()[1], selection)
+        terms = final_terms(terms, mode)
+        if mode != "all":
+            intercept = float(intercept[0])
+        return Contributions(terms, intercept)
+
+    def most_informative_features(self, n=10, feature_names=None):
+        """The features whose values separate the classes most, as NLTK ranks them.
+
+        For each value a feature can take, the ratio of its likelihood in
+        the class where it is most likely to that in the class where it is
+        least likely; each feature is ranked by its value of greatest
+        ratio. The values: for the count families, one occurrence (x = 1;
+        ComplementNB: the ratio of its class weights); for BernoulliNB,
+        present (1) and absent (0); for CategoricalNB, each category; for
+        GaussianNB, 257 points evenly spaced over the classes' means plus
+        and minus three standard deviations (past them the ratio of two
+        Gaussians of different variances grows without bound, where no
+        data is). MixedNB ranks all its columns together.
+
+        Parameters
+        ----------
+        n : int or None, default=10
+            How many features to return; None for all.
+        feature_names : array-like of str, or a fitted transformer, default=None
+            The features' names: an array of n_features, or an object with
+            ``get_feature_names_out`` (a fitted CountVectorizer); by default
+            ``feature_names_in_``, else x0, x1, ...
+
+        Returns
+        -------
+        table : pandas.DataFrame, or list of InformativeFeature
+            A row a feature, most informative first, with columns
+            ``feature``, ``value``, ``most_likely`` and ``least_likely``
+            (classes), ``ratio`` (of the likelihoods) and ``log_ratio``; a
+            list of named tuples with those fields if pandas is not
+            installed.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastnb import MultinomialNB
+        >>> X = np.array([[3, 0, 1], [2, 1, 0], [0, 2, 3], [1, 0, 4]])
+        >>> clf = MultinomialNB().fit(X, ["ham", "ham", "spam", "spam"])
+        >>> table = clf.most_informative_features(2, feature_names=["a", "b", "c"])
+        >>> table.round(3)
+          feature value most_likely least_likely  ratio  log_ratio
+        0       a     1         ham         spam  3.900      1.361
+        1       c     1        spam          ham  3.077      1.124
+        """
+        from fastnb._explain import feature_names_of, rank_features
+
+        self._check_fitted_state()
+        if n is not None and (
+            isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0
+        ):
+            raise ValueError(f"n must be a non-negative integer or None; got {n!r}.")
+        names = feature_names_of(self, feature_names)
+        return rank_features(self._informative_values(), self.classes_, names, n)

@@ -21,6 +21,7 @@ from fastnb._base import (
     BaseNB,
     check_class_prior,
     class_weights,
+    data_size,
     effective_n_threads,
     fitted_statistic,
     fitted_table,
@@ -33,6 +34,7 @@ from fastnb._base import (
     validate_input,
 )
 from fastnb._discrete import BaseDiscreteNB
+from fastnb._explain import as_term_matrices, informative_values, terms_output
 from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
 from fastnb._state import SUM_RTOL, check_statistic
@@ -875,8 +877,7 @@ class CategoricalNB(BaseDiscreteNB):
             n_threads,
         )
         if bad >= 0:
-            column = int(np.argmax(bad_codes(X[bad])))
-            raise code_error(X[bad, column], column, bad)
+            raise bad_row_error(X, bad)
 
     @staticmethod
     def _score_sparse(X, scoring, output, out, labels):
@@ -899,9 +900,55 @@ class CategoricalNB(BaseDiscreteNB):
             n_threads,
         )
         if bad >= 0:
-            start, stop = X.indptr[bad], X.indptr[bad + 1]
-            first = start + int(np.argmax(bad_codes(X.data[start:stop])))
-            raise code_error(X.data[first], int(X.indices[first]), bad)
+            raise bad_row_error(X, bad)
+
+    def _terms(self, X, scoring, selection):
+        n_classes = len(scoring["log_prior"])
+        offsets = scoring["offsets"]
+        table = scoring["table"][:, :n_classes]
+        zeros = table[offsets[:-1]]  # each feature's code 0
+        if not np.isfinite(zeros).all():
+            raise ValueError(
+                "contributions are taken against category code 0, which is "
+                "impossible in some class here (never seen, unsmoothed): fit "
+                "with alpha > 0."
+            )
+        feature = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+        differences = selection.of(table - zeros[feature])
+        out = terms_output(X, differences.shape[1])
+        n_threads = effective_n_threads(data_size(X) * differences.shape[1])
+        if sp.issparse(X):
+            bad = _kernels.categorical_terms_csr(
+                *sparse_arrays(X), offsets, differences, out, n_threads
+            )
+        else:
+            bad = _kernels.categorical_terms_dense(
+                X, offsets, differences, out, n_threads
+            )
+        if bad >= 0:
+            raise bad_row_error(X, bad)
+        baseline = scoring["log_prior"] + zeros.sum(axis=0)
+        return as_term_matrices(X, out), selection.of(baseline)
+
+    def _informative_values(self):
+        # Each category (not the row for categories never seen).
+        log_probs, categories = self.feature_log_prob_, self.categories_
+        return informative_values(
+            np.repeat(np.arange(len(log_probs)), [t.shape[1] for t in log_probs]),
+            np.concatenate([np.asarray(c, dtype=object) for c in categories]),
+            np.concatenate([np.asarray(t).T for t in log_probs]),
+        )
+
+
+def bad_row_error(X, row):
+    """The ValueError for the first bad code of row ``row`` of checked X
+    (codes, dense or CSR), which a kernel reported."""
+    if sp.issparse(X):
+        start, stop = X.indptr[row], X.indptr[row + 1]
+        first = start + int(np.argmax(bad_codes(X.data[start:stop])))
+        return code_error(X.data[first], int(X.indices[first]), row)
+    column = int(np.argmax(bad_codes(X[row])))
+    return code_error(X[row, column], column, row)
 
 
 def row_pseudo_counts(alpha, n_categories, offsets):

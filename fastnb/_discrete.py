@@ -36,6 +36,7 @@ from fastnb._base import (
     validate_input,
     weights_or_ones,
 )
+from fastnb._explain import informative_values, linear_terms
 from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
 from fastnb._state import check_rows_agree, check_statistic
@@ -290,6 +291,44 @@ class BaseDiscreteNB(BaseNB):
             bad = _kernels.discrete_score_dense(X, *arguments)
         if bad >= 0:
             raise_refused_value(X, bad, self, self._scores_non_negative)
+
+    def _terms(self, X, scoring, selection):
+        n_classes = len(scoring["log_prior"])
+        if scoring.get("certain") is not None:
+            raise ValueError(
+                "contributions are taken against a value of 0, and a 0 is "
+                "impossible in some class here (a feature on in every sample of "
+                "a class, unsmoothed): fit with alpha > 0."
+            )
+        binarize = self._counts_binarize()
+        terms, bad = linear_terms(
+            X,
+            selection.of(scoring["table"][:, :n_classes]),
+            None,
+            0.0 if binarize is None else float(binarize),
+            binarize is not None,
+            self._scores_non_negative,
+        )
+        if bad >= 0:
+            raise_refused_value(X, bad, self, self._scores_non_negative)
+        # The all-zeros row scores its intercept (BernoulliNB's holds the
+        # absent features' terms, PoissonNB's the rates).
+        return terms, selection.of(scoring["intercept"][:n_classes])
+
+    def _informative_values(self):
+        # One occurrence of each feature, as the scoring table weighs it.
+        scoring = self._final_tables()[1]
+        n_classes = len(scoring["log_prior"])
+        n_features = scoring["table"].shape[0]
+        return informative_values(
+            np.arange(n_features),
+            np.ones(n_features, dtype=np.int64),
+            self._one_occurrence(scoring["table"][:, :n_classes]),
+        )
+
+    def _one_occurrence(self, table):
+        """log-likelihood of x = 1 (n_features, n_classes), from the table."""
+        return table
 
 
 class MultinomialNB(BaseDiscreteNB):
@@ -602,6 +641,18 @@ class BernoulliNB(BaseDiscreteNB):
         jll[(present < needed - 0.5).T] = -np.inf
         _kernels.finish_scores(jll, output, out, labels, effective_n_threads(jll.size))
 
+    def _informative_values(self):
+        # Present (1) and absent (0): log p and log(1 - p).
+        log_p = np.asarray(self.feature_log_prob_).T
+        n_features = log_p.shape[0]
+        with np.errstate(divide="ignore"):
+            log_absent = np.log1p(-np.exp(log_p))
+        return informative_values(
+            np.tile(np.arange(n_features), 2),
+            np.repeat(np.array([1, 0]), n_features),
+            np.concatenate([log_p, log_absent]),
+        )
+
     def _binarized(self, X):
         """X as the model counts it: 1/0 against the threshold (a copy)."""
         if self.binarize is None:
@@ -699,6 +750,22 @@ class PoissonNB(BaseDiscreteNB):
 
     def _check_X(self, X):
         return summed_duplicates(super()._check_X(X))
+
+    def _one_occurrence(self, table):
+        # log P(x = 1 | c) = log rate - rate (the table holds log rate).
+        return table - np.asarray(self.rate_).T
+
+    def _terms(self, X, scoring, selection):
+        terms, intercept = super()._terms(X, scoring, selection)
+        if not selection.pair:
+            # -log(x!), the same in every class: it cancels in a pair's log-odds.
+            if isinstance(terms, list):
+                log_factorials = gammaln(X.data.astype(np.float64) + 1)
+                for matrix in terms:
+                    matrix.data -= log_factorials
+            else:
+                terms -= gammaln(np.asarray(X, dtype=np.float64) + 1)[:, :, None]
+        return terms, intercept
 
     def _score(self, X, scoring, output, out, labels):
         super()._score(X, scoring, output, out, labels)

@@ -35,6 +35,7 @@ from fastnb._base import (
     validate_input,
     weights_or_ones,
 )
+from fastnb._explain import gaussian_grid_values, linear_terms
 from fastnb._simd import kernels as _kernels
 from fastnb._state import check_rows_agree, check_statistic
 
@@ -543,7 +544,8 @@ class GaussianNB(BaseNB):
                     inv_var,
                     scoring["intercept"],
                     output,
-                    out[rows],
+                    # (The cost matrix, for MIN_EXPECTED_COST, is read whole.)
+                    out if output == _kernels.Output.MIN_EXPECTED_COST else out[rows],
                     labels[rows],
                     *arguments[3:],
                 )
@@ -556,3 +558,28 @@ class GaussianNB(BaseNB):
             )
         if bad >= 0:
             raise_refused_value(X, bad, self, non_negative=False)
+
+    def _terms(self, X, scoring, selection):
+        # -0.5 ((x - theta)^2 - theta^2) / var = x theta / var - 0.5 x^2 / var.
+        n_classes = len(scoring["log_prior"])
+        theta = scoring["theta"][:, :n_classes]
+        inv_var = scoring["inv_var"][:, :n_classes]
+        terms, bad = linear_terms(
+            X,
+            selection.of(theta * inv_var),
+            selection.of(-0.5 * inv_var),
+            0.0,
+            False,
+            False,
+        )
+        if bad >= 0:
+            raise_refused_value(X, bad, self, non_negative=False)
+        zeros = scoring["intercept"][:n_classes] - 0.5 * (theta * theta * inv_var).sum(
+            axis=0
+        )
+        return terms, selection.of(zeros)
+
+    def _informative_values(self):
+        return gaussian_grid_values(
+            self._statistics["mean"], self._final_tables()[1]["variance"]
+        )

@@ -30,6 +30,7 @@ from fastnb._rows cimport (
     fastnb_openmp_enabled,
     fastnb_openmp_runtime,
     fastnb_refused,
+    fastnb_whole,
     gaussian_csr_row,
     gaussian_dense_row,
     index_t,
@@ -43,6 +44,10 @@ cpdef enum Output:
     LOG_PROBA = 1
     PROBA = 2
     ARGMAX = 3
+    # The class of least expected cost: `out` is then the cost matrix C
+    # (n_classes, n_classes), read, never written, and labels[i] receives
+    # the class (see _least_cost).
+    MIN_EXPECTED_COST = 4
 
 
 def openmp_enabled():
@@ -432,10 +437,17 @@ cdef inline int _finish_row(
     intp_t[::1] labels,
     Py_ssize_t i,
 ) except -1 nogil:
-    """Write the row's scores (scores[t]) to out[i] or labels[i] as `output` asks."""
+    """Write the row's scores (scores[t]) to out[i] or labels[i] as `output` asks.
+
+    MIN_EXPECTED_COST reads the cost matrix from `out` and overwrites the
+    row's scores (see _least_cost).
+    """
     cdef Py_ssize_t n_classes = scores.shape[1]
     cdef Py_ssize_t k, best
     cdef double top, total, log_total
+    if output == MIN_EXPECTED_COST:
+        labels[i] = _least_cost(scores, t, out)
+        return 0
     if output == ARGMAX:
         # First maximum wins, as numpy.argmax.
         best = 0
@@ -466,6 +478,38 @@ cdef inline int _finish_row(
         for k in range(n_classes):
             out[i, k] = exp((scores[t, k] - top) - log_total)
     return 0
+
+
+cdef inline Py_ssize_t _least_cost(
+    double[:, :] scores, Py_ssize_t t, const double[:, ::1] cost
+) except -1 nogil:
+    """The class j of least expected cost sum_k P(k | x) cost[k, j] for the
+    row's joint log-likelihoods scores[t], which it overwrites.
+
+    The posteriors are taken unnormalised, exp(score - top score): the
+    normaliser is the same for every j and does not change which is least.
+    Classes are compared two at a time by the difference of their costs,
+    sum_k p_k (cost[k, j] - cost[k, best]), whose sign is exact for a 0-1
+    matrix (two nonzero terms, of opposite signs); where it is 0 the most
+    probable class wins (argmax of the scores), else the first.  So the 0-1
+    matrix, or any multiple of it, gives argmax exactly.
+    """
+    cdef Py_ssize_t n_classes = scores.shape[1]
+    cdef Py_ssize_t j, k, best = 0, most_probable = 0
+    cdef double top, difference
+    for k in range(1, n_classes):
+        if scores[t, k] > scores[t, most_probable]:
+            most_probable = k
+    top = scores[t, most_probable]
+    for k in range(n_classes):
+        scores[t, k] = exp(scores[t, k] - top)
+    for j in range(1, n_classes):
+        difference = 0.0
+        for k in range(n_classes):
+            difference = difference + scores[t, k] * (cost[k, j] - cost[k, best])
+        if difference < 0.0 or (difference == 0.0 and j == most_probable):
+            best = j
+    return best
 
 
 # Classes scored together (their accumulators stay in registers); tables
@@ -585,6 +629,226 @@ def discrete_score_dense(
             first_bad[t] = i
             continue
         _finish_row(scratch, t, output, out, labels, i)
+    return _first_flagged(first_bad, n_samples)
+
+
+# ---------------------------------------------------------------------------
+# Terms of the joint log-likelihood, one per stored value (fastnb._explain).
+# Each is the value's term less the term of a 0 in its place, combined over
+# the classes by the columns of a weight matrix that Python folds into the
+# tables (a class: one column of the identity; a pair: +1 and -1; every
+# class: the identity), so a term of 0 is never stored.  As the scoring
+# kernels, they check X's values as they read them and return the first
+# row holding a refused one, or -1.
+#
+# Linear families (count families, Gaussian): v coef[j, m] + v^2
+# square_coef[j, m], v the value as counted (binarized or as it is), the
+# square only for the Gaussian (`quadratic`; square_coef may be empty
+# otherwise).  A value counted as 0 has
+# term 0, even where coef holds -inf (x log p is 0 for x = 0).
+# ---------------------------------------------------------------------------
+
+cdef inline double _linear_term(
+    double x,
+    double coef,
+    double square_coef,
+    double threshold,
+    bint binarize,
+    bint quadratic,
+) noexcept nogil:
+    """The term of value x for coefficients coef and square_coef (see above)."""
+    cdef double v = fastnb_counted(x, threshold, binarize)
+    if v == 0.0:
+        return 0.0
+    if quadratic:
+        return v * coef + v * v * square_coef
+    return v * coef
+
+
+def linear_terms_csr(
+    const floating[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    const double[:, ::1] coef,
+    const double[:, ::1] square_coef,
+    double threshold,
+    bint binarize,
+    bint quadratic,
+    bint non_negative,
+    double[:, ::1] out,
+    int n_threads,
+):
+    """out[p, m]: the term of stored value p of CSR X in column m; a task a row.
+
+    Returns the first row with a refused value, or -1.
+    """
+    cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
+    cdef Py_ssize_t n_out = out.shape[1]
+    cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
+    cdef Py_ssize_t i, p, m, t
+    cdef double x
+    for i in prange(
+        n_samples,
+        nogil=True,
+        schedule="dynamic",
+        chunksize=ROW_CHUNK,
+        num_threads=n_threads,
+    ):
+        t = threadid()
+        if first_bad[t] < n_samples:
+            continue
+        for p in range(X_indptr[i], X_indptr[i + 1]):
+            x = X_data[p]
+            if fastnb_refused(x, non_negative):
+                first_bad[t] = i
+                break
+            for m in range(n_out):
+                out[p, m] = _linear_term(
+                    x, coef[X_indices[p], m],
+                    square_coef[X_indices[p], m] if quadratic else 0.0,
+                    threshold, binarize, quadratic,
+                )
+    return _first_flagged(first_bad, n_samples)
+
+
+def linear_terms_dense(
+    const floating[:, :] X,
+    const double[:, ::1] coef,
+    const double[:, ::1] square_coef,
+    double threshold,
+    bint binarize,
+    bint quadratic,
+    bint non_negative,
+    double[:, :, ::1] out,
+    int n_threads,
+):
+    """out[i, j, m]: the term of X[i, j] in column m; a task a row.
+
+    Returns the first row with a refused value, or -1.
+    """
+    cdef Py_ssize_t n_samples = X.shape[0]
+    cdef Py_ssize_t n_features = X.shape[1]
+    cdef Py_ssize_t n_out = out.shape[2]
+    cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
+    cdef Py_ssize_t i, j, m, t
+    cdef double x
+    for i in prange(
+        n_samples,
+        nogil=True,
+        schedule="dynamic",
+        chunksize=ROW_CHUNK,
+        num_threads=n_threads,
+    ):
+        t = threadid()
+        if first_bad[t] < n_samples:
+            continue
+        for j in range(n_features):
+            x = X[i, j]
+            if fastnb_refused(x, non_negative):
+                first_bad[t] = i
+                break
+            for m in range(n_out):
+                out[i, j, m] = _linear_term(
+                    x, coef[j, m], square_coef[j, m] if quadratic else 0.0,
+                    threshold, binarize, quadratic,
+                )
+    return _first_flagged(first_bad, n_samples)
+
+
+# Categorical: the term of code x of feature j is table[offsets[j] + x, m]
+# (its last row for codes past the feature's categories), the table holding
+# each row's log-probabilities less those of the feature's code 0, combined.
+
+cdef inline Py_ssize_t _code_row(
+    code_t x, const intp_t[::1] offsets, Py_ssize_t j
+) except -2 nogil:
+    """The table row of code x of feature j, or -1 if x is not a whole
+    number >= 0 (NaN and infinities are not); -2 passes on a bounds error
+    (FASTNB_DEBUG build)."""
+    cdef Py_ssize_t unseen = offsets[j + 1] - offsets[j] - 1
+    if code_t is float or code_t is double:
+        if not (x >= 0 and x < INFINITY and fastnb_whole(x)):
+            return -1
+        if x > unseen:
+            return offsets[j] + unseen
+    else:
+        if x < 0:
+            return -1
+        if x > unseen:
+            return offsets[j] + unseen
+    return offsets[j] + <Py_ssize_t> x
+
+
+def categorical_terms_csr(
+    const code_t[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    const intp_t[::1] offsets,
+    const double[:, ::1] table,
+    double[:, ::1] out,
+    int n_threads,
+):
+    """out[p, m]: the term of stored code p of CSR X in column m; a task a row.
+
+    Returns the first row with a code that is not a whole number >= 0, or -1.
+    """
+    cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
+    cdef Py_ssize_t n_out = out.shape[1]
+    cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
+    cdef Py_ssize_t i, p, m, t, row
+    for i in prange(
+        n_samples,
+        nogil=True,
+        schedule="dynamic",
+        chunksize=ROW_CHUNK,
+        num_threads=n_threads,
+    ):
+        t = threadid()
+        if first_bad[t] < n_samples:
+            continue
+        for p in range(X_indptr[i], X_indptr[i + 1]):
+            row = _code_row(X_data[p], offsets, X_indices[p])
+            if row < 0:
+                first_bad[t] = i
+                break
+            for m in range(n_out):
+                out[p, m] = table[row, m]
+    return _first_flagged(first_bad, n_samples)
+
+
+def categorical_terms_dense(
+    const code_t[:, :] X,
+    const intp_t[::1] offsets,
+    const double[:, ::1] table,
+    double[:, :, ::1] out,
+    int n_threads,
+):
+    """out[i, j, m]: the term of code X[i, j] in column m; a task a row.
+
+    Returns the first row with a code that is not a whole number >= 0, or -1.
+    """
+    cdef Py_ssize_t n_samples = X.shape[0]
+    cdef Py_ssize_t n_features = X.shape[1]
+    cdef Py_ssize_t n_out = out.shape[2]
+    cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
+    cdef Py_ssize_t i, j, m, t, row
+    for i in prange(
+        n_samples,
+        nogil=True,
+        schedule="dynamic",
+        chunksize=ROW_CHUNK,
+        num_threads=n_threads,
+    ):
+        t = threadid()
+        if first_bad[t] < n_samples:
+            continue
+        for j in range(n_features):
+            row = _code_row(X[i, j], offsets, j)
+            if row < 0:
+                first_bad[t] = i
+                break
+            for m in range(n_out):
+                out[i, j, m] = table[row, m]
     return _first_flagged(first_bad, n_samples)
 
 

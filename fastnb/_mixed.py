@@ -33,6 +33,7 @@ from fastnb._base import (
 )
 from fastnb._categorical import CategoricalNB
 from fastnb._discrete import BernoulliNB, MultinomialNB, PoissonNB
+from fastnb._explain import join_values, place_columns
 from fastnb._gaussian import GaussianNB
 from fastnb._simd import kernels as _kernels
 from fastnb._state import check_statistic
@@ -716,6 +717,31 @@ poisson_params : dict, default=None
             _kernels.finish_scores(
                 jll, output, out, labels, effective_n_threads(jll.size)
             )
+
+    def _terms(self, X, scoring, selection):
+        # Each family's terms on its columns; the intercept is the log prior
+        # plus each family's all-zeros row less the (uniform) prior it adds.
+        intercept = selection.of(scoring["log_prior"])
+        parts = []
+        for family, estimator in scoring["estimators"].items():
+            family_scoring = estimator._final_tables()[1]
+            positions = self._statistics[f"{family}/columns"]
+            with self._in_family(family, positions):
+                terms, zeros = estimator._terms(
+                    X.columns[family], family_scoring, selection
+                )
+            intercept = intercept + (zeros - selection.of(family_scoring["log_prior"]))
+            parts.append((positions, terms))
+        return place_columns(parts, *X.shape), intercept
+
+    def _informative_values(self):
+        estimators = self._final_tables()[1]["estimators"]
+        return join_values(
+            [
+                (self._statistics[f"{family}/columns"], estimator._informative_values())
+                for family, estimator in estimators.items()
+            ]
+        )
 
 
 class FamilyColumns(NamedTuple):

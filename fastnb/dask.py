@@ -53,6 +53,7 @@ from fastnb._base import (
     unchanged_on_error,
     unknown_labels_error,
 )
+from fastnb._explain import check_cost
 from fastnb._state import (
     ESTIMATOR_NAMES,
     adopt_state,
@@ -271,11 +272,14 @@ def fitted_blocks_state(model, X, y, sample_weight):
     return state
 
 
-def apply_method(X, model, method):
-    """``model.method(X)`` on one block of rows (an empty one too)."""
+def apply_method(X, model, method, cost=None):
+    """``model.method(X)`` on one block of rows (an empty one too); ``cost``
+    (checked) for ``predict``'s."""
     if X.shape[0] == 0:
         shape = (0,) if method == "predict" else (0, len(model.classes_))
         return np.empty(shape, dtype=output_dtype(model, method, X))
+    if cost is not None:
+        return model.predict(X, cost=cost)
     return getattr(model, method)(X)
 
 
@@ -348,9 +352,12 @@ class DaskNBMixin:
         adopt_state(self, in_fit_order(self, state))
         return self
 
-    def _dask_output(self, method, X):
-        """``method``'s output for a Dask collection X, as a Dask array."""
+    def _dask_output(self, method, X, cost=None):
+        """``method``'s output for a Dask collection X, as a Dask array
+        (``predict``'s by the cost matrix ``cost``, if given)."""
         self._check_fitted_state()
+        if cost is not None:
+            cost = check_cost(cost, self.classes_)
         sent = dask.delayed(self, traverse=False)
         n_classes = len(self.classes_)
         dtype = output_dtype(self, method, X)
@@ -361,6 +368,7 @@ class DaskNBMixin:
                     apply_method,
                     sent,
                     method,
+                    cost,
                     drop_axis=1,
                     dtype=dtype,
                     meta=np.empty((0,), dtype=dtype),
@@ -377,15 +385,17 @@ class DaskNBMixin:
         task = dask.delayed(apply_method, pure=True)
         return da.concatenate(
             [
-                da.from_delayed(task(block, sent, method), shape=shape, dtype=dtype)
+                da.from_delayed(
+                    task(block, sent, method, cost), shape=shape, dtype=dtype
+                )
                 for block in X.to_delayed()
             ]
         )
 
-    def predict(self, X):
+    def predict(self, X, *, cost=None):
         if is_dask(X):
-            return self._dask_output("predict", X)
-        return super().predict(X)
+            return self._dask_output("predict", X, cost=cost)
+        return super().predict(X, cost=cost)
 
     def predict_proba(self, X):
         if is_dask(X):

@@ -42,6 +42,9 @@ from _helpers import (
     tol,
 )
 
+# Also run on the aarch64 wheel under qemu-user (.ci/run).
+pytestmark = pytest.mark.emulated
+
 LABELS = np.array(["ant", "bee", "cat"])
 N_SAMPLES = 90
 N_COUNT_FEATURES = 9

@@ -6,6 +6,7 @@ import platform
 from pathlib import Path
 
 import numpy as np
+import pytest
 import scipy
 import sklearn
 
@@ -13,6 +14,9 @@ import fastnb
 from fastnb import _config
 from fastnb._base import effective_n_threads
 from fastnb._simd import kernels as _kernels
+
+# Also run on the aarch64 wheel under qemu-user (.ci/run).
+pytestmark = pytest.mark.emulated
 
 
 def shown(capsys):

@@ -712,6 +712,20 @@ def test_score_equals_in_memory_score(fitted, case):
 
 
 @pytest.mark.parametrize("case", [case.id for case in CASES])
+def test_predict_by_cost_equals_in_memory_predict(fitted, case):
+    model, expected, (X, _, _), (dask_X, _, _) = fitted(case)
+    n_classes = len(model.classes_)
+    cost = np.random.default_rng(0).uniform(0.0, 5.0, size=(n_classes, n_classes))
+    predicted = model.predict(dask_X, cost=cost)
+    assert isinstance(predicted, da.Array)
+    desired = expected.predict(X, cost=cost)
+    np.testing.assert_array_equal(predicted.compute(), desired, strict=True)
+    np.testing.assert_array_equal(model.predict(X, cost=cost), desired, strict=True)
+    with pytest.raises(ValueError, match="cost must have shape"):
+        model.predict(dask_X, cost=np.zeros((n_classes + 1, n_classes + 1)))
+
+
+@pytest.mark.parametrize("case", [case.id for case in CASES])
 def test_fitted_model_predicts_in_memory_input_as_fastnb(fitted, case):
     # On NumPy, SciPy and pandas input the Dask estimator is the fastnb one.
     model, expected, (X, _, _), _ = fitted(case)

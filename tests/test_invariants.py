@@ -11,11 +11,13 @@ strings and DataFrames are given as they are). Model: scikit-learn's
 2. integer sample weights are repeated rows, and zero weights dropped rows;
 3. a failed fit or partial_fit raises and changes nothing; so does a
    failed prediction;
-4. probabilities are normalised log-likelihoods, and predict their argmax;
+4. probabilities are normalised log-likelihoods, and predict their argmax
+   (also as the least expected cost under 0-1 costs);
 5. results do not depend on the number of threads;
 6. permuting the label names permutes the output columns;
 7. pickle and clone;
-8. read-only and memory-mapped input.
+8. read-only and memory-mapped input;
+9. contributions add up to the joint log-likelihood.
 """
 
 import copy
@@ -516,6 +518,10 @@ def test_probabilities_are_normalised_log_likelihoods(case, dtype, container, dr
         assert (error <= limit + np.finfo(proba.dtype).tiny).all()
         # predict is the most probable class (the first one when tied).
         predicted = model.predict(X_eval)
+        # The least expected cost under 0-1 costs (or a multiple) is exactly it.
+        zero_one = 1.0 - np.eye(len(model.classes_))
+        for cost in (zero_one, 3.0 * zero_one):
+            np.testing.assert_array_equal(model.predict(X_eval, cost=cost), predicted)
         if jll.dtype == np.float64:
             np.testing.assert_array_equal(
                 predicted, model.classes_[np.argmax(jll, axis=1)]
@@ -675,3 +681,39 @@ def test_read_only_and_memory_mapped_input(case, dtype, container, how, tmp_path
         case.estimator().partial_fit(frozen, y, **batch),
         case.estimator().partial_fit(X, y, **batch),
     )
+
+
+# ---------------------------------------------------------------------------
+# 9. Contributions
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(CASE_INPUTS, case_params())
+def test_contributions_add_up_to_the_joint_log_likelihood(case, dtype, container):
+    X, y, w = case.make(seed=5)
+    X = as_container(X, container, dtype)
+    model = case.estimator().fit(X, y, sample_weight=w)
+    jll = model.predict_joint_log_proba(X).astype(np.float64)
+    scale = np.maximum(1.0, np.abs(jll).max(axis=1))
+    # The terms are float64 whatever X is; the joint log-likelihood of float32
+    # X is rounded to float32 (GaussianNB), or in part (PoissonNB's log x!).
+    rtol = tol(dtype)
+
+    def assert_adds_up(actual, expected):
+        limit = rtol * (scale if actual.ndim == 1 else scale[:, None])
+        assert (np.abs(actual - expected) <= limit).all()
+
+    terms, intercept = model.contributions(X)
+    assert terms.shape == (*X.shape, len(model.classes_))
+    assert terms.dtype == intercept.dtype == np.float64
+    assert_adds_up(terms.sum(axis=1) + intercept, jll)
+    a, b = model.classes_[[2, 0]]
+    for classes, expected in ((a, jll[:, 2]), ((a, b), jll[:, 2] - jll[:, 0])):
+        terms, intercept = model.contributions(X, classes=classes)
+        assert isinstance(intercept, float)
+        assert terms.shape == X.shape
+        # Sparse X gives sparse terms: no more stored than X stores.
+        if container in ("csr", "csc"):
+            assert terms.format == "csr" and terms.nnz <= X.nnz
+        total = np.asarray(terms.sum(axis=1)).reshape(-1) + intercept
+        assert_adds_up(total, expected)

@@ -211,6 +211,11 @@ def out_of_range_calls():
             2,
         )
 
+    def linear_terms(quadratic):
+        """coef, square_coef (empty unless quadratic: past its rows if it
+        is), threshold, binarize, quadratic, non_negative of linear_terms_*."""
+        return np.zeros((4, 1)), np.zeros((0, 1)), 0.0, False, quadratic, False
+
     row = "row [0-9]+ has"
     chunk = "chunk [0-9]+ has"
     bounds = "[Oo]ut of bounds"
@@ -510,6 +515,54 @@ def out_of_range_calls():
             ),
             row,
         ),
+        "linear_terms_csr column": (
+            lambda: k.linear_terms_csr(
+                *bad_column(csr), *linear_terms(False), np.empty((csr.nnz, 1)), 2
+            ),
+            bounds,
+        ),
+        "linear_terms_dense column": (
+            lambda: k.linear_terms_dense(
+                wide, *linear_terms(False), np.empty((3, 5, 1)), 2
+            ),
+            bounds,
+        ),
+        "linear_terms_dense square": (
+            lambda: k.linear_terms_dense(
+                dense, *linear_terms(True), np.empty((3, 4, 1)), 2
+            ),
+            bounds,
+        ),
+        "categorical_terms_csr feature": (
+            lambda: k.categorical_terms_csr(
+                *bad_column(codes_csr),
+                offsets,
+                np.zeros((8, 1)),
+                np.empty((codes_csr.nnz, 1)),
+                2,
+            ),
+            bounds,
+        ),
+        "categorical_terms_dense offset": (
+            lambda: k.categorical_terms_dense(
+                codes,
+                np.array([0, 6, 12], dtype=np.intp),  # rows 6-11 of 8
+                np.zeros((8, 1)),
+                np.empty((3, 2, 1)),
+                2,
+            ),
+            bounds,
+        ),
+        "finish_scores cost": (
+            lambda: k.finish_scores(
+                np.zeros((3, 3)),
+                k.Output.MIN_EXPECTED_COST,
+                np.zeros((2, 2)),  # the cost matrix of two classes, not three
+                np.empty(3, dtype=np.intp),
+                2,
+            ),
+            bounds,
+        ),
         "categorical_log_tables counts": (
             lambda: k.categorical_log_tables(
                 np.ones((5, 2)), offsets[:3], offsets[:3], np.ones(8), *log_tables()
@@ -645,6 +698,7 @@ def score_all_kernels(kernels):
     return results + [weight, mean, ssd]
 
 
+@pytest.mark.emulated
 @pytest.mark.parametrize("variant", built_variants(), ids=lambda m: m.__name__)
 def test_instruction_set_variants_agree_with_baseline(variant):
     # Fused multiply-adds may round differently: agreement to rounding.

@@ -7,6 +7,8 @@ import pytest
 
 import fastnb
 
+from _helpers import require_data
+
 README = Path(__file__).parents[1] / "README.md"
 
 
@@ -56,3 +58,23 @@ def test_onnx_example(capsys):
     pytest.importorskip("onnxruntime")
     pytest.importorskip("skl2onnx")
     assert run(example("Saving and deploying", 2), capsys) == "['spam' 'ham']"
+
+
+SMS_PATH = "../shared/data/sms_spam/SMSSpamCollection"
+
+
+def test_reading_a_model_example(capsys, tmp_path, monkeypatch):
+    path = require_data("sms_spam/SMSSpamCollection")
+    code = example("Reading a model")
+    assert SMS_PATH in code
+    printed = run(code.replace(SMS_PATH, str(path)), capsys)
+    section = README.read_text().split("## Reading a model\n", 1)[1]
+    shown = section.split("prints\n\n```\n", 1)[1].split("```", 1)[0]
+    assert printed == shown.strip()
+    # The plot, drawn with the Agg backend where the README's figure was made.
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    monkeypatch.chdir(tmp_path)
+    run(code.replace(SMS_PATH, str(path)) + example("Reading a model", 1), capsys)
+    assert (tmp_path / "reading-a-model.png").exists()
+    assert (README.parent / "docs" / "reading-a-model.png").exists()

@@ -1,0 +1,351 @@
+"""Reading a model: per-prediction terms, informative features, costs.
+
+What BaseNB's ``contributions``, ``most_informative_features`` and
+``predict(X, cost=...)`` share, and the families' ``_terms`` and
+``_informative_values`` hooks build on.
+
+Terms are taken relative to a value of 0 (the category of code 0 for
+CategoricalNB): a feature's term is the log-likelihood of its value less
+that of a 0 in its place, so a 0 has term 0 and sparse X gives sparse
+terms; the intercept is the joint log-likelihood of the all-zeros row.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from fastnb._base import data_size, effective_n_threads, sparse_arrays
+from fastnb._simd import kernels as _kernels
+
+
+class Contributions(NamedTuple):
+    """Each feature's additive term in the joint log-likelihoods of some rows.
+
+    ``intercept + terms.sum(axis=1)`` is ``predict_joint_log_proba(X)`` (its
+    columns for the classes asked; for a pair, the difference of the two).
+
+    Attributes
+    ----------
+    terms : ndarray or sparse matrix
+        (n_samples, n_features, n_classes) for every class; (n_samples,
+        n_features) for one class or a pair, CSR for sparse X.
+    intercept : ndarray of shape (n_classes,) or float
+        The joint log-likelihood of the all-zeros row (the log prior
+        included): an array for every class, a float for one class or a pair.
+    """
+
+    terms: object
+    intercept: object
+
+
+class Selection(NamedTuple):
+    """Which class columns a term is taken over: ``table[..., plus]``, less
+    ``table[..., minus]`` for a pair (``minus`` None otherwise)."""
+
+    plus: np.ndarray
+    minus: object
+
+    def of(self, table):
+        """The selected columns of ``table`` (classes on its last axis), float64.
+
+        Taken by indexing and one subtraction, never by a product with a
+        0/1 matrix, which would turn a -inf into NaN.
+        """
+        table = np.asarray(table, dtype=np.float64)
+        selected = table[..., self.plus]
+        if self.minus is not None:
+            with np.errstate(invalid="ignore"):
+                selected = selected - table[..., self.minus]
+        return np.ascontiguousarray(selected)
+
+    @property
+    def pair(self):
+        """Whether the terms are a pair of classes' log-odds."""
+        return self.minus is not None
+
+
+def class_selection(classes, asked):
+    """``(Selection, mode)`` for the ``classes`` argument of contributions.
+
+    ``asked`` is None (every class: mode "all"), one label of ``classes``
+    ("class"), or a tuple or list of two labels (a, b): the log-odds of a
+    against b ("pair").
+    """
+    n_classes = len(classes)
+    if asked is None:
+        return Selection(np.arange(n_classes), None), "all"
+    if isinstance(asked, tuple | list):
+        if len(asked) != 2:
+            raise ValueError(
+                "classes must be None, one class, or a pair (a, b) of classes for "
+                f"the log-odds of a against b; got {len(asked)} classes."
+            )
+        a, b = (class_position(classes, label) for label in asked)
+        return Selection(np.array([a]), np.array([b])), "pair"
+    return Selection(np.array([class_position(classes, asked)]), None), "class"
+
+
+def class_position(classes, label):
+    """The index of ``label`` in ``classes``; ValueError if it is not one.
+
+    By Python equality, so that neither is converted to the other's type
+    (1 is not the class "1").
+    """
+    try:
+        return classes.tolist().index(label)
+    except ValueError:
+        raise ValueError(
+            f"{label!r} is not one of the classes {classes.tolist()}."
+        ) from None
+
+
+def terms_output(X, n_out):
+    """The kernels' output for checked X: (nnz, n_out) for CSR, else
+    (n_samples, n_features, n_out)."""
+    if sp.issparse(X):
+        return np.empty((X.nnz, n_out))
+    return np.empty((*X.shape, n_out))
+
+
+def as_term_matrices(X, out):
+    """The kernels' output as the hooks return it: an ndarray (n_samples,
+    n_features, n_out) for dense X; for CSR X, a list of n_out CSR matrices
+    with X's structure."""
+    if not sp.issparse(X):
+        return out
+    return [
+        sp.csr_matrix((out[:, m], X.indices, X.indptr), shape=X.shape)
+        for m in range(out.shape[1])
+    ]
+
+
+def linear_terms(X, coef, square_coef, threshold, binarize, non_negative):
+    """Terms of the linear families: run linear_terms_csr / _dense.
+
+    Returns ``(terms, bad)`` as as_term_matrices lays them out, and the
+    first row with a refused value (or -1).
+    """
+    out = terms_output(X, coef.shape[1])
+    quadratic = square_coef is not None
+    if square_coef is None:
+        square_coef = np.empty((0, coef.shape[1]))
+    n_threads = effective_n_threads(data_size(X) * coef.shape[1])
+    arguments = (
+        coef,
+        square_coef,
+        threshold,
+        binarize,
+        quadratic,
+        non_negative,
+        out,
+        n_threads,
+    )
+    if sp.issparse(X):
+        bad = _kernels.linear_terms_csr(*sparse_arrays(X), *arguments)
+    else:
+        bad = _kernels.linear_terms_dense(X, *arguments)
+    return as_term_matrices(X, out), bad
+
+
+def final_terms(terms, mode):
+    """A hook's terms as contributions returns them, for ``mode``."""
+    if mode == "all":
+        if isinstance(terms, list):
+            return np.stack([matrix.toarray() for matrix in terms], axis=2)
+        return terms
+    return terms[0] if isinstance(terms, list) else terms[:, :, 0]
+
+
+def place_columns(parts, n_samples, n_features):
+    """Terms of groups of columns (``(positions, terms)`` pairs, the terms as
+    a hook returns them) as one set over all n_features columns."""
+    if all(isinstance(terms, list) for _, terms in parts):
+        n_out = len(parts[0][1])
+        order = np.concatenate([np.asarray(positions) for positions, _ in parts])
+        placed = []
+        for m in range(n_out):
+            stacked = sp.csr_matrix(sp.hstack([terms[m] for _, terms in parts]))
+            matrix = sp.csr_matrix(
+                (stacked.data, order[stacked.indices], stacked.indptr),
+                shape=(n_samples, n_features),
+            )
+            matrix.sort_indices()
+            placed.append(matrix)
+        return placed
+    n_out = next(
+        len(terms) if isinstance(terms, list) else terms.shape[2] for _, terms in parts
+    )
+    out = np.zeros((n_samples, n_features, n_out))
+    for positions, terms in parts:
+        out[:, positions, :] = final_terms(terms, "all")
+    return out
+
+
+def check_cost(cost, classes):
+    """The cost matrix C as the kernels read it: float64, C-contiguous, a copy.
+
+    C[i, j] is the cost of predicting class j when the truth is class i
+    (classes in the order of ``classes_``): it must be (n_classes,
+    n_classes), finite and non-negative.
+    """
+    n_classes = len(classes)
+    try:
+        matrix = np.array(cost, dtype=np.float64, order="C", copy=True)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"cost must be a matrix of numbers; got {cost!r}.") from exc
+    if matrix.shape != (n_classes, n_classes):
+        raise ValueError(
+            f"cost must have shape (n_classes, n_classes) = ({n_classes}, "
+            f"{n_classes}), C[i, j] the cost of predicting classes_[j] when the "
+            f"truth is classes_[i]; got shape {matrix.shape}."
+        )
+    if not np.isfinite(matrix).all():
+        raise ValueError("cost must be finite; it holds NaN or infinity.")
+    if (matrix < 0).any():
+        i, j = np.argwhere(matrix < 0)[0]
+        raise ValueError(
+            f"cost must be non-negative; C[{i}, {j}] = {matrix[i, j]} (predicting "
+            f"{classes[j]!r} when the truth is {classes[i]!r})."
+        )
+    return matrix
+
+
+# -- most informative features --------------------------------------------------
+
+
+class InformativeValues(NamedTuple):
+    """Candidate values of features and their log-likelihood in each class.
+
+    ``feature`` (n_values,) column positions, ``value`` (n_values,) the
+    values (object), ``log_likelihood`` (n_values, n_classes).
+    """
+
+    feature: np.ndarray
+    value: np.ndarray
+    log_likelihood: np.ndarray
+
+
+def informative_values(feature, value, log_likelihood):
+    """An InformativeValues of array-likes."""
+    return InformativeValues(
+        np.asarray(feature, dtype=np.intp),
+        np.asarray(value, dtype=object),
+        np.asarray(log_likelihood, dtype=np.float64),
+    )
+
+
+def join_values(parts):
+    """One InformativeValues of several (``(positions, values)`` pairs, the
+    values' features numbered within their columns ``positions``)."""
+    return informative_values(
+        np.concatenate(
+            [np.asarray(positions)[values.feature] for positions, values in parts]
+        ),
+        np.concatenate([values.value for _, values in parts]),
+        np.concatenate([values.log_likelihood for _, values in parts]),
+    )
+
+
+def gaussian_grid_values(theta, variance, n_points=257, width=3.0):
+    """Candidate values of Gaussian features: for each, n_points evenly
+    spaced from the least class mean less ``width`` standard deviations to
+    the greatest plus as many (the data's range, where the ratio is read;
+    past it the ratio of two Gaussians of different variances grows without
+    bound). theta, variance: (n_classes, n_features)."""
+    n_classes, n_features = theta.shape
+    spread = width * np.sqrt(variance)
+    low, high = (theta - spread).min(axis=0), (theta + spread).max(axis=0)
+    steps = np.linspace(0.0, 1.0, n_points)
+    features, values, log_likelihoods = [], [], []
+    # A block of features at a time: (features, points, classes) stays small.
+    block = max(1, (1 << 20) // (n_points * n_classes))
+    for start in range(0, n_features, block):
+        part = slice(start, min(start + block, n_features))
+        grid = low[part, None] + (high - low)[part, None] * steps  # (f, points)
+        mean, var = theta[:, part].T[:, None, :], variance[:, part].T[:, None, :]
+        ll = -0.5 * (np.log(2 * np.pi * var) + (grid[:, :, None] - mean) ** 2 / var)
+        # Only each feature's best point is kept.
+        spread_ll = ll.max(axis=2) - ll.min(axis=2)
+        best = np.argmax(spread_ll, axis=1)
+        rows = np.arange(grid.shape[0])
+        features.append(np.arange(part.start, part.stop))
+        values.append(grid[rows, best])
+        log_likelihoods.append(ll[rows, best])
+    return informative_values(
+        np.concatenate(features),
+        np.concatenate(values) if values else np.empty(0),
+        np.concatenate(log_likelihoods)
+        if log_likelihoods
+        else np.empty((0, n_classes)),
+    )
+
+
+def feature_names_of(model, feature_names):
+    """Names of the model's features: given (array-like, or an object with
+    ``get_feature_names_out``, as a fitted vectorizer), ``feature_names_in_``,
+    or x0, x1, ..."""
+    n_features = model.n_features_in_
+    if feature_names is None:
+        names = getattr(model, "feature_names_in_", None)
+        if names is None:
+            return np.array([f"x{j}" for j in range(n_features)], dtype=object)
+    elif hasattr(feature_names, "get_feature_names_out"):
+        names = feature_names.get_feature_names_out()
+    else:
+        names = feature_names
+    names = np.asarray(names, dtype=object)
+    if names.shape != (n_features,):
+        raise ValueError(
+            f"feature_names must name the model's {n_features} features; got "
+            f"{names.shape[0] if names.ndim == 1 else names.shape} names."
+        )
+    return names
+
+
+class InformativeFeature(NamedTuple):
+    """One row of most_informative_features without pandas."""
+
+    feature: object
+    value: object
+    most_likely: object
+    least_likely: object
+    ratio: float
+    log_ratio: float
+
+
+COLUMNS = InformativeFeature._fields
+
+
+def rank_features(values, classes, names, n):
+    """The n features whose values separate the classes most: for each
+    feature its value of greatest log-likelihood ratio between its most and
+    its least likely class, features in decreasing order of that ratio
+    (ties: in feature order). A DataFrame if pandas is installed, else a
+    list of InformativeFeature."""
+    ll = values.log_likelihood
+    with np.errstate(invalid="ignore"):
+        log_ratio = ll.max(axis=1) - ll.min(axis=1)
+    # A value impossible in every class (all -inf) separates nothing.
+    log_ratio = np.where(np.isnan(log_ratio), -np.inf, log_ratio)
+    # Each feature's best value: sort by feature, then by decreasing ratio.
+    order = np.lexsort((-log_ratio, values.feature))
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = values.feature[order][1:] != values.feature[order][:-1]
+    best = order[first]
+    best = best[np.argsort(-log_ratio[best], kind="stable")]
+    if n is not None:
+        best = best[:n]
+    rows = {
+        "feature": names[values.feature[best]],
+        "value": values.value[best],
+        "most_likely": classes[np.argmax(ll[best], axis=1)],
+        "least_likely": classes[np.argmin(ll[best], axis=1)],
+        "ratio": np.exp(log_ratio[best]),
+        "log_ratio": log_ratio[best],
+    }
+    try:
+        import pandas as pd
+    except ImportError:
+        return [InformativeFeature(*row) for row in zip(*rows.values(), strict=True)]
+    return pd.DataFrame(rows, columns=COLUMNS)

@@ -1,0 +1,369 @@
+"""Reading a model: contributions, most informative features, cost decisions.
+
+That contributions add up to the joint log-likelihood, and that 0-1 costs
+give predict, are invariants (test_invariants.py). Here: each term against
+an independent computation, the cost rule against NumPy, the informative
+features against the fitted tables, and the errors.
+"""
+
+import builtins
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.pipeline import make_pipeline
+
+import fastnb
+
+from _helpers import CASES, as_container, case_params
+
+ARRAY_CASES = [case for case in CASES if "native" not in case.containers]
+
+
+def single_feature_rows(X):
+    """Row i * n_features + j: zeros but for X[i, j] (dense X)."""
+    n_samples, n_features = X.shape
+    rows = np.zeros((n_samples * n_features, n_features), dtype=X.dtype)
+    rows[np.arange(len(rows)), np.tile(np.arange(n_features), n_samples)] = X.ravel()
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("case", "dtype", "container"),
+    case_params(ARRAY_CASES, containers=("dense_c", "csr"), other_dtypes_in=()),
+)
+def test_each_term_is_its_value_against_a_zero(case, dtype, container):
+    # The term of X[i, j] in class c is the joint log-likelihood of the row
+    # holding only X[i, j] less that of the all-zeros row: computed here by
+    # predict_joint_log_proba alone.
+    X, y, w = case.make(seed=1)
+    model = case.estimator().fit(as_container(X, container, dtype), y, sample_weight=w)
+    X = X[:12]
+    n_samples, n_features = X.shape
+    zeros = model.predict_joint_log_proba(np.zeros((1, n_features), dtype=X.dtype))
+    alone = model.predict_joint_log_proba(single_feature_rows(X))
+    expected = (alone - zeros).reshape(n_samples, n_features, -1)
+    atol = 1e-10 * np.abs(alone).max()
+    terms, intercept = model.contributions(as_container(X, container, dtype))
+    np.testing.assert_allclose(terms, expected, rtol=1e-9, atol=atol)
+    np.testing.assert_allclose(intercept, zeros[0], rtol=1e-12)
+    pair = model.contributions(as_container(X, container, dtype), classes=("c", "a"))
+    pair_terms = pair.terms.toarray() if sp.issparse(pair.terms) else pair.terms
+    np.testing.assert_allclose(
+        pair_terms, expected[:, :, 2] - expected[:, :, 0], rtol=1e-9, atol=atol
+    )
+    assert pair.intercept == pytest.approx(zeros[0, 2] - zeros[0, 0], rel=1e-12)
+
+
+def test_multinomial_terms_are_counts_times_log_probabilities():
+    X, y, _ = CASES[0].make(seed=2)
+    model = fastnb.MultinomialNB().fit(X, y)
+    terms, intercept = model.contributions(sp.csr_matrix(X), classes="b")
+    np.testing.assert_allclose(
+        terms.toarray(), X * model.feature_log_prob_[1], rtol=1e-13
+    )
+    assert intercept == model.class_log_prior_[1]
+
+
+def test_contributions_of_a_mixed_frame_place_each_family_in_its_columns():
+    case = next(case for case in CASES if case.id == "MixedNB-frame")
+    X, y, _ = case.make(seed=3)
+    model = case.estimator().fit(X, y)
+    terms, _ = model.contributions(X.iloc[:5], classes="a")
+    gaussian = model.estimators_["gaussian"]
+    frame = X.iloc[:5][["height", "weight"]].to_numpy()
+    expected = frame * (gaussian.theta_[0] - frame / 2) / gaussian.var_[0]
+    np.testing.assert_allclose(terms[:, :2], expected, rtol=1e-12)
+    poisson = model.estimators_["poisson"]
+    visits = X.iloc[:5]["visits"].to_numpy()
+    from scipy.special import gammaln
+
+    expected = visits * np.log(poisson.rate_[0, 0]) - gammaln(visits + 1)
+    np.testing.assert_allclose(terms[:, 4], expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("classes", "message"),
+    [
+        ("z", "'z' is not one of the classes"),
+        (("a", "z"), "'z' is not one of the classes"),
+        (("a", "b", "c"), "one class, or a pair"),
+        (1, "1 is not one of the classes"),
+    ],
+)
+def test_contributions_refuse_unknown_classes(classes, message):
+    X, y, _ = CASES[0].make()
+    model = fastnb.MultinomialNB().fit(X, y)
+    with pytest.raises(ValueError, match=message):
+        model.contributions(X, classes=classes)
+
+
+def test_contributions_take_classes_of_any_type():
+    X, y, _ = CASES[0].make(labels=[-3, 8, 11])
+    model = fastnb.MultinomialNB().fit(X, y)
+    jll = model.predict_joint_log_proba(X)
+    for label in (8, np.int64(8), 8.0):
+        terms, intercept = model.contributions(X, classes=label)
+        np.testing.assert_allclose(intercept + terms.sum(axis=1), jll[:, 1])
+    with pytest.raises(ValueError, match="'8' is not one of the classes"):
+        model.contributions(X, classes="8")
+    words = fastnb.MultinomialNB().fit(
+        X, np.array(["x", "y", "z"], object)[np.searchsorted(model.classes_, y)]
+    )
+    terms, intercept = words.contributions(X, classes=("z", "x"))
+    jll = words.predict_joint_log_proba(X)
+    np.testing.assert_allclose(intercept + terms.sum(axis=1), jll[:, 2] - jll[:, 0])
+
+
+def test_contributions_refuse_what_predict_refuses():
+    X, y, _ = CASES[0].make()
+    bad = X.copy()
+    bad[7, 3] = np.nan
+    for model in (fastnb.MultinomialNB(), fastnb.GaussianNB()):
+        model.fit(X, y)
+        for container in ("dense_c", "csr"):
+            with pytest.raises(ValueError, match="row 7, column 3"):
+                model.contributions(as_container(bad, container))
+    negative = X.copy()
+    negative[4, 1] = -1.0
+    with pytest.raises(ValueError, match="Negative values .* row 4, column 1"):
+        fastnb.PoissonNB().fit(X, y).contributions(negative)
+    codes = np.array([[0, 1], [1, 0], [1, 1]])
+    model = fastnb.CategoricalNB().fit(codes, [0, 1, 1])
+    for container in ("dense_c", "csr"):
+        for code, message in ((1.5, "1.5 in row 2"), (-1, "Negative values")):
+            bad_codes = as_container([[0, 1], [1, 0], [1, code]], container)
+            with pytest.raises(ValueError, match=message):
+                model.predict(bad_codes)
+            with pytest.raises(ValueError, match=message):
+                model.contributions(bad_codes)
+    # A code past a feature's categories is an unseen category, as in predict.
+    terms, intercept = model.contributions(np.array([[0, 5]]), classes=0)
+    jll = model.predict_joint_log_proba(np.array([[0, 5]]))
+    assert intercept + terms.sum() == pytest.approx(jll[0, 0], rel=1e-12)
+
+
+def test_contributions_refuse_an_impossible_zero():
+    X = np.array([[1, 0], [1, 1], [0, 1]])
+    model = fastnb.BernoulliNB(alpha=0.0).fit(X, [0, 0, 1])
+    with pytest.raises(ValueError, match="fit with alpha > 0"):
+        model.contributions(X)
+    model = fastnb.CategoricalNB(alpha=0.0).fit(X, [0, 0, 1])
+    with pytest.raises(ValueError, match="fit with alpha > 0"):
+        model.contributions(X)
+
+
+# ---------------------------------------------------------------------------
+# Decisions by a cost matrix
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("case", "dtype", "container"),
+    case_params(containers=("dense_c", "csr"), other_dtypes_in=()),
+)
+def test_cost_picks_the_least_expected_cost(case, dtype, container):
+    X, y, w = case.make(seed=4)
+    X = as_container(X, container, dtype)
+    model = case.estimator().fit(X, y, sample_weight=w)
+    rng = np.random.default_rng(0)
+    cost = rng.uniform(0.0, 5.0, size=(3, 3))
+    expected_cost = model.predict_proba(X).astype(np.float64) @ cost
+    ordered = np.sort(expected_cost, axis=1)
+    clear = ordered[:, 1] - ordered[:, 0] > 1e-9 * ordered[:, 1]
+    assert clear.mean() > 0.9
+    predicted = model.predict(X, cost=cost)
+    assert predicted.dtype == model.classes_.dtype
+    np.testing.assert_array_equal(
+        predicted[clear], model.classes_[np.argmin(expected_cost, axis=1)][clear]
+    )
+    # A cost only for missing one class moves predictions towards it.
+    towards_c = np.ones((3, 3)) - np.eye(3)
+    towards_c[2, :2] = 50.0
+    assert (model.predict(X, cost=towards_c) == "c").sum() > (
+        model.predict(X) == "c"
+    ).sum()
+
+
+def test_cost_ties_go_to_the_most_probable_then_the_first():
+    X = np.array([[4, 0, 0], [0, 4, 0], [0, 0, 4], [2, 2, 1]])
+    model = fastnb.MultinomialNB().fit(X, [0, 1, 2, 2])
+    # Every class costs the same: the most probable.
+    np.testing.assert_array_equal(
+        model.predict(X, cost=np.ones((3, 3))), model.predict(X)
+    )
+    # Class 1 is never best and 0, 2 tie (equal columns): the most
+    # probable of them if it is one, else the first.
+    cost = np.array([[0.0, 9, 0], [0, 9, 0], [0, 9, 0]])
+    np.testing.assert_array_equal(model.predict(X, cost=cost), [0, 0, 2, 2])
+
+
+@pytest.mark.parametrize(
+    ("cost", "message"),
+    [
+        (np.zeros((2, 2)), "shape \\(n_classes, n_classes\\) = \\(3, 3\\)"),
+        (np.zeros(3), "got shape \\(3,\\)"),
+        (np.where(np.eye(3), 0, np.nan), "finite"),
+        (np.where(np.eye(3), 0, np.inf), "finite"),
+        (np.where(np.eye(3), -1.0, 1.0), "non-negative; C\\[0, 0\\] = -1.0"),
+        ([["a", "b", "c"]] * 3, "a matrix of numbers"),
+    ],
+)
+def test_cost_is_checked(cost, message):
+    X, y, _ = CASES[0].make()
+    model = fastnb.MultinomialNB().fit(X, y)
+    with pytest.raises(ValueError, match=message):
+        model.predict(X, cost=cost)
+
+
+def test_cost_is_not_changed_and_passes_through_a_pipeline():
+    texts = ["cheap pills now", "meeting at noon", "win cash now", "lunch at noon"]
+    labels = ["spam", "ham", "spam", "ham"]
+    pipe = make_pipeline(CountVectorizer(), fastnb.MultinomialNB()).fit(texts, labels)
+    cost = np.array([[0.0, 100.0], [1.0, 0.0]])  # losing a ham costs 100
+    kept = cost.copy()
+    message = ["cash now at noon now"]
+    assert 0.5 < pipe.predict_proba(message)[0, 1] < 100 / 101
+    np.testing.assert_array_equal(pipe.predict(message), ["spam"])
+    np.testing.assert_array_equal(pipe.predict(message, cost=cost), ["ham"])
+    np.testing.assert_array_equal(cost, kept)
+
+
+def test_cost_with_dense_blocks_of_sparse_gaussian_rows():
+    # Sparse rows whose zeros' terms overflow are scored in dense blocks: the
+    # cost matrix is read whole by each.
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(300_000 // 4, 4))
+    X[:, 0] += 1e160
+    y = rng.integers(0, 3, size=len(X))
+    model = fastnb.GaussianNB().fit(X, y)
+    X_test = sp.csr_matrix(np.vstack([np.zeros((300_000, 4)), X[:10]]))
+    zero_one = 1.0 - np.eye(3)
+    np.testing.assert_array_equal(
+        model.predict(X_test, cost=zero_one), model.predict(X_test)
+    )
+
+
+# ---------------------------------------------------------------------------
+# Most informative features
+# ---------------------------------------------------------------------------
+
+
+def test_most_informative_count_features_are_nltks():
+    X, y, _ = CASES[0].make(seed=6)
+    model = fastnb.MultinomialNB().fit(X, y)
+    table = model.most_informative_features(n=5)
+    log_p = model.feature_log_prob_
+    spread = log_p.max(axis=0) - log_p.min(axis=0)
+    order = np.argsort(-spread, kind="stable")[:5]
+    assert list(table["feature"]) == [f"x{j}" for j in order]
+    np.testing.assert_allclose(table["ratio"], np.exp(spread[order]), rtol=1e-12)
+    np.testing.assert_array_equal(
+        table["most_likely"], model.classes_[log_p.argmax(axis=0)[order]]
+    )
+    np.testing.assert_array_equal(
+        table["least_likely"], model.classes_[log_p.argmin(axis=0)[order]]
+    )
+    assert list(table.columns) == [
+        "feature",
+        "value",
+        "most_likely",
+        "least_likely",
+        "ratio",
+        "log_ratio",
+    ]
+    assert len(model.most_informative_features(n=None)) == X.shape[1]
+
+
+def test_most_informative_bernoulli_values_count_absence():
+    # Feature 0 is on in every "a" sample and in one "b" sample of four.
+    X = np.array([[1, 0], [1, 1], [1, 0], [1, 1], [0, 1], [0, 0], [0, 1], [1, 0]])
+    y = ["a"] * 4 + ["b"] * 4
+    model = fastnb.BernoulliNB().fit(X, y)
+    table = model.most_informative_features(feature_names=["f", "g"])
+    # P(absent | b) = 4/6, P(absent | a) = 1/6: absence is the strong value.
+    assert table.loc[0, "feature"] == "f" and table.loc[0, "value"] == 0
+    assert table.loc[0, "most_likely"] == "b"
+    assert table.loc[0, "ratio"] == pytest.approx(4.0)
+
+
+def test_most_informative_categories():
+    case = next(case for case in CASES if case.id == "CategoricalNB-strings")
+    X, y, _ = case.make(seed=7)
+    model = case.estimator().fit(X, y)
+    table = model.most_informative_features(n=None)
+    for row in table.itertuples():
+        j = int(row.feature[1:])
+        k = list(model.categories_[j]).index(row.value)
+        log_p = model.feature_log_prob_[j]
+        spread = log_p.max(axis=0) - log_p.min(axis=0)
+        assert row.log_ratio == pytest.approx(spread.max(), rel=1e-12)
+        assert spread[k] == spread.max()
+
+
+def test_most_informative_gaussian_values_are_within_the_data():
+    X = np.array([[0.0, 5], [0.2, 6], [-0.1, 4], [3.0, 5], [3.3, 4], [2.8, 6]])
+    model = fastnb.GaussianNB().fit(X, [0, 0, 0, 1, 1, 1])
+    table = model.most_informative_features()
+    assert list(table["feature"]) == ["x0", "x1"]
+    sigma = np.sqrt(model.var_)
+    for row in table.itertuples():
+        j = int(row.feature[1:])
+        assert (model.theta_[:, j] - 3 * sigma[:, j]).min() <= row.value
+        assert row.value <= (model.theta_[:, j] + 3 * sigma[:, j]).max()
+        ll = -0.5 * (
+            np.log(2 * np.pi * model.var_[:, j])
+            + (row.value - model.theta_[:, j]) ** 2 / model.var_[:, j]
+        )
+        assert row.log_ratio == pytest.approx(ll.max() - ll.min(), rel=1e-10)
+
+
+def test_most_informative_features_take_names(monkeypatch):
+    texts = ["cheap pills now", "meeting at noon", "win cash now", "lunch at noon"]
+    vectorizer = CountVectorizer()
+    model = fastnb.MultinomialNB().fit(
+        vectorizer.fit_transform(texts), ["spam", "ham", "spam", "ham"]
+    )
+    table = model.most_informative_features(n=2, feature_names=vectorizer)
+    assert set(table["feature"]) <= set(vectorizer.get_feature_names_out())
+    assert table.loc[0, "feature"] in ("at", "noon")
+    with pytest.raises(ValueError, match="name the model's 9 features; got 2"):
+        model.most_informative_features(feature_names=["a", "b"])
+    with pytest.raises(ValueError, match="n must be a non-negative integer"):
+        model.most_informative_features(n=-1)
+    frame = pd.DataFrame({"height": [1.0, 2.0, 5.0, 6.0], "age": [3.0, 1.0, 2.0, 9.0]})
+    gaussian = fastnb.GaussianNB().fit(frame, [0, 0, 1, 1])
+    assert set(gaussian.most_informative_features()["feature"]) == {"height", "age"}
+    # Without pandas, a list of named tuples.
+    real_import = builtins.__import__
+
+    def no_pandas(name, *args, **kwargs):
+        if name == "pandas":
+            raise ImportError("no pandas")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pandas)
+    rows = model.most_informative_features(n=2, feature_names=vectorizer)
+    assert [row.feature for row in rows] == list(table["feature"])
+    assert rows[0]._fields[:4] == ("feature", "value", "most_likely", "least_likely")
+
+
+def test_most_informative_features_of_mixed_columns():
+    case = next(case for case in CASES if case.id == "MixedNB-frame")
+    X, y, _ = case.make(seed=8)
+    model = case.estimator().fit(X, y)
+    table = model.most_informative_features(n=None)
+    assert sorted(table["feature"]) == sorted(X.columns)
+    colour = table.set_index("feature").loc["colour"]
+    assert colour["value"] in model.estimators_["categorical"].categories_[0]
+
+
+def test_docstring_examples():
+    import doctest
+
+    from fastnb import _base
+
+    failed, attempted = doctest.testmod(_base, optionflags=doctest.ELLIPSIS)
+    assert attempted and not failed
