@@ -76,6 +76,10 @@ CUT = 9.0
 # than exp(-REACH**2 / 2) of its term).
 FFT_FLOOR = 1e-3
 REACH = 9.0
+# A standard deviation below ROUNDING of the size of a feature's values is
+# rounding (of a constant feature's merged moments): the bandwidth rules
+# take it as zero.
+ROUNDING = 2.0**-40
 # Values of the exact algorithm's differences scored at a time.
 EXACT_CHUNK = 1 << 20
 
@@ -187,8 +191,9 @@ def bandwidths(statistics, bandwidth, adjust):
     size ``n = W**2 / sum w**2`` (W the class weight), the factor ``n **
     (-1/5)`` (Scott) or ``(3 n / 4) ** (-1/5)`` (Silverman), and sigma**2
     the weighted variance ``ssd / (W - sum w**2 / W)``. Where that is not a
-    positive number (one sample, or a feature constant in the class), sigma
-    is the feature's over all classes, or 1 if that too is zero. A number
+    positive number (one sample, or a feature constant in the class: a
+    sigma below ROUNDING of the feature's largest magnitude), sigma is the
+    feature's over all classes, or 1 if that too is zero. A number
     (or one per feature) is the bandwidth itself, times ``adjust``. Classes
     without weight get 1 (their tables are flat).
     """
@@ -217,8 +222,13 @@ def _bandwidths(statistics, bandwidth, adjust):
         pooled = (
             overall_ssd[0] / pooled_dof if pooled_dof > 0 else np.zeros(ssd.shape[1])
         )
+        # A constant feature's moments, merged, may keep a variance of
+        # rounding: one below ROUNDING of the values' size counts as zero.
+        floor = (
+            ROUNDING * np.maximum(np.abs(statistics["low"]), np.abs(statistics["high"]))
+        ) ** 2
         sigma = np.sqrt(
-            np.where(variance > 0, variance, np.where(pooled > 0, pooled, 1.0))
+            np.where(variance > floor, variance, np.where(pooled > floor, pooled, 1.0))
         )
         h = adjust * factor[:, None] * sigma
     else:
