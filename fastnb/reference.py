@@ -1731,6 +1731,7 @@ _FAMILIES = {
     "bernoulli": BernoulliNB,
     "multinomial": MultinomialNB,
     "poisson": PoissonNB,
+    "kde": KernelDensityNB,
 }
 
 
@@ -1751,7 +1752,7 @@ class MixedNB(_ReferenceNB):
     ----------
     families : dict
         Family name ("gaussian", "categorical", "bernoulli", "multinomial",
-        "poisson") -> the positions of its columns. Every column belongs to
+        "poisson", "kde") -> the positions of its columns. Every column belongs to
         one family.
     fit_prior : bool, default=True
         Whether to estimate class priors from the data; if False the prior
@@ -1759,7 +1760,7 @@ class MixedNB(_ReferenceNB):
     class_prior : array-like of shape (n_classes,), default=None
         Fixed prior probabilities of the classes.
     gaussian_params, categorical_params, bernoulli_params, multinomial_params, \
-poisson_params : dict, default=None
+poisson_params, kde_params : dict, default=None
         Constructor parameters of that family's estimator, its prior aside.
 
     Attributes
@@ -1806,6 +1807,7 @@ poisson_params : dict, default=None
         bernoulli_params=None,
         multinomial_params=None,
         poisson_params=None,
+        kde_params=None,
     ):
         self.families = families
         self.fit_prior = fit_prior
@@ -1815,11 +1817,12 @@ poisson_params : dict, default=None
         self.bernoulli_params = bernoulli_params
         self.multinomial_params = multinomial_params
         self.poisson_params = poisson_params
+        self.kde_params = kde_params
 
     def _estimator(self, family, n_classes):
         """A new estimator of the family: the user's parameters, a uniform prior."""
         params = dict(getattr(self, f"{family}_params") or {})
-        if family == "gaussian":
+        if family in ("gaussian", "kde"):
             params["priors"] = np.full(n_classes, 1.0 / n_classes)
         else:
             params.update(fit_prior=False, class_prior=None)

@@ -397,6 +397,15 @@ REFERENCE_CASES = [
     ),
     variant(
         "MixedNB",
+        "mixed",
+        "kde family",
+        {
+            "families": {**MIXED_FAMILIES, "gaussian": [0], "kde": [1, 2]},
+            "kde_params": {"bandwidth": "silverman", "n_grid": 200},
+        },
+    ),
+    variant(
+        "MixedNB",
         "mixed objects",
         "prior given",
         {"families": MIXED_OBJECT_FAMILIES, "class_prior": given_prior()},

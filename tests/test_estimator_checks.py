@@ -36,6 +36,9 @@ ESTIMATORS = [
     fastnb.MixedNB(families={"gaussian": "remaining"}),
     fastnb.MixedNB(families={"bernoulli": [0], "gaussian": "remaining"}),
     fastnb.MixedNB(families=GAUSSIAN_AND_COUNTS),
+    fastnb.MixedNB(
+        families={"kde": [0], "gaussian": "remaining"}, kde_params={"bandwidth": 0.5}
+    ),
 ]
 
 NON_INTEGER_CODES = (
