@@ -5,6 +5,7 @@ from fastnb._config import show_config
 from fastnb._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
 from fastnb._files import SKOPS_TRUSTED_TYPES, ModelFileError, load, save
 from fastnb._gaussian import GaussianNB
+from fastnb._kde import KernelDensityNB
 from fastnb._mixed import MixedNB
 from fastnb._smoothing import MEstimate
 from fastnb._state import ModelState, combine_states, from_state, get_state, merge
@@ -56,6 +57,7 @@ __all__ = [
     "CategoricalNB",
     "ComplementNB",
     "GaussianNB",
+    "KernelDensityNB",
     "MEstimate",
     "MixedNB",
     "ModelFileError",

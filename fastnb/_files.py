@@ -49,6 +49,7 @@ from fastnb._base import BaseNB
 from fastnb._categorical import CategoricalNB
 from fastnb._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
 from fastnb._gaussian import GaussianNB
+from fastnb._kde import KernelDensityNB
 from fastnb._mixed import MixedNB
 from fastnb._smoothing import MEstimate
 from fastnb._state import ModelState, from_state, get_state
@@ -87,8 +88,8 @@ def skops_type_name(cls):
 # The types of fastnb's models in a skops file beyond skops' own: pass as
 # ``skops.io.load(file, trusted=fastnb.SKOPS_TRUSTED_TYPES)``. Loading a
 # fastnb estimator checks its fitted state as fastnb.from_state does;
-# numpy.dtype is GaussianNB's data type (a name; loading refuses any other
-# than float32 and float64).
+# numpy.dtype is GaussianNB's and KernelDensityNB's data type (a name;
+# loading refuses any other than float32 and float64).
 SKOPS_TRUSTED_TYPES = (
     *sorted(
         skops_type_name(cls)
@@ -97,6 +98,7 @@ SKOPS_TRUSTED_TYPES = (
             CategoricalNB,
             ComplementNB,
             GaussianNB,
+            KernelDensityNB,
             MixedNB,
             MultinomialNB,
             PoissonNB,

@@ -35,6 +35,7 @@ from fastnb._rows cimport (
     gaussian_dense_row,
     index_t,
     intp_t,
+    kde_dense_row,
 )
 
 
@@ -2408,3 +2409,154 @@ def categorical_log_tables(
                 v = log(log_table[r, c]) - total[c]
                 log_table[r, c] = v
                 padded[r, c] = v
+
+
+# ---------------------------------------------------------------------------
+# Kernel density (fastnb._kde): linear binning of the values onto a grid per
+# feature, the log densities of the tails of the binned mixture, and
+# scoring by linear interpolation of the log densities (kde_dense_row in
+# _rows.h).
+# ---------------------------------------------------------------------------
+
+def kde_bin_dense(
+    const floating[:, :] X,
+    const intp_t[::1] y,
+    const double[:] sample_weight,
+    const double[::1] inv_step,
+    const double[::1] origin,
+    Py_ssize_t n_grid,
+    Py_ssize_t block_width,
+    double[:, ::1] grid,
+    int n_threads,
+):
+    """Linear binning of dense X into grid (n_classes, n_features * n_grid).
+
+    Feature j's value x sits at grid position u = x inv_step[j] - origin[j],
+    which the caller made lie in 0 .. n_grid - 1; the sample's weight goes
+    to the points floor(u) and floor(u) + 1 of its class, split as 1 - t
+    and t (t = u - floor(u)). Samples of weight 0 are skipped. A task is a
+    block of block_width features, which reads the rows in order, so no
+    result depends on the number of threads.
+    """
+    cdef Py_ssize_t n_samples = X.shape[0]
+    cdef Py_ssize_t n_features = X.shape[1]
+    cdef Py_ssize_t n_blocks = (n_features + block_width - 1) // block_width
+    cdef Py_ssize_t b, i, j, g, k, stop
+    cdef double u, t, w
+    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        stop = min((b + 1) * block_width, n_features)
+        for i in range(n_samples):
+            w = sample_weight[i]
+            if w == 0.0:
+                continue
+            k = y[i]
+            for j in range(b * block_width, stop):
+                u = <double> X[i, j] * inv_step[j] - origin[j]
+                g = <Py_ssize_t> u
+                t = u - <double> g
+                grid[k, j * n_grid + g] += (1.0 - t) * w
+                if t > 0.0:
+                    grid[k, j * n_grid + g + 1] += t * w
+
+
+def kde_tail_log_density(
+    const double[:, ::1] counts,
+    const intp_t[:, ::1] left,
+    const intp_t[:, ::1] right,
+    const double[::1] scale,
+    const intp_t[::1] reach,
+    const double[::1] log_norm,
+    const intp_t[::1] points,
+    double[:, ::1] out,
+    int n_threads,
+):
+    """The log density of a binned Gaussian mixture at some grid points,
+    summed directly in log space (where an FFT's rounding would swamp it).
+
+    counts (n_classes, n_points): each class's masses on the grid; left and
+    right: the nearest point holding mass at or below (-1 if none) and at
+    or above (n_points if none) each point. At the point g of class k
+    (points holds k * n_points + g), with d the distance to the nearest
+    mass and s = scale[k] (grid step / bandwidth), out[k, g] is log_norm[k]
+    + log sum_i counts[k, i] exp(-(s (g - i))^2 / 2), over the masses within
+    d + reach[k] points of g (farther ones add less than exp(-(s
+    reach)^2 / 2) of the nearest's term), each term taken relative to the
+    nearest's, so that nothing underflows.
+    """
+    cdef Py_ssize_t n_points = counts.shape[1]
+    cdef Py_ssize_t p, k, g, i, lo, hi, near
+    cdef double s, top, total, d
+    for p in prange(
+        points.shape[0], nogil=True, schedule="dynamic", num_threads=n_threads
+    ):
+        k = points[p] // n_points
+        g = points[p] - k * n_points
+        near = n_points
+        if left[k, g] >= 0:
+            near = g - left[k, g]
+        if right[k, g] < n_points and right[k, g] - g < near:
+            near = right[k, g] - g
+        s = scale[k]
+        top = -0.5 * (s * near) * (s * near)
+        lo = max(0, g - near - reach[k])
+        hi = min(n_points - 1, g + near + reach[k])
+        total = 0.0
+        for i in range(lo, hi + 1):
+            if counts[k, i] > 0.0:
+                d = s * (g - i)
+                total = total + counts[k, i] * exp(-0.5 * d * d - top)
+        out[k, g] = top + log(total) + log_norm[k]
+
+
+def kde_score_dense(
+    const floating[:, :] X,
+    const double[:, :, ::1] table,
+    const double[::1] origin,
+    const double[::1] inv_step,
+    const intp_t[::1] n_points,
+    const double[:, :, ::1] tails,
+    const double[::1] intercept,
+    int output,
+    double[:, ::1] out,
+    intp_t[::1] labels,
+    double[:, :] scratch,
+    int n_threads,
+):
+    """Kernel density scores of dense rows: interpolated log-density tables
+    (see kde_dense_row), class-padded, a scratch row a thread.
+
+    Returns the first row with a value that is not finite, or -1.
+    """
+    cdef Py_ssize_t n_samples = X.shape[0]
+    cdef Py_ssize_t n_padded = table.shape[2]
+    cdef Py_ssize_t stride = X.strides[1] // sizeof(floating)
+    cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
+    cdef Py_ssize_t i, k, t
+    cdef int status
+    cdef double* row
+    for i in prange(
+        n_samples,
+        nogil=True,
+        schedule="dynamic",
+        chunksize=ROW_CHUNK,
+        num_threads=n_threads,
+    ):
+        t = threadid()
+        if first_bad[t] < n_samples:
+            continue
+        row = &scratch[t, 0]
+        for k in range(n_padded):
+            row[k] = intercept[k]
+        status = kde_dense_row(
+            &X[i, 0], stride, X.shape[1], &table[0, 0, 0], table.shape[1],
+            &origin[0], &inv_step[0], &n_points[0], &tails[0, 0, 0],
+            table.shape[0], n_padded, row,
+        )
+        if status < 0:
+            with gil:
+                raise IndexError(f"row {i} has a column outside the table")
+        if status > 0:
+            first_bad[t] = i
+            continue
+        _finish_row(scratch, t, output, out, labels, i)
+    return _first_flagged(first_bad, n_samples)

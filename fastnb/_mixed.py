@@ -35,6 +35,7 @@ from fastnb._categorical import CategoricalNB
 from fastnb._discrete import BernoulliNB, MultinomialNB, PoissonNB
 from fastnb._explain import join_values, place_columns
 from fastnb._gaussian import GaussianNB
+from fastnb._kde import KernelDensityNB
 from fastnb._simd import kernels as _kernels
 from fastnb._state import check_statistic
 
@@ -44,6 +45,7 @@ FAMILIES = {
     "bernoulli": BernoulliNB,
     "multinomial": MultinomialNB,
     "poisson": PoissonNB,
+    "kde": KernelDensityNB,
 }
 
 # The sub-estimators' prior parameters: set by MixedNB (uniform), never by users.
@@ -53,6 +55,7 @@ PRIOR_PARAMS = {
     "bernoulli": ("fit_prior", "class_prior"),
     "multinomial": ("fit_prior", "class_prior"),
     "poisson": ("fit_prior", "class_prior"),
+    "kde": ("priors",),
 }
 
 REMAINING = "remaining"
@@ -240,7 +243,9 @@ class MixedNB(BaseNB):
     - "bernoulli": :class:`~fastnb.BernoulliNB`, binary (or binarized) values;
     - "multinomial": :class:`~fastnb.MultinomialNB`, counts over one
       vocabulary;
-    - "poisson": :class:`~fastnb.PoissonNB`, counts, each its own Poisson.
+    - "poisson": :class:`~fastnb.PoissonNB`, counts, each its own Poisson;
+    - "kde": :class:`~fastnb.KernelDensityNB`, continuous values of any
+      shape (skewed, multimodal), a kernel density each.
 
     As the features are independent given the class, the joint
     log-likelihood of a row x is the model's log prior plus each family's
@@ -259,7 +264,7 @@ class MixedNB(BaseNB):
     ----------
     families : dict or None, default=None
         Maps a family name ("gaussian", "categorical", "bernoulli",
-        "multinomial", "poisson") to its columns: a list of integer
+        "multinomial", "poisson", "kde") to its columns: a list of integer
         positions, or of column names when X is a pandas DataFrame with
         string column names (integers are always positions). One family may
         be given as the string ``"remaining"``: every column not listed by
@@ -276,7 +281,7 @@ class MixedNB(BaseNB):
     class_prior : array-like of shape (n_classes,), default=None
         Fixed class priors; overrides ``fit_prior``.
     gaussian_params, categorical_params, bernoulli_params, multinomial_params, \
-poisson_params : dict, default=None
+poisson_params, kde_params : dict, default=None
         Constructor parameters of that family's estimator, for example
         ``{"var_smoothing": 1e-8}`` or ``{"alpha": 0.5}``. Prior parameters
         (``priors``, ``fit_prior``, ``class_prior``) are refused: set the
@@ -356,6 +361,7 @@ poisson_params : dict, default=None
         bernoulli_params=None,
         multinomial_params=None,
         poisson_params=None,
+        kde_params=None,
     ):
         self.families = families
         self.fit_prior = fit_prior
@@ -365,6 +371,7 @@ poisson_params : dict, default=None
         self.bernoulli_params = bernoulli_params
         self.multinomial_params = multinomial_params
         self.poisson_params = poisson_params
+        self.kde_params = kde_params
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -372,15 +379,18 @@ poisson_params : dict, default=None
             kinds = set(self.families)
         else:
             kinds = {"gaussian", "categorical"}
-        # A sparse X needs families by position (it has no dtypes or names).
-        tags.input_tags.sparse = isinstance(self.families, dict) and _by_position(
-            self.families
+        # A sparse X needs families by position (it has no dtypes or names),
+        # and no kde family (KernelDensityNB takes dense X only).
+        tags.input_tags.sparse = (
+            isinstance(self.families, dict)
+            and _by_position(self.families)
+            and "kde" not in kinds
         )
         tags.input_tags.allow_nan = False
         tags.input_tags.string = "categorical" in kinds
         tags.input_tags.categorical = "categorical" in kinds
         tags.input_tags.positive_only = bool(kinds & {"multinomial", "poisson"})
-        tags.classifier_tags.poor_score = bool(kinds - {"gaussian"})
+        tags.classifier_tags.poor_score = bool(kinds - {"gaussian", "kde"})
         return tags
 
     class_count_ = fitted_statistic(
@@ -470,7 +480,7 @@ poisson_params : dict, default=None
             )
         if n_classes is None:
             return params
-        if family == "gaussian":
+        if family in ("gaussian", "kde"):
             params["priors"] = np.full(n_classes, 1.0 / n_classes)
         else:
             params["fit_prior"] = False
@@ -647,7 +657,8 @@ poisson_params : dict, default=None
     def _class_axes_of(self, statistics):
         axes = dict(self._class_axes)
         for family in families_of(statistics):
-            axes.update(with_prefix(family, FAMILIES[family]._class_axes))
+            part = family_statistics(statistics, family)
+            axes.update(with_prefix(family, FAMILIES[family]()._class_axes_of(part)))
         return axes
 
     def _table_params(self, statistics, n_classes):

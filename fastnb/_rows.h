@@ -152,6 +152,9 @@ static inline void fastnb_prefetch(const double* p, Py_ssize_t n)
  * FASTNB_GAUSS8(hi, acc, x, mu, iv, t_hi, t_lo)
  *                                hi[k] -= t_hi[k],
  *                                acc[k] += (x - mu[k])^2 * iv[k] - t_lo[k]
+ * FASTNB_LERP8(acc, p, q, t)     acc[k] += p[k] + t * (q[k] - p[k])
+ * FASTNB_TAIL8(acc, p, a, g, d, s)
+ *                                acc[k] += p[k] - a[k] * d * (s - 2 g[k])
  * FASTNB_LANE(acc, k)            acc[k], as a double
  *
  * Every lane is the same sum, in the same order, as a plain loop would
@@ -198,6 +201,16 @@ static inline fastnb_vec fastnb_load(const double* p)
         acc[q_] += d_ * d_ * fastnb_load((iv) + q_ * FASTNB_LANES)            \
             - fastnb_load((t_lo) + q_ * FASTNB_LANES);                        \
     }
+#define FASTNB_LERP8(acc, p, q, t)                                            \
+    for (int q_ = 0; q_ < FASTNB_PARTS; q_++) {                               \
+        fastnb_vec p_ = fastnb_load((p) + q_ * FASTNB_LANES);                 \
+        acc[q_] += p_ + (t) * (fastnb_load((q) + q_ * FASTNB_LANES) - p_);    \
+    }
+#define FASTNB_TAIL8(acc, p, a, g, d, s)                                      \
+    for (int q_ = 0; q_ < FASTNB_PARTS; q_++)                                 \
+        acc[q_] += fastnb_load((p) + q_ * FASTNB_LANES)                       \
+            - fastnb_load((a) + q_ * FASTNB_LANES) * (d)                      \
+                  * ((s) - 2.0 * fastnb_load((g) + q_ * FASTNB_LANES))
 #define FASTNB_LANE(acc, k) acc[(k) / FASTNB_LANES][(k) % FASTNB_LANES]
 #else
 #define FASTNB_ZERO8(acc) double acc[FASTNB_BLOCK] = {0, 0, 0, 0, 0, 0, 0, 0}
@@ -218,6 +231,12 @@ static inline fastnb_vec fastnb_load(const double* p)
         hi[k_] -= (t_hi)[k_];                                                 \
         acc[k_] += d_ * d_ * (iv)[k_] - (t_lo)[k_];                           \
     }
+#define FASTNB_LERP8(acc, p, q, t)                                            \
+    for (int k_ = 0; k_ < FASTNB_BLOCK; k_++)                                 \
+        acc[k_] += (p)[k_] + (t) * ((q)[k_] - (p)[k_])
+#define FASTNB_TAIL8(acc, p, a, g, d, s)                                      \
+    for (int k_ = 0; k_ < FASTNB_BLOCK; k_++)                                 \
+        acc[k_] += (p)[k_] - (a)[k_] * (d) * ((s) - 2.0 * (g)[k_])
 #define FASTNB_LANE(acc, k) acc[k]
 #endif
 
@@ -348,6 +367,89 @@ FASTNB_ROW_REFUSED(float)
                 scores[k0 + k] += FASTNB_LANE(acc, k);                        \
         }                                                                     \
         if (!check_first && !(scores[0] - scores[0] == 0.0)                   \
+            && fastnb_row_refused_##T(x, x_stride, n_features, 0))            \
+            return 1;                                                         \
+        return 0;                                                             \
+    }
+
+/* scores[k] += log f_jk(x[j]) summed over the features of a dense row x
+ * (elements x_stride apart), f_jk the kernel density of feature j in class
+ * k, from its log on a grid (KernelDensityNB): feature j's grid has
+ * n_points[j] points, at (origin[j] + g) / inv_step[j], and its log
+ * densities are the rows table[j, g, :] of a (n_rows, n_points_max,
+ * n_padded) table. x_j at grid position u = x_j inv_step[j] - origin[j]
+ * takes the value interpolated linearly between the points about it;
+ * beyond the grid, the value at its end less the Gaussian fall-off of the
+ * class's outermost mass: with e the end (0 or the last point), g_k that
+ * mass's position and a_k = 0.5 (grid step / bandwidth)^2, all in grid
+ * units, log f = table[j, e, k] - a_k (u - e) (u + e - 2 g_k), which is
+ * (u - g_k)^2 less (e - g_k)^2. tails is (n_rows, 4, n_padded): per
+ * feature, the rows g (lower end), g (upper end) and a. The features are
+ * taken FASTNB_KDE_FEATURES at a time: first each one's place on its grid
+ * (its table rows, at random places, fetched then), then their terms for
+ * each block of classes, summed in registers. A NaN falls to the upper
+ * end and makes the scores NaN; the values are then checked, as in the
+ * Gaussian row. */
+#define FASTNB_KDE_FEATURES 64
+#define FASTNB_KDE_DENSE_ROW(NAME, T)                                         \
+    static inline int NAME(                                                   \
+        const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
+        const double* table, Py_ssize_t n_points_max, const double* origin,   \
+        const double* inv_step, const Py_ssize_t* n_points,                   \
+        const double* tails, Py_ssize_t n_rows, Py_ssize_t n_padded,          \
+        double* scores)                                                       \
+    {                                                                         \
+        FASTNB_CHECK(n_features <= n_rows);                                   \
+        const Py_ssize_t step = n_points_max * n_padded;                      \
+        Py_ssize_t row[FASTNB_KDE_FEATURES], edge[FASTNB_KDE_FEATURES];        \
+        double t[FASTNB_KDE_FEATURES], d[FASTNB_KDE_FEATURES],                \
+            s[FASTNB_KDE_FEATURES];                                           \
+        for (Py_ssize_t j0 = 0; j0 < n_features; j0 += FASTNB_KDE_FEATURES) { \
+            const Py_ssize_t m = n_features - j0 < FASTNB_KDE_FEATURES        \
+                                     ? n_features - j0                        \
+                                     : FASTNB_KDE_FEATURES;                   \
+            for (Py_ssize_t i = 0; i < m; i++) {                              \
+                const Py_ssize_t j = j0 + i;                                  \
+                const double u = (double) x[j * x_stride] * inv_step[j]       \
+                                 - origin[j];                                 \
+                const Py_ssize_t last = n_points[j] - 1;                      \
+                FASTNB_CHECK(1 <= last && last < n_points_max);               \
+                if (u >= 0.0 && u < (double) last) {                          \
+                    const Py_ssize_t g = (Py_ssize_t) u;                      \
+                    row[i] = j * step + g * n_padded;                         \
+                    t[i] = u - (double) g;                                    \
+                    edge[i] = -1;                                             \
+                    fastnb_prefetch(table + row[i], 2 * n_padded);            \
+                } else if (u < 0.0) {                                         \
+                    row[i] = j * step;                                        \
+                    edge[i] = j * 4 * n_padded;                               \
+                    d[i] = u;                                                 \
+                    s[i] = u;                                                 \
+                } else {                                                      \
+                    row[i] = j * step + last * n_padded;                      \
+                    edge[i] = j * 4 * n_padded + n_padded;                    \
+                    d[i] = u - (double) last;                                 \
+                    s[i] = u + (double) last;                                 \
+                }                                                             \
+            }                                                                 \
+            for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {      \
+                FASTNB_ZERO8(acc);                                            \
+                for (Py_ssize_t i = 0; i < m; i++) {                          \
+                    const double* p = table + row[i] + k0;                    \
+                    if (edge[i] < 0) {                                        \
+                        FASTNB_LERP8(acc, p, p + n_padded, t[i]);             \
+                    } else {                                                  \
+                        const double* a_ = tails + (j0 + i) * 4 * n_padded    \
+                                           + 2 * n_padded + k0;               \
+                        FASTNB_TAIL8(acc, p, a_, tails + edge[i] + k0, d[i],  \
+                                     s[i]);                                   \
+                    }                                                         \
+                }                                                             \
+                for (int k = 0; k < FASTNB_BLOCK; k++)                        \
+                    scores[k0 + k] += FASTNB_LANE(acc, k);                    \
+            }                                                                 \
+        }                                                                     \
+        if (!(scores[0] - scores[0] == 0.0)                                   \
             && fastnb_row_refused_##T(x, x_stride, n_features, 0))            \
             return 1;                                                         \
         return 0;                                                             \
@@ -721,5 +823,8 @@ FASTNB_CATEGORICAL_COUNT_ROWS(fastnb_categorical_count_rows_f32, float,
                               FASTNB_WITHIN_FLOAT)
 FASTNB_CATEGORICAL_COUNT_ROWS(fastnb_categorical_count_rows_f64, double,
                               FASTNB_WITHIN_FLOAT)
+
+FASTNB_KDE_DENSE_ROW(fastnb_kde_dense_row_f64, double)
+FASTNB_KDE_DENSE_ROW(fastnb_kde_dense_row_f32, float)
 
 #endif /* FASTNB_ROWS_H */

@@ -86,6 +86,19 @@ cdef extern from "_rows.h":
         Py_ssize_t n_padded, double* scores,
     ) noexcept nogil
 
+    int fastnb_kde_dense_row_f64(
+        const double* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const double* table, Py_ssize_t n_points_max, const double* origin,
+        const double* inv_step, const intp_t* n_points, const double* tails,
+        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
+    ) noexcept nogil
+    int fastnb_kde_dense_row_f32(
+        const float* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const double* table, Py_ssize_t n_points_max, const double* origin,
+        const double* inv_step, const intp_t* n_points, const double* tails,
+        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
+    ) noexcept nogil
+
     int fastnb_gaussian_csr_row_f64_i32(
         const double* data, const int32_t* indices, Py_ssize_t start,
         Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
@@ -432,4 +445,22 @@ cdef inline Py_ssize_t categorical_count_rows(
         return fastnb_categorical_count_rows_f64(
             x, row_stride, x_stride, n_rows, n_features, j0, y, w, highest, layout,
             n_classes, table, n_table,
+        )
+
+
+cdef inline int kde_dense_row(
+    const floating* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+    const double* table, Py_ssize_t n_points_max, const double* origin,
+    const double* inv_step, const intp_t* n_points, const double* tails,
+    Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
+) noexcept nogil:
+    if floating is double:
+        return fastnb_kde_dense_row_f64(
+            x, x_stride, n_features, table, n_points_max, origin, inv_step,
+            n_points, tails, n_rows, n_padded, scores,
+        )
+    else:
+        return fastnb_kde_dense_row_f32(
+            x, x_stride, n_features, table, n_points_max, origin, inv_step,
+            n_points, tails, n_rows, n_padded, scores,
         )

@@ -32,6 +32,7 @@ ESTIMATOR_NAMES = (
     "CategoricalNB",
     "ComplementNB",
     "GaussianNB",
+    "KernelDensityNB",
     "MixedNB",
     "MultinomialNB",
     "PoissonNB",

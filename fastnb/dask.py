@@ -453,6 +453,15 @@ class GaussianNB(DaskNBMixin, fastnb.GaussianNB):
     """
 
 
+class KernelDensityNB(DaskNBMixin, fastnb.KernelDensityNB):
+    """:class:`fastnb.KernelDensityNB` that also takes Dask collections.
+
+    Each block bins its values onto the lattice of its own range; combining
+    moves the grids onto the lattice of the joined range: the model equals
+    one fit's to rounding.
+    """
+
+
 class MixedNB(DaskNBMixin, fastnb.MixedNB):
     """:class:`fastnb.MixedNB` that also takes Dask collections."""
 

@@ -1,6 +1,6 @@
 """fastnb's estimators as ONNX graphs, through skl2onnx.
 
-Importing this module registers a converter for each of the seven fastnb
+Importing this module registers a converter for each of fastnb's
 estimators with skl2onnx (``skl2onnx.update_registered_converter``), so
 that ``skl2onnx.to_onnx`` converts them as it converts scikit-learn's
 classifiers, alone or as the last step of a Pipeline (after a
@@ -45,7 +45,10 @@ or floats holding whole numbers) or, where it was fitted on strings, the
 strings; a code or string never seen in training scores as fastnb scores
 an unseen category, and so does a negative code (which fastnb refuses).
 
-Refused with an error naming the case: a count family's log table holding
+KernelDensityNB, alone or as a MixedNB family, is not converted yet (its
+interpolated log-density tables have no graph here): refused with an error
+saying so. Also refused with an error naming the case: a count family's
+log table holding
 -inf, which the graph would multiply by X (``alpha=0`` and a feature some
 class never had), and raw categories that are not strings (booleans,
 numbers in an object column: encode them as strings or codes). The graphs
@@ -119,6 +122,7 @@ from fastnb._base import BaseNB
 from fastnb._categorical import CategoricalNB
 from fastnb._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
 from fastnb._gaussian import GaussianNB
+from fastnb._kde import KernelDensityNB
 from fastnb._mixed import MixedNB
 from fastnb._state import ESTIMATOR_NAMES
 
@@ -154,8 +158,8 @@ def to_onnx(model, X=None, *, initial_types=None, target_opset=None, options=Non
     """Convert a fitted fastnb estimator to an ONNX model.
 
     A thin wrapper over ``skl2onnx.to_onnx`` with a default input, for
-    any of the seven estimators (see the module's description for the
-    graph each gets).
+    any fastnb estimator but KernelDensityNB (see the module's description
+    for the graph each gets).
 
     Parameters
     ----------
@@ -266,6 +270,12 @@ def check_model(model):
         )
     model._check_fitted_state()
     for estimator, where in family_estimators(model):
+        if isinstance(estimator, KernelDensityNB):
+            raise ValueError(
+                f"fastnb.onnx does not convert {where} yet: KernelDensityNB's "
+                "interpolated log-density tables have no ONNX graph. Keep the "
+                "model with fastnb.save, skops or pickle instead."
+            )
         if not isinstance(estimator, COUNT_FAMILIES):
             continue
         tables = scoring_tables(estimator)
@@ -669,7 +679,7 @@ def categorical_rows(estimator, scoring, columns, positions):
 
 def register(estimator):
     """Register a fastnb estimator class with skl2onnx (done at import for
-    the seven; :func:`to_onnx` does it for subclasses, such as fastnb.dask's)."""
+    fastnb's; :func:`to_onnx` does it for subclasses, such as fastnb.dask's)."""
     skl2onnx.update_registered_converter(
         estimator,
         f"Fastnb{estimator.__name__}",

@@ -47,6 +47,8 @@ PoissonNB
     Counts as Poisson rates per class.
 GaussianNB
     Normal features, with the variance options of fastnb.GaussianNB.
+KernelDensityNB
+    A Gaussian kernel density per class and feature, binned or exact.
 CategoricalNB
     A probability table per attribute, on category codes or raw values.
 MixedNB
@@ -62,6 +64,7 @@ __all__ = [
     "CategoricalNB",
     "ComplementNB",
     "GaussianNB",
+    "KernelDensityNB",
     "MixedNB",
     "MultinomialNB",
     "PoissonNB",
@@ -879,7 +882,28 @@ class PoissonNB(_ReferenceCountNB):
 # ---------------------------------------------------------------------------
 
 
-class GaussianNB(_ReferenceNB):
+class _ReferencePriorsNB(_ReferenceNB):
+    """The prior of the continuous families: ``priors`` given, else the
+    weighted class frequencies (uniform before any weight)."""
+
+    def _prior(self, statistics):
+        """The class probabilities, float64."""
+        if self.priors is not None:
+            return np.asarray(self.priors, dtype=np.float64)
+        count = statistics["class_count"]
+        if count.sum() > 0:
+            return count / count.sum()
+        return np.full(len(count), 1.0 / len(count))
+
+    def _log_prior(self, statistics=None):
+        """The log prior the joint log-likelihood adds (of ``statistics_`` if None)."""
+        if statistics is None:
+            statistics = self.statistics_
+        with np.errstate(divide="ignore"):
+            return np.log(self._prior(statistics))
+
+
+class GaussianNB(_ReferencePriorsNB):
     """Reference Gaussian Naive Bayes classifier.
 
     Each feature is normal within each class. Means and sums of squared
@@ -1018,22 +1042,6 @@ class GaussianNB(_ReferenceNB):
         epsilon = self.var_smoothing * (largest if largest > 0 else 1.0)
         return np.broadcast_to(variance, ssd.shape) + epsilon, epsilon
 
-    def _prior(self, statistics):
-        """The class probabilities, float64."""
-        if self.priors is not None:
-            return np.asarray(self.priors, dtype=np.float64)
-        count = statistics["class_count"]
-        if count.sum() > 0:
-            return count / count.sum()
-        return np.full(len(count), 1.0 / len(count))
-
-    def _log_prior(self, statistics=None):
-        """The log prior the joint log-likelihood adds (of ``statistics_`` if None)."""
-        if statistics is None:
-            statistics = self.statistics_
-        with np.errstate(divide="ignore"):
-            return np.log(self._prior(statistics))
-
     def _tables(self, statistics):
         dtype = statistics["dtype"]
         variance, epsilon = self._variance(statistics)
@@ -1090,6 +1098,381 @@ def _squared_distances(X, theta, variance):
             for mu, var in zip(theta, variance, strict=True)
         ]
     )
+
+
+# ---------------------------------------------------------------------------
+# Kernel densities
+# ---------------------------------------------------------------------------
+
+# The constants of fastnb's binned kernel densities (see fastnb._kde).
+_MAX_INDEX = 2.0**50
+_MIN_EXPONENT = -1000
+_PAD = 5.0
+_RESOLUTION = 32
+
+
+def _lattice(low, high, n_grid):
+    """(step, origin, n_points): per feature the least power-of-two step
+    (at least 2**_MIN_EXPONENT) whose multiples from floor(low / step) to
+    ceil(high / step) are at most n_grid, with indices of magnitude at most
+    _MAX_INDEX. Found by trying every exponent upwards from the least."""
+    step, origin, n_points = [], [], []
+    for lo, hi in zip(low, high, strict=True):
+        exponent = _MIN_EXPONENT
+        magnitude = max(abs(lo), abs(hi))
+        if hi > lo or magnitude > 0:
+            # Below this neither condition can hold: a start, not a shortcut.
+            exponent = max(
+                exponent,
+                int(np.floor(np.log2(max(hi - lo, magnitude * 2.0**-60)))) - 60,
+            )
+        while True:
+            s = np.ldexp(1.0, exponent)
+            first, last = np.floor(lo / s), np.ceil(hi / s)
+            if last - first + 1 <= n_grid and max(-first, last) <= _MAX_INDEX:
+                break
+            exponent += 1
+        step.append(s)
+        origin.append(first)
+        n_points.append(int(last - first) + 1)
+    return np.array(step), np.array(origin), np.array(n_points)
+
+
+def _linear_binning(values, weights, step, origin, n_columns):
+    """Each value's weight split between the grid points about it (points at
+    (origin + g) * step): weights (n,), values (n,) -> masses (n_columns,)."""
+    position = values / step - origin
+    lower = np.floor(position)
+    share = position - lower
+    lower = lower.astype(np.intp)
+    masses = np.zeros(n_columns + 1)
+    np.add.at(masses, lower, (1.0 - share) * weights)
+    np.add.at(masses, lower + 1, share * weights)
+    return masses[:n_columns]
+
+
+def _rebinned(grid, n_columns, source, target, n_target_columns):
+    """Each feature's masses (grid: n_classes x n_features * n_columns) on the
+    source lattice binned linearly onto the target's (n_target_columns a
+    feature), as values of those weights at the source points."""
+    step, origin, n_points = source
+    target_step, target_origin = target
+    n_classes, n_features = grid.shape[0], len(step)
+    moved = np.zeros((n_classes, n_features * n_target_columns))
+    for j in range(n_features):
+        points = (origin[j] + np.arange(n_points[j])) * step[j]
+        for k in range(n_classes):
+            masses = grid[k, j * n_columns : j * n_columns + n_points[j]]
+            moved[k, j * n_target_columns : (j + 1) * n_target_columns] = (
+                _linear_binning(
+                    points, masses, target_step[j], target_origin[j], n_target_columns
+                )
+            )
+    return moved
+
+
+def _kde_bandwidths(statistics, bandwidth, adjust):
+    """The bandwidths (n_classes, n_features): a rule's with scipy's
+    gaussian_kde definitions (effective size W**2 / sum w**2, weighted
+    variance ssd / (W - sum w**2 / W), sigma over all classes where that is
+    0 (below 2**-40 of its size), else 1), or the given one; times adjust;
+    1 for classes of no weight."""
+    count, squares = statistics["class_count"], statistics["weight_squares"]
+    mean, ssd = statistics["mean"], statistics["ssd"]
+    h = np.ones(ssd.shape)
+    if not isinstance(bandwidth, str):
+        given = adjust * np.broadcast_to(np.asarray(bandwidth, float), ssd.shape)
+        return np.where(count[:, np.newaxis] > 0, given, 1.0)
+    total = count.sum()
+    overall = (count[:, np.newaxis] * mean).sum(axis=0) / total
+    overall_ssd = (ssd + count[:, np.newaxis] * (mean - overall) ** 2).sum(axis=0)
+    overall_dof = total - squares.sum() / total
+    pooled = overall_ssd / overall_dof if overall_dof > 0 else np.zeros(ssd.shape[1])
+    # A standard deviation below 2**-40 of the feature's size is rounding.
+    size = np.maximum(np.abs(statistics["low"]), np.abs(statistics["high"]))
+    floor = (2.0**-40 * size) ** 2
+    for k in np.flatnonzero(count > 0):
+        n_effective = count[k] ** 2 / squares[k]
+        if bandwidth == "silverman":
+            n_effective *= 0.75
+        dof = count[k] - squares[k] / count[k]
+        variance = ssd[k] / dof if dof > 0 else np.zeros(ssd.shape[1])
+        variance = np.where(
+            variance > floor, variance, np.where(pooled > floor, pooled, 1.0)
+        )
+        h[k] = adjust * n_effective**-0.2 * np.sqrt(variance)
+    return h
+
+
+class KernelDensityNB(_ReferencePriorsNB):
+    """Reference kernel density Naive Bayes.
+
+    Each feature's density in a class is a mixture of Gaussians of one
+    bandwidth centred on the class's samples, weighted by their weights.
+    "binned": the samples are binned linearly onto a lattice of a
+    power-of-two step over each feature's range; the tables are the binned
+    mixture's log densities on a grid reaching 5 bandwidths beyond the data
+    (with the kernel narrowed by the binning's added variance, step**2 /
+    6), summed directly in log space (fastnb takes an FFT where the density
+    is large); beyond them the log density goes on as one Gaussian about
+    the masses' centre as seen from the grid's end; a value scores the log
+    density interpolated linearly. "exact": the mixture itself.
+
+    Parameters
+    ----------
+    bandwidth : {"scott", "silverman"}, float or array-like, default="scott"
+        The rule, with scipy.stats.gaussian_kde's definitions, or the
+        bandwidth itself (one, or one per feature).
+    adjust : float, default=1.0
+        Multiplies the bandwidth.
+    algorithm : {"binned", "exact"}, default="binned"
+        Binned densities, or the exact mixture.
+    n_grid : int, default=1024
+        Most points of each feature's lattice.
+    priors : array-like of shape (n_classes,), default=None
+        Fixed class probabilities; by default the weighted class frequencies.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Sorted unique class labels.
+    statistics_ : dict
+        ``class_count``, ``weight_squares``, ``mean``, ``ssd``, ``low``,
+        ``high``; "binned": ``grid`` (n_classes, n_features * n_grid);
+        "exact": ``points`` and ``point_weight``; ``dtype``.
+    bandwidth_ : ndarray of shape (n_classes, n_features)
+        The bandwidths.
+    class_count_ : ndarray of shape (n_classes,)
+        Total sample weight of each class.
+    class_prior_ : ndarray of shape (n_classes,)
+        Probability of each class.
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastnb.reference import KernelDensityNB
+    >>> X = np.array([[0.0], [0.5], [1.0], [5.0], [5.5], [9.0]])
+    >>> model = KernelDensityNB().fit(X, np.array(["a", "a", "a", "b", "b", "b"]))
+    >>> print(model.predict(np.array([[0.7], [6.0]])))
+    ['a' 'b']
+    """
+
+    def __init__(
+        self,
+        *,
+        bandwidth="scott",
+        adjust=1.0,
+        algorithm="binned",
+        n_grid=1024,
+        priors=None,
+    ):
+        self.bandwidth = bandwidth
+        self.adjust = adjust
+        self.algorithm = algorithm
+        self.n_grid = n_grid
+        self.priors = priors
+
+    def _batch_statistics(self, X, y_encoded, sample_weight, n_classes):
+        X = _numeric(X)
+        count, mean, ssd = _moments(X, y_encoded, sample_weight, n_classes)
+        kept = sample_weight > 0
+        n_features = X.shape[1]
+        low = (
+            X[kept].min(axis=0).astype(np.float64)
+            if kept.any()
+            else np.zeros(n_features)
+        )
+        high = (
+            X[kept].max(axis=0).astype(np.float64)
+            if kept.any()
+            else np.zeros(n_features)
+        )
+        statistics = {
+            "class_count": count,
+            "weight_squares": _class_count(y_encoded, sample_weight**2, n_classes),
+            "mean": mean,
+            "ssd": ssd,
+            "low": low,
+            "high": high,
+        }
+        if self.algorithm == "binned":
+            step, origin, _ = _lattice(low, high, self.n_grid)
+            grid = np.zeros((n_classes, n_features * self.n_grid))
+            for k in range(n_classes):
+                mine = kept & (y_encoded == k)
+                for j in range(n_features):
+                    grid[k, j * self.n_grid : (j + 1) * self.n_grid] = _linear_binning(
+                        X[mine, j].astype(np.float64),
+                        sample_weight[mine],
+                        step[j],
+                        origin[j],
+                        self.n_grid,
+                    )
+            statistics["grid"] = grid
+        else:
+            points = X[kept].astype(np.float64)
+            weight = np.zeros((n_classes, len(points)))
+            weight[y_encoded[kept], np.arange(len(points))] = sample_weight[kept]
+            statistics.update(self._sorted(points, weight))
+        statistics["dtype"] = X.dtype
+        return statistics
+
+    @staticmethod
+    def _sorted(points, weight):
+        """points and point_weight by class, then values, then weight."""
+        if not len(points):
+            return {"points": points, "point_weight": weight}
+        order = np.lexsort(
+            (weight.max(axis=0), *points.T[::-1], np.argmax(weight > 0, axis=0))
+        )
+        return {"points": points[order], "point_weight": weight[:, order]}
+
+    def _combine_statistics(self, a, b):
+        count, mean, ssd = _merge_moments(
+            a["class_count"][:, np.newaxis],
+            a["mean"],
+            a["ssd"],
+            b["class_count"][:, np.newaxis],
+            b["mean"],
+            b["ssd"],
+        )
+        if a["class_count"].sum() == 0:
+            low, high = b["low"], b["high"]
+        elif b["class_count"].sum() == 0:
+            low, high = a["low"], a["high"]
+        else:
+            low, high = np.minimum(a["low"], b["low"]), np.maximum(a["high"], b["high"])
+        combined = {
+            "class_count": count[:, 0],
+            "weight_squares": a["weight_squares"] + b["weight_squares"],
+            "mean": mean,
+            "ssd": ssd,
+            "low": low,
+            "high": high,
+        }
+        if self.algorithm == "binned":
+            step, origin, _ = _lattice(low, high, self.n_grid)
+            combined["grid"] = sum(
+                _rebinned(
+                    part["grid"],
+                    self.n_grid,
+                    _lattice(part["low"], part["high"], self.n_grid),
+                    (step, origin),
+                    self.n_grid,
+                )
+                for part in (a, b)
+            )
+        else:
+            combined.update(
+                self._sorted(
+                    np.concatenate([a["points"], b["points"]]),
+                    np.hstack([a["point_weight"], b["point_weight"]]),
+                )
+            )
+        combined["dtype"] = a["dtype"]
+        return combined
+
+    def _tables(self, statistics):
+        dtype = statistics["dtype"]
+        h = _kde_bandwidths(statistics, self.bandwidth, self.adjust)
+        tables = {
+            "class_count_": statistics["class_count"].astype(dtype),
+            "class_prior_": self._prior(statistics).astype(dtype),
+            "bandwidth_": h.astype(dtype),
+        }
+        self._h = h
+        if self.algorithm == "binned":
+            self._grids = self._density_grids(statistics, h)
+        return tables
+
+    def _density_grids(self, statistics, h):
+        """Per feature: the table grid (step, origin, n), and per class the
+        log densities on it, the narrowed bandwidths and the masses' centres
+        as seen from its two ends (grid units), or None for no weight."""
+        count = statistics["class_count"]
+        seen = count > 0
+        low, high = statistics["low"], statistics["high"]
+        step, origin, n_points = _lattice(low, high, self.n_grid)
+        h_seen = h[seen] if seen.any() else h
+        grids = []
+        for j in range(len(low)):
+            pad = _PAD * h_seen[:, j].max()
+            start = origin[j] * step[j] - pad
+            stop = (origin[j] + n_points[j] - 1) * step[j] + pad
+            times = 0
+            while np.ldexp(step[j], times + 1) <= h_seen[:, j].min() / _RESOLUTION:
+                times += 1
+            table_step = np.ldexp(step[j], times)
+            while (
+                np.ceil(stop / table_step) - np.floor(start / table_step) + 1
+                > 2 * self.n_grid
+            ):
+                table_step *= 2
+            table_origin = np.floor(start / table_step)
+            n = int(np.ceil(stop / table_step) - table_origin) + 1
+            masses = _rebinned(
+                statistics["grid"][:, j * self.n_grid : (j + 1) * self.n_grid],
+                self.n_grid,
+                (step[j : j + 1], origin[j : j + 1], n_points[j : j + 1]),
+                (np.array([table_step]), np.array([table_origin])),
+                n,
+            )
+            classes = []
+            for k in range(len(count)):
+                if not seen[k]:
+                    classes.append(None)
+                    continue
+                width = np.sqrt(max(h[k, j] ** 2 - table_step**2 / 6, h[k, j] ** 2 / 4))
+                where = np.flatnonzero(masses[k] > 0)
+                distance = (np.arange(n)[:, np.newaxis] - where) * table_step / width
+                log_terms = np.log(masses[k, where]) - 0.5 * distance**2
+                log_density = np.logaddexp.reduce(log_terms, axis=1) - np.log(
+                    count[k] * np.sqrt(2 * np.pi) * width
+                )
+                centres = []
+                for end in (0, n - 1):
+                    terms = np.exp(log_terms[end] - log_terms[end].max())
+                    centres.append((terms * where).sum() / terms.sum())
+                classes.append((log_density, table_step / width, centres))
+            grids.append(((table_step, table_origin, n), classes))
+        return grids
+
+    def _output_dtype(self, X):
+        return np.result_type(self.statistics_["dtype"], _numeric(X).dtype)
+
+    def _score(self, X):
+        X = np.asarray(_numeric(X), dtype=np.float64)
+        statistics = self.statistics_
+        jll = np.zeros((X.shape[0], len(self.classes_))) + self._log_prior()
+        for k in np.flatnonzero(statistics["class_count"] > 0):
+            for j in range(X.shape[1]):
+                jll[:, k] += self._log_density(X[:, j], k, j, statistics)
+        return jll
+
+    def _log_density(self, x, k, j, statistics):
+        """log f_kj at the values x of feature j."""
+        if self.algorithm == "exact":
+            weight = statistics["point_weight"][k]
+            mine = weight > 0
+            h = self._h[k, j]
+            z = (x[:, np.newaxis] - statistics["points"][mine, j]) / h
+            log_terms = np.log(weight[mine] / weight[mine].sum()) - 0.5 * z**2
+            return np.logaddexp.reduce(log_terms, axis=1) - np.log(
+                np.sqrt(2 * np.pi) * h
+            )
+        (step, origin, n), classes = self._grids[j]
+        log_density, scale, (first, last) = classes[k]
+        u = x / step - origin
+        inside = (u >= 0) & (u < n - 1)
+        g = np.clip(np.floor(u), 0, n - 2).astype(np.intp)
+        t = u - g
+        values = log_density[g] + t * (log_density[g + 1] - log_density[g])
+        a = 0.5 * scale**2
+        below = log_density[0] - a * u * (u - 2 * first)
+        above = log_density[-1] - a * (u - (n - 1)) * (u + (n - 1) - 2 * last)
+        return np.where(inside, values, np.where(u < 0, below, above))
 
 
 # ---------------------------------------------------------------------------
@@ -1348,6 +1731,7 @@ _FAMILIES = {
     "bernoulli": BernoulliNB,
     "multinomial": MultinomialNB,
     "poisson": PoissonNB,
+    "kde": KernelDensityNB,
 }
 
 
@@ -1368,7 +1752,7 @@ class MixedNB(_ReferenceNB):
     ----------
     families : dict
         Family name ("gaussian", "categorical", "bernoulli", "multinomial",
-        "poisson") -> the positions of its columns. Every column belongs to
+        "poisson", "kde") -> the positions of its columns. Every column belongs to
         one family.
     fit_prior : bool, default=True
         Whether to estimate class priors from the data; if False the prior
@@ -1376,7 +1760,7 @@ class MixedNB(_ReferenceNB):
     class_prior : array-like of shape (n_classes,), default=None
         Fixed prior probabilities of the classes.
     gaussian_params, categorical_params, bernoulli_params, multinomial_params, \
-poisson_params : dict, default=None
+poisson_params, kde_params : dict, default=None
         Constructor parameters of that family's estimator, its prior aside.
 
     Attributes
@@ -1423,6 +1807,7 @@ poisson_params : dict, default=None
         bernoulli_params=None,
         multinomial_params=None,
         poisson_params=None,
+        kde_params=None,
     ):
         self.families = families
         self.fit_prior = fit_prior
@@ -1432,11 +1817,12 @@ poisson_params : dict, default=None
         self.bernoulli_params = bernoulli_params
         self.multinomial_params = multinomial_params
         self.poisson_params = poisson_params
+        self.kde_params = kde_params
 
     def _estimator(self, family, n_classes):
         """A new estimator of the family: the user's parameters, a uniform prior."""
         params = dict(getattr(self, f"{family}_params") or {})
-        if family == "gaussian":
+        if family in ("gaussian", "kde"):
             params["priors"] = np.full(n_classes, 1.0 / n_classes)
         else:
             params.update(fit_prior=False, class_prior=None)

@@ -207,6 +207,8 @@ def rows_to_predict(data, rng, X):
 KINDS = {
     "counts": {"data": count_data},
     "gaussian": {"data": gaussian_data},
+    "continuous": {"data": gaussian_data, "containers": DENSE},
+    "constant dense": {"data": constant_data, "containers": DENSE},
     "constant": {"data": constant_data},
     "codes": {"data": code_data},
     "strings": {"data": string_data, "dtypes": (object,), "containers": DENSE},
@@ -355,6 +357,32 @@ REFERENCE_CASES = [
     variant(
         "CategoricalNB", "strings", "m-estimate", {"alpha": fastnb.MEstimate(m=1.5)}
     ),
+    variant("KernelDensityNB", "continuous", "default"),
+    variant(
+        "KernelDensityNB",
+        "continuous",
+        "silverman, adjust, coarse grid, prior given",
+        {
+            "bandwidth": "silverman",
+            "adjust": 0.6,
+            "n_grid": 40,
+            "priors": given_prior(),
+        },
+    ),
+    variant(
+        "KernelDensityNB",
+        "continuous",
+        "bandwidth per feature",
+        {"bandwidth": per_feature(N_GAUSSIAN_FEATURES, 0.2, 1.5)},
+    ),
+    variant(
+        "KernelDensityNB",
+        "continuous",
+        "exact",
+        {"algorithm": "exact", "bandwidth": "silverman"},
+    ),
+    # Every feature constant: the bandwidth falls back to 1.
+    variant("KernelDensityNB", "constant dense", "default"),
     variant("MixedNB", "mixed", "default", {"families": MIXED_FAMILIES}),
     variant(
         "MixedNB",
@@ -368,6 +396,15 @@ REFERENCE_CASES = [
             "multinomial_params": {"alpha": 0.3},
             "poisson_params": {"alpha": 2.0},
             "bernoulli_params": {"binarize": 1.0},
+        },
+    ),
+    variant(
+        "MixedNB",
+        "mixed",
+        "kde family",
+        {
+            "families": {**MIXED_FAMILIES, "gaussian": [0], "kde": [1, 2]},
+            "kde_params": {"bandwidth": "silverman", "n_grid": 200},
         },
     ),
     variant(
@@ -541,8 +578,9 @@ def assert_same_model(fast, oracle, rtol, where=""):
 
 
 def output_dtype(case, dtype):
-    """Outputs are float64, except GaussianNB's from float32 X and model."""
-    if case.name == "GaussianNB" and dtype == np.float32:
+    """Outputs are float64, except GaussianNB's and KernelDensityNB's from
+    float32 X and model."""
+    if case.name in ("GaussianNB", "KernelDensityNB") and dtype == np.float32:
         return np.dtype(np.float32)
     return np.dtype(np.float64)
 
@@ -626,15 +664,15 @@ def test_reference_chunks_equal_reference_fit(case, dtype, container, weighted):
 
 
 @pytest.mark.parametrize("first", [np.float32, np.float64])
-@pytest.mark.parametrize("container", ["dense_c", "csr"])
 @pytest.mark.parametrize(
-    "case",
+    ("case", "container"),
     [
-        case
+        pytest.param(case, container, id=f"{case.id}-{container}")
         for case in REFERENCE_CASES
         if not case.params and case.data in (count_data, gaussian_data)
+        for container in ["dense_c", "csr"]
+        if container in case.containers
     ],
-    ids=lambda case: case.id,
 )
 def test_chunks_of_either_dtype_match_reference(case, container, first):
     # Chunks of float32 and float64 in turn: a model keeps the dtype of the

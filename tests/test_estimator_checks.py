@@ -30,9 +30,15 @@ ESTIMATORS = [
     fastnb.GaussianNB(var_type="tied"),
     fastnb.GaussianNB(var_type="spherical", var_estimator="unbiased"),
     fastnb.CategoricalNB(),
+    fastnb.KernelDensityNB(),
+    fastnb.KernelDensityNB(algorithm="exact", bandwidth="silverman"),
+    fastnb.KernelDensityNB(bandwidth=0.5, adjust=2.0),
     fastnb.MixedNB(families={"gaussian": "remaining"}),
     fastnb.MixedNB(families={"bernoulli": [0], "gaussian": "remaining"}),
     fastnb.MixedNB(families=GAUSSIAN_AND_COUNTS),
+    fastnb.MixedNB(
+        families={"kde": [0], "gaussian": "remaining"}, kde_params={"bandwidth": 0.5}
+    ),
 ]
 
 NON_INTEGER_CODES = (
@@ -63,9 +69,23 @@ MIXED_FAILURES["check_sample_weight_equivalence_on_sparse_data"] = MIXED_FAILURE
 ]
 
 
+# A bandwidth rule depends on the effective sample size sum(w)**2 / sum(w**2)
+# of scipy's gaussian_kde, which repeated rows raise and weights do not.
+EFFECTIVE_SIZE = (
+    "the bandwidth rules use the effective sample size sum(w)**2 / sum(w**2) "
+    "(as scipy.stats.gaussian_kde), so integer weights are not repeated rows; "
+    "with a given bandwidth they are"
+)
+KDE_FAILURES = {
+    "check_sample_weight_equivalence_on_dense_data": EFFECTIVE_SIZE,
+}
+
+
 def expected_failed_checks(estimator):
     if isinstance(estimator, fastnb.CategoricalNB):
         return CATEGORICAL_FAILURES
+    if isinstance(estimator, fastnb.KernelDensityNB):
+        return KDE_FAILURES if isinstance(estimator.bandwidth, str) else {}
     if isinstance(estimator, fastnb.MixedNB):
         if estimator.families == GAUSSIAN_AND_COUNTS:
             return MIXED_FAILURES
@@ -141,3 +161,15 @@ def test_mixed_weight_check_fails_on_the_variance_smoothing_only():
     assert_allclose(gaussian[0].epsilon_, 1e-9 * X[:, 0].var(), rtol=1e-12)
     assert_allclose(gaussian[1].epsilon_, 1e-9 * X_repeated[:, 0].var(), rtol=1e-12)
     assert abs(gaussian[0].epsilon_ / gaussian[1].epsilon_ - 1) > 0.1
+
+
+def test_kde_weight_check_fails_on_the_bandwidth_rule_only():
+    # With the rule, weights are not repeats (the effective sample size
+    # differs); with a given bandwidth they are.
+    with pytest.raises(AssertionError):
+        check_sample_weight_equivalence_on_dense_data(
+            "KernelDensityNB", fastnb.KernelDensityNB()
+        )
+    check_sample_weight_equivalence_on_dense_data(
+        "KernelDensityNB", fastnb.KernelDensityNB(bandwidth=0.5)
+    )

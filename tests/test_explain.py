@@ -57,6 +57,28 @@ def test_each_term_is_its_value_against_a_zero(case, dtype, container):
     assert pair.intercept == pytest.approx(zeros[0, 2] - zeros[0, 0], rel=1e-12)
 
 
+@pytest.mark.parametrize("algorithm", ["binned", "exact"])
+def test_kernel_density_terms_are_the_reference_log_densities(algorithm):
+    # Each term is log f_cj(x_j) - log f_cj(0), with f_cj the NumPy
+    # reference's density of feature j in class c.
+    rng = np.random.default_rng(4)
+    X = np.c_[rng.normal(size=80), rng.gamma(2.0, size=80), rng.normal(3, 2, 80)]
+    y = rng.integers(0, 2, 80)
+    model = fastnb.KernelDensityNB(algorithm=algorithm).fit(X, y)
+    oracle = fastnb.reference.KernelDensityNB(algorithm=algorithm).fit(X, y)
+    terms, intercept = model.contributions(X[:10])
+    for k in range(2):
+        for j in range(3):
+            zero = oracle._log_density(np.zeros(1), k, j, oracle.statistics_)
+            expected = oracle._log_density(X[:10, j], k, j, oracle.statistics_) - zero
+            np.testing.assert_allclose(terms[:, j, k], expected, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(
+        intercept, model.predict_joint_log_proba(np.zeros((1, 3)))[0], rtol=1e-12
+    )
+    with pytest.raises(NotImplementedError, match="KernelDensityNB's features"):
+        model.most_informative_features()
+
+
 def test_multinomial_terms_are_counts_times_log_probabilities():
     X, y, _ = CASES[0].make(seed=2)
     model = fastnb.MultinomialNB().fit(X, y)

@@ -218,7 +218,12 @@ N_SLICES = 4
 
 
 @pytest.mark.parametrize(
-    CASE_INPUTS, case_params(containers=("dense_c", "csr"), other_dtypes_in=())
+    CASE_INPUTS,
+    case_params(
+        [case for case in CASES if not case.small_data],
+        containers=("dense_c", "csr"),
+        other_dtypes_in=(),
+    ),
 )
 def test_concurrent_predictions_equal_serial_ones(case, dtype, container):
     n_rows = N_SLICES * ROWS_A_SLICE

@@ -168,6 +168,21 @@ def out_of_range_calls():
         labels = np.empty(3, dtype=np.intp)
         return output, np.empty((3, 2)), labels, thread_scratch(2, 2), 2
 
+    def kde_score(X, n_points):
+        """kde_score_dense of X with four features' tables of 3 points, each
+        grid said to have n_points."""
+        n_features = X.shape[1]
+        return k.kde_score_dense(
+            X,
+            np.zeros((4, 3, table.shape[1])),
+            np.zeros(n_features),
+            np.ones(n_features),
+            np.full(n_features, n_points, dtype=np.intp),
+            np.zeros((4, 4, table.shape[1])),
+            intercept,
+            *finish(),
+        )
+
     def counts():
         return np.zeros((2, 4))
 
@@ -566,6 +581,43 @@ def out_of_range_calls():
         "categorical_log_tables counts": (
             lambda: k.categorical_log_tables(
                 np.ones((5, 2)), offsets[:3], offsets[:3], np.ones(8), *log_tables()
+            ),
+            bounds,
+        ),
+        "kde_bin_dense value past the grid": (
+            # dense's largest value, 5, lands past a grid of 4 points a feature.
+            lambda: k.kde_bin_dense(
+                dense,
+                y,
+                weights,
+                np.ones(4),
+                np.zeros(4),
+                4,
+                4,
+                np.zeros((2, 16)),
+                2,
+            ),
+            bounds,
+        ),
+        "kde_score_dense grid longer than its table": (
+            lambda: kde_score(dense, n_points=4),
+            row,
+        ),
+        "kde_score_dense more features than tables": (
+            lambda: kde_score(wide, n_points=3),
+            row,
+        ),
+        "kde_tail_log_density point": (
+            lambda: k.kde_tail_log_density(
+                np.ones((2, 4)),
+                np.zeros((2, 4), dtype=np.intp),
+                np.zeros((2, 4), dtype=np.intp),
+                np.ones(2),
+                np.ones(2, dtype=np.intp),
+                np.zeros(2),
+                np.array([9], dtype=np.intp),
+                np.zeros((2, 4)),
+                2,
             ),
             bounds,
         ),

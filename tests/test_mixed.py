@@ -86,7 +86,7 @@ def assert_outputs_agree(ours, theirs, X_ours, X_theirs=None, rtol=1e-12):
 
 def single_family_data(family):
     X, y, sample_weight = make_counts(LABELS, n_samples=90, n_features=6)
-    if family == "gaussian":
+    if family in ("gaussian", "kde"):
         rng = np.random.default_rng(1)
         X = rng.normal(size=X.shape) + (y == "a")[:, None]
     elif family == "categorical":
@@ -107,17 +107,18 @@ def test_single_family_is_that_estimator(family, prior):
     X_train, X_test = X[:70], X[70:]
     ours = MixedNB(families={family: "remaining"}, **prior)
     ours.fit(X_train, y[:70], sample_weight=sample_weight[:70])
-    if family == "gaussian":
-        # GaussianNB has no fit_prior: a uniform prior is given as priors.
+    if family in ("gaussian", "kde"):
+        # GaussianNB and KernelDensityNB have no fit_prior: a uniform prior
+        # is given as priors.
         priors = prior.get("class_prior", [1 / 3] * 3 if prior else None)
-        theirs = fastnb.GaussianNB(priors=priors)
+        theirs = _mixed.FAMILIES[family](priors=priors)
     else:
         theirs = _mixed.FAMILIES[family](**prior)
     theirs.fit(X_train, y[:70], sample_weight=sample_weight[:70])
     assert_outputs_agree(ours, theirs, X_test)
     assert_array_equal(ours.classes_, theirs.classes_)
     assert_allclose(ours.class_count_, theirs.class_count_, rtol=1e-15)
-    if family != "gaussian":
+    if family not in ("gaussian", "kde"):
         assert_allclose(ours.class_log_prior_, theirs.class_log_prior_, rtol=1e-15)
     assert list(ours.estimators_) == [family]
     assert_array_equal(ours.families_[family], np.arange(X.shape[1]))

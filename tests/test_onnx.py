@@ -133,7 +133,8 @@ ALL_FAMILIES = {
     "poisson": [7],
 }
 ONNX_CASES = [
-    *CASES,
+    # KernelDensityNB is not converted (test_refuses_kernel_densities).
+    *(case for case in CASES if case.name != "KernelDensityNB"),
     Case(
         "MultinomialNB-alpha",
         "MultinomialNB",
@@ -544,6 +545,15 @@ def test_refuses_what_it_cannot_convert():
             continue  # (PoissonNB's rates never reach 0)
         with pytest.raises(ValueError, match="Fit with alpha > 0"):
             to_onnx(model)
+
+
+def test_refuses_kernel_densities():
+    X, y, _ = CASES[0].make()
+    with pytest.raises(ValueError, match="does not convert KernelDensityNB yet"):
+        to_onnx(fastnb.KernelDensityNB().fit(X, y))
+    mixed = fastnb.MixedNB(families={"kde": [0, 1], "multinomial": "remaining"})
+    with pytest.raises(ValueError, match="does not convert MixedNB's 'kde' family"):
+        to_onnx(mixed.fit(X, y))
 
 
 def test_refuses_raw_categories_other_than_strings():

@@ -1,0 +1,929 @@
+"""Kernel density Naive Bayes: a Gaussian kernel density per class and feature.
+
+The binned algorithm keeps, per class and feature, the samples' weights
+linearly binned onto a grid (Wand 1994): each weight is split between the
+two grid points about the value, in proportion to its nearness. A
+feature's grid is a lattice of a power-of-two step, its points the
+multiples of the step, and its range the feature's range over all the data
+seen: the least step whose lattice covers that range in at most ``n_grid``
+points. A lattice of the same step over a wider range holds the narrower
+one; one of twice the step holds every other point, and linear binning
+onto it is the same as binning the finer lattice's masses onto it, so two
+batches' grids move onto the lattice of their joined range exactly (to
+rounding) and add up: partial_fit and merge never refuse new values and
+equal one fit. The moments (weighted count, mean, sum of squared
+deviations, sum of squared weights) give the bandwidths.
+
+Tables: each class's binned masses convolved with its Gaussian kernel (an
+FFT, O(G log G) a class and feature) on a table grid that reaches ``PAD``
+bandwidths beyond the data; where the density falls below ``FFT_FLOOR`` of
+its peak, the FFT's rounding would swamp it, and it is summed directly in
+log space instead. Beyond the table, a value's log density is the table's
+end value less the Gaussian fall-off of the class's outermost mass. The
+scoring kernel interpolates the log densities linearly.
+
+The exact algorithm keeps the samples themselves (in one canonical order,
+so that any split of the data combines to the statistics of one fit) and
+scores the exact mixture, a log-sum-exp over them.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.fft
+import scipy.sparse as sp
+from scipy.special import logsumexp
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from fastnb._base import (
+    FLOAT_DTYPES,
+    BaseNB,
+    check_class_prior,
+    check_values,
+    class_weights,
+    data_size,
+    dense_block_width,
+    effective_n_threads,
+    fitted_table,
+    pad_classes,
+    raise_refused_value,
+    read_only,
+    thread_scratch,
+    validate_input,
+    weights_or_ones,
+)
+from fastnb._gaussian import (
+    LARGEST_VALUE,
+    class_moments,
+    merge_moments,
+    pooled_moments,
+)
+from fastnb._simd import kernels as _kernels
+from fastnb._state import SUM_RTOL, check_rows_agree, check_statistic
+
+# Lattice indices stay within this magnitude, so that a value's position
+# x / step - origin is exact; and the step is at least 2**MIN_EXPONENT.
+MAX_INDEX = 2.0**50
+MIN_EXPONENT = -1000
+# The table grid reaches PAD of the largest bandwidth beyond the data, and
+# is coarsened while the smallest bandwidth still spans RESOLUTION steps.
+PAD = 5.0
+RESOLUTION = 32
+# The FFT's kernel is cut at CUT bandwidths (the rest is below its rounding).
+CUT = 9.0
+# Densities below FFT_FLOOR of their peak are summed directly, over the
+# masses within REACH bandwidths beyond the nearest (farther ones add less
+# than exp(-REACH**2 / 2) of its term).
+FFT_FLOOR = 1e-3
+REACH = 9.0
+# A standard deviation below ROUNDING of the size of a feature's values is
+# rounding (of a constant feature's merged moments): the bandwidth rules
+# take it as zero.
+ROUNDING = 2.0**-40
+# Values of the exact algorithm's differences scored at a time.
+EXACT_CHUNK = 1 << 20
+
+
+def lattice(low, high, n_grid):
+    """The statistics' grid of each feature: ``(step, origin, n_points)``.
+
+    ``step`` (n_features,) is the least power of two 2**e, e >= MIN_EXPONENT,
+    such that the points ``(origin + g) * step``, g = 0 .. n_points - 1, with
+    ``origin = floor(low / step)`` and the last ``ceil(high / step)``, are
+    at most ``n_grid`` and their indices at most MAX_INDEX in magnitude. A
+    wider range never gets a finer step, so the lattice of two ranges joined
+    holds each one's (the step of one fit on both data sets).
+    """
+    low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+    magnitude = np.maximum(np.abs(low), np.abs(high))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        guess = np.maximum(
+            np.log2((high - low) / (n_grid - 2)), np.log2(magnitude / MAX_INDEX)
+        )
+    guess = np.nan_to_num(np.ceil(guess), neginf=MIN_EXPONENT, posinf=MIN_EXPONENT)
+    exponent = np.maximum(guess, MIN_EXPONENT).astype(np.int64)
+
+    def fits(e):
+        step = np.ldexp(1.0, e)
+        first, last = np.floor(low / step), np.ceil(high / step)
+        return (last - first + 1 <= n_grid) & (np.maximum(-first, last) <= MAX_INDEX)
+
+    # The guess may be a step off either way.
+    while not (ok := fits(exponent)).all():
+        exponent = np.where(ok, exponent, exponent + 1)
+    while (finer := fits(exponent - 1) & (exponent > MIN_EXPONENT)).any():
+        exponent = np.where(finer, exponent - 1, exponent)
+    step = np.ldexp(1.0, exponent)
+    origin = np.floor(low / step)
+    n_points = (np.ceil(high / step) - origin + 1).astype(np.intp)
+    return step, origin, n_points
+
+
+def rebinned(grid, n_columns, source, target, n_target_columns):
+    """Masses on each feature's ``source`` lattice moved to its ``target`` one.
+
+    ``grid`` (n_classes, n_features * n_columns) holds feature j's masses in
+    columns j * n_columns + g, g below the source's n_points; ``source`` is
+    (step, origin, n_points), ``target`` (step, origin): the target's step
+    a power-of-two multiple of the source's and its points among the
+    source's. Each mass goes to the two target points about it, as linear
+    binning of its samples onto the target would put them (exactly: the
+    target's hat functions are sums of the source's). Returns (n_classes,
+    n_features * n_target_columns).
+    """
+    step, origin, n_points = source
+    target_step, target_origin = target
+    n_features = len(step)
+    index = np.arange(n_columns)
+    ratio = step / target_step
+    # Exact: integers times powers of two, less integers.
+    u = (origin[:, None] + index) * ratio[:, None] - target_origin[:, None]
+    kept = index < n_points[:, None]
+    feature, point = np.nonzero(kept)
+    u = u[kept]
+    lower = np.floor(u)
+    share = u - lower
+    lower = lower.astype(np.intp)
+    rows = feature * n_columns + point
+    columns = feature * n_target_columns + lower
+    upper = share > 0
+    move = sp.csr_array(
+        (
+            np.concatenate([1.0 - share, share[upper]]),
+            (
+                np.concatenate([rows, rows[upper]]),
+                np.concatenate([columns, columns[upper] + 1]),
+            ),
+        ),
+        shape=(n_features * n_columns, n_features * n_target_columns),
+    )
+    return np.asarray((move.T @ grid.T).T, dtype=np.float64)
+
+
+def joined_extents(first, second):
+    """low and high of two statistics' data together (of either if the other
+    has none)."""
+    if first["class_count"].sum() == 0:
+        return second["low"], second["high"]
+    if second["class_count"].sum() == 0:
+        return first["low"], first["high"]
+    return (
+        np.minimum(first["low"], second["low"]),
+        np.maximum(first["high"], second["high"]),
+    )
+
+
+def canonical_order(points, point_weight):
+    """The exact algorithm's samples sorted by class, then values, then weight."""
+    if points.shape[0] == 0:
+        return points, point_weight
+    classes = np.argmax(point_weight > 0, axis=0)
+    weights = point_weight.max(axis=0)
+    order = np.lexsort((weights, *points.T[::-1], classes))
+    return points[order], point_weight[:, order]
+
+
+def bandwidths(statistics, bandwidth, adjust):
+    """The bandwidth of each class and feature (n_classes, n_features).
+
+    A rule ("scott", "silverman") gives ``adjust * factor * sigma`` with the
+    definitions of :class:`scipy.stats.gaussian_kde`: the effective sample
+    size ``n = W**2 / sum w**2`` (W the class weight), the factor ``n **
+    (-1/5)`` (Scott) or ``(3 n / 4) ** (-1/5)`` (Silverman), and sigma**2
+    the weighted variance ``ssd / (W - sum w**2 / W)``. Where that is not a
+    positive number (one sample, or a feature constant in the class: a
+    sigma below ROUNDING of the feature's largest magnitude), sigma is the
+    feature's over all classes, or 1 if that too is zero. A number
+    (or one per feature) is the bandwidth itself, times ``adjust``. Classes
+    without weight get 1 (their tables are flat).
+    """
+    with np.errstate(all="ignore"):
+        return _bandwidths(statistics, bandwidth, adjust)
+
+
+def _bandwidths(statistics, bandwidth, adjust):
+    count = statistics["class_count"]
+    ssd = statistics["ssd"]
+    if isinstance(bandwidth, str):
+        squares = statistics["weight_squares"]
+        seen = count > 0
+        safe = np.where(seen, count, 1.0)
+        n_effective = np.where(seen, safe / np.where(seen, squares, 1.0) * safe, 1.0)
+        if bandwidth == "silverman":
+            n_effective = 0.75 * n_effective
+        factor = n_effective**-0.2
+        dof = np.where(seen, count - squares / safe, 0.0)
+        variance = np.where(
+            dof[:, None] > 0, ssd / np.where(dof > 0, dof, 1.0)[:, None], 0.0
+        )
+        total, _, overall_ssd = pooled_moments(count, statistics["mean"], ssd)
+        total = total[0]
+        pooled_dof = total - squares.sum() / total if total > 0 else 0.0
+        pooled = (
+            overall_ssd[0] / pooled_dof if pooled_dof > 0 else np.zeros(ssd.shape[1])
+        )
+        # A constant feature's moments, merged, may keep a variance of
+        # rounding: one below ROUNDING of the values' size counts as zero.
+        floor = (
+            ROUNDING * np.maximum(np.abs(statistics["low"]), np.abs(statistics["high"]))
+        ) ** 2
+        sigma = np.sqrt(
+            np.where(variance > floor, variance, np.where(pooled > floor, pooled, 1.0))
+        )
+        h = adjust * factor[:, None] * sigma
+    else:
+        h = adjust * np.broadcast_to(np.asarray(bandwidth, dtype=np.float64), ssd.shape)
+    return np.where(count[:, None] > 0, h, 1.0)
+
+
+def table_grid(low, high, n_grid, h_min, h_max):
+    """The table grid of each feature: ``(step, origin, n_points)``.
+
+    A coarsening of the statistics' lattice (its step times a power of two)
+    reaching PAD * h_max beyond it: as coarse as keeps RESOLUTION steps in
+    h_min, and coarser if need be to hold at most 2 * n_grid points.
+    """
+    step, origin, n_points = lattice(low, high, n_grid)
+    pad = PAD * h_max
+    start, stop = origin * step - pad, (origin + n_points - 1) * step + pad
+    with np.errstate(divide="ignore"):
+        times = np.floor(np.log2(h_min / (RESOLUTION * step)))
+    times = np.clip(np.nan_to_num(times, posinf=0.0, neginf=0.0), 0, None)
+    table_step = np.ldexp(step, times.astype(np.int64))
+
+    def size(s):
+        return np.ceil(stop / s) - np.floor(start / s) + 1
+
+    while (big := size(table_step) > 2 * n_grid).any():
+        table_step = np.where(big, 2 * table_step, table_step)
+    table_origin = np.floor(start / table_step)
+    return table_step, table_origin, size(table_step).astype(np.intp)
+
+
+def binned_density_tables(statistics, h, n_grid):
+    """Scoring tables of the binned algorithm (see the module's docstring).
+
+    Returns (table (n_features, n_points_max, n_padded) of log densities,
+    origin, inv_step, n_points of the table grids, tails (n_features, 4,
+    n_padded): per class, the centres of its masses as seen from the table's
+    first and last points (seen_centre), in grid units, and 0.5 (step /
+    bandwidth)**2).
+    """
+    count = statistics["class_count"]
+    n_classes, n_features = h.shape
+    seen = count > 0
+    h_seen = h[seen] if seen.any() else h
+    source = lattice(statistics["low"], statistics["high"], n_grid)
+    step, origin, n_points = table_grid(
+        statistics["low"], statistics["high"], n_grid, h_seen.min(0), h_seen.max(0)
+    )
+    n_max = int(n_points.max())
+    masses = rebinned(statistics["grid"], n_grid, source, (step, origin), n_max)
+    n_padded = pad_classes(np.zeros((1, n_classes))).shape[1]
+    table = np.zeros((n_features, n_max, n_padded))
+    tails = np.zeros((n_features, 4, n_padded))
+    n_threads = effective_n_threads(n_classes * n_max)
+    for j in range(n_features):
+        n = int(n_points[j])
+        mass = np.ascontiguousarray(masses[seen, j * n_max : j * n_max + n])
+        if not len(mass):
+            continue
+        # Linear binning spreads a sample over two points, adding t (1 - t)
+        # step**2 to its variance, step**2 / 6 on average: the binned
+        # mixture is convolved with a kernel narrower by as much.
+        narrower = np.sqrt(
+            np.maximum(h[seen, j] ** 2 - step[j] ** 2 / 6, h[seen, j] ** 2 / 4)
+        )
+        log_density = log_binned_density(
+            mass, count[seen], narrower, step[j], n_threads
+        )
+        table[j, :n, :n_classes][:, seen] = log_density.T
+        for row, end in enumerate((0, n - 1)):
+            tails[j, row, :n_classes][seen] = seen_centre(mass, end, step[j] / narrower)
+        tails[j, 2, :n_classes][seen] = 0.5 * (step[j] / narrower) ** 2
+    return table, origin, 1.0 / step, n_points, tails
+
+
+def seen_centre(mass, end, scale):
+    """The centre of each class's masses as seen from the grid point ``end``:
+    their mean position (grid units) weighted by their terms there, mass
+    times exp(-(scale (end - i))**2 / 2).
+
+    Beyond the table the log density goes on as one Gaussian about this
+    centre, which has the mixture's value and slope at the table's end.
+    """
+    points = np.arange(mass.shape[1])
+    with np.errstate(divide="ignore"):
+        log_term = np.log(mass) - 0.5 * (scale[:, None] * (points - end)) ** 2
+    term = np.exp(log_term - log_term.max(axis=1, keepdims=True))
+    return (term @ points) / term.sum(axis=1)
+
+
+def log_binned_density(mass, weight, h, step, n_threads):
+    """log of sum_i mass[k, i] N(g step; i step, h[k]**2) / weight[k] at each
+    grid point g: by FFT where at least FFT_FLOOR of the peak, else directly
+    (kernel kde_tail_log_density). (n_classes, n_points), classes with weight."""
+    n_classes, n = mass.shape
+    reach = int(min(n - 1, np.ceil(CUT * h.max() / step)))
+    offsets = np.arange(-reach, reach + 1) * step
+    kernel = np.exp(-0.5 * (offsets / h[:, None]) ** 2) / (
+        np.sqrt(2 * np.pi) * h[:, None]
+    )
+    size = scipy.fft.next_fast_len(n + 2 * reach, real=True)
+    density = (
+        scipy.fft.irfft(
+            scipy.fft.rfft(mass, size) * scipy.fft.rfft(kernel, size), size
+        )[:, reach : reach + n]
+        / weight[:, None]
+    )
+    peak = density.max(axis=1, keepdims=True)
+    direct = ~(density >= FFT_FLOOR * peak)
+    log_density = np.log(np.where(direct, 1.0, density))
+    if direct.any():
+        points = np.arange(n)
+        left = np.maximum.accumulate(np.where(mass > 0, points, -1), axis=1)
+        right = np.minimum.accumulate(np.where(mass > 0, points, n)[:, ::-1], axis=1)[
+            :, ::-1
+        ]
+        _kernels.kde_tail_log_density(
+            mass,
+            np.ascontiguousarray(left, dtype=np.intp),
+            np.ascontiguousarray(right, dtype=np.intp),
+            step / h,
+            np.ceil(REACH * h / step).astype(np.intp),
+            -np.log(weight * np.sqrt(2 * np.pi) * h),
+            np.flatnonzero(direct).astype(np.intp),
+            log_density,
+            n_threads,
+        )
+    return log_density
+
+
+class KernelDensityNB(BaseNB):
+    """Naive Bayes with a Gaussian kernel density per class and feature.
+
+    Each feature's density within a class is the mixture of Gaussians of
+    one bandwidth centred on the class's samples (weighted by their sample
+    weights), as :class:`scipy.stats.gaussian_kde` estimates it, or R's
+    ``naivebayes`` with ``usekernel = TRUE``: skewed, heavy-tailed or
+    multimodal features get their own shape instead of one normal.
+
+    Parameters
+    ----------
+    bandwidth : {"scott", "silverman"}, float or array-like of shape \
+(n_features,), default="scott"
+        The bandwidth rule, with the definitions of
+        :class:`scipy.stats.gaussian_kde` (the weighted effective sample
+        size ``n = W**2 / sum w**2``; ``sigma * n ** (-1/5)`` for Scott,
+        ``sigma * (3 n / 4) ** (-1/5)`` for Silverman, sigma the weighted
+        standard deviation of the feature in the class); or the bandwidth
+        itself, one for every feature or one per feature, in the feature's
+        units (as R's ``bw``; not scipy's ``bw_method`` factor). Where a
+        rule's sigma is zero (a feature constant in a class, or a class of
+        one sample) the feature's sigma over all classes is used.
+    adjust : float, default=1.0
+        Multiplies the bandwidth, as R's ``adjust``.
+    algorithm : {"binned", "exact"}, default="binned"
+        "binned" keeps each class's samples linearly binned on a grid per
+        feature and scores by interpolating log densities computed by FFT
+        convolution: memory O(classes x features x n_grid), fit
+        O(n + classes x features x n_grid log n_grid), predict O(features x
+        classes) a row. "exact" keeps the samples and scores the mixture
+        itself, O(samples) a value: for small data.
+    n_grid : int, default=1024
+        Points of each feature's grid (binned algorithm).
+    priors : array-like of shape (n_classes,), default=None
+        Prior probabilities of the classes; by default the weighted class
+        frequencies.
+
+    Attributes
+    ----------
+    bandwidth_ : ndarray of shape (n_classes, n_features)
+        The bandwidth of each class and feature.
+    class_count_ : ndarray of shape (n_classes,)
+        Weighted number of samples seen per class.
+    class_prior_ : ndarray of shape (n_classes,)
+        Probability of each class.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels, sorted.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when X had string column names.
+
+    Notes
+    -----
+    The grid. A feature's grid is a lattice whose step is a power of two and
+    whose points cover the feature's range over all the data seen (the
+    samples of positive weight), in at most ``n_grid`` points: the range is
+    not fixed at the first call, nor given by the user. A later
+    ``partial_fit`` (or a merge) whose values fall outside moves the masses
+    onto the lattice of the joined range, which holds the old one's points,
+    or every other one: exactly as if the samples had been binned onto it
+    (to rounding). So ``partial_fit`` never refuses a value, and batches
+    combine to the model of one fit on all of them.
+
+    Tables. Each density is computed on a table grid reaching 5 bandwidths
+    beyond the data, by FFT convolution where it is at least 1e-3 of its
+    peak, and by a direct sum in log space below that (so that far tails
+    are exact rather than rounding noise, and never -inf). Beyond the table,
+    the log density is the value at its end less the Gaussian fall-off of
+    the class's outermost mass. A row's score interpolates each feature's
+    log density linearly between grid points. Against
+    :class:`scipy.stats.gaussian_kde` with the same weights and bandwidth,
+    binned log densities agree within about 1e-3 where the grid step is
+    small next to the bandwidth (a few hundred samples a class, or more);
+    exact ones within 1e-9.
+
+    Only dense X is accepted. Attributes are float32 when the model was
+    fitted on float32 data; the statistics behind them are float64.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastnb import KernelDensityNB
+    >>> rng = np.random.default_rng(0)
+    >>> # Class "b" is bimodal: one normal fits it badly.
+    >>> X = np.concatenate([rng.normal(0, 1, 200), rng.normal(-4, 0.5, 100),
+    ...                     rng.normal(4, 0.5, 100)])[:, None]
+    >>> y = np.array(["a"] * 200 + ["b"] * 200)
+    >>> clf = KernelDensityNB().fit(X, y)
+    >>> clf.predict([[0.0], [4.0]])
+    array(['a', 'b'], dtype='<U1')
+    """
+
+    _parameter_constraints: dict = {
+        "bandwidth": [
+            StrOptions({"scott", "silverman"}),
+            Interval(Real, 0, None, closed="neither"),
+            "array-like",
+        ],
+        "adjust": [Interval(Real, 0, None, closed="neither")],
+        "algorithm": [StrOptions({"binned", "exact"})],
+        "n_grid": [Interval(Integral, 16, 1 << 20, closed="both")],
+        "priors": ["array-like", None],
+    }
+
+    _class_axes: dict = {
+        "class_count": 0,
+        "weight_squares": 0,
+        "mean": 0,
+        "ssd": 0,
+        "grid": 0,
+        "point_weight": 0,
+    }
+
+    bandwidth_ = fitted_table(
+        "bandwidth_", "ndarray (n_classes, n_features): the bandwidths."
+    )
+    class_prior_ = fitted_table("class_prior_", "ndarray (n_classes,): P(c).")
+
+    def __init__(
+        self,
+        *,
+        bandwidth="scott",
+        adjust=1.0,
+        algorithm="binned",
+        n_grid=1024,
+        priors=None,
+    ):
+        self.bandwidth = bandwidth
+        self.adjust = adjust
+        self.algorithm = algorithm
+        self.n_grid = n_grid
+        self.priors = priors
+
+    @property
+    def class_count_(self):
+        """ndarray of shape (n_classes,): weighted number of samples per class."""
+        statistics = self._fitted_statistics("class_count_")
+        return read_only(statistics["class_count"].astype(statistics["dtype"]))
+
+    def _output_dtype(self, X):
+        # As GaussianNB: float32 only when both the model and X are float32.
+        return np.result_type(self._statistics["dtype"], X.dtype)
+
+    def _class_axes_of(self, statistics):
+        return {
+            key: axis for key, axis in self._class_axes.items() if key in statistics
+        }
+
+    # -- the state protocol ------------------------------------------------------
+
+    def _check_batch(self, X, y, reset):
+        # NaN and infinity are refused in _batch_statistics, in one pass.
+        return validate_input(
+            self, X, y, dtype=FLOAT_DTYPES, ensure_all_finite=False, reset=reset
+        )
+
+    def _empty_statistics(self, n_classes, X):
+        n_features = X.shape[1]
+        statistics = {
+            "class_count": np.zeros(n_classes),
+            "weight_squares": np.zeros(n_classes),
+            "mean": np.zeros((n_classes, n_features)),
+            "ssd": np.zeros((n_classes, n_features)),
+            "low": np.zeros(n_features),
+            "high": np.zeros(n_features),
+        }
+        if self.algorithm == "binned":
+            statistics["grid"] = np.zeros((n_classes, n_features * self.n_grid))
+        else:
+            statistics["points"] = np.zeros((0, n_features))
+            statistics["point_weight"] = np.zeros((n_classes, 0))
+        statistics["dtype"] = X.dtype
+        return statistics
+
+    def _batch_statistics(self, X, y, sample_weight, n_classes):
+        check_values(X, self, non_negative=False)
+        n_samples, n_features = X.shape
+        weights = weights_or_ones(sample_weight, n_samples)
+        with np.errstate(over="ignore", invalid="ignore"):
+            count, mean, ssd = class_moments(X, y, weights, n_classes)
+        if not (np.isfinite(mean).all() and np.isfinite(ssd).all()):
+            raise ValueError(
+                "Input X contains infinity or values so large that their squares "
+                "overflow float64."
+            )
+        squares = (
+            count
+            if sample_weight is None
+            else class_weights(y, sample_weight**2, n_classes)
+        )
+        positive = None if sample_weight is None else sample_weight > 0
+        statistics = self._empty_statistics(n_classes, X)
+        statistics.update(class_count=count, weight_squares=squares, mean=mean, ssd=ssd)
+        if count.sum() > 0:
+            where = True if positive is None else positive[:, None]
+            statistics["low"] = np.min(X, axis=0, where=where, initial=np.inf).astype(
+                np.float64
+            )
+            statistics["high"] = np.max(X, axis=0, where=where, initial=-np.inf).astype(
+                np.float64
+            )
+        if self.algorithm == "binned":
+            step, origin, _ = lattice(
+                statistics["low"], statistics["high"], self.n_grid
+            )
+            if not (X.flags.c_contiguous or X.flags.f_contiguous):
+                X = np.ascontiguousarray(X)
+            n_threads = effective_n_threads(data_size(X))
+            _kernels.kde_bin_dense(
+                X,
+                y,
+                weights,
+                1.0 / step,
+                origin,
+                self.n_grid,
+                dense_block_width(n_features, n_threads),
+                statistics["grid"],
+                n_threads,
+            )
+        else:
+            kept = np.ones(n_samples, dtype=bool) if positive is None else positive
+            points = np.asarray(X[kept], dtype=np.float64)
+            point_weight = np.zeros((n_classes, len(points)))
+            point_weight[y[kept], np.arange(len(points))] = weights[kept]
+            statistics["points"], statistics["point_weight"] = canonical_order(
+                points, point_weight
+            )
+        return statistics
+
+    def _combine_statistics(self, first, second):
+        count, mean, ssd = merge_moments(
+            first["class_count"][:, None],
+            first["mean"],
+            first["ssd"],
+            second["class_count"][:, None],
+            second["mean"],
+            second["ssd"],
+        )
+        low, high = joined_extents(first, second)
+        statistics = {
+            "class_count": count[:, 0],
+            "weight_squares": first["weight_squares"] + second["weight_squares"],
+            "mean": mean,
+            "ssd": ssd,
+            "low": low.copy(),
+            "high": high.copy(),
+        }
+        if "grid" in first:
+            n_features = len(low)
+            n_grid = first["grid"].shape[1] // n_features
+            if second["grid"].shape[1] != first["grid"].shape[1]:
+                raise ValueError(
+                    "Cannot combine KernelDensityNB statistics on grids of "
+                    f"{n_grid} and {second['grid'].shape[1] // n_features} points."
+                )
+            step, origin, _ = lattice(low, high, n_grid)
+            statistics["grid"] = sum(
+                rebinned(
+                    part["grid"],
+                    n_grid,
+                    lattice(part["low"], part["high"], n_grid),
+                    (step, origin),
+                    n_grid,
+                )
+                for part in (first, second)
+            )
+        else:
+            statistics["points"], statistics["point_weight"] = canonical_order(
+                np.concatenate([first["points"], second["points"]]),
+                np.concatenate([first["point_weight"], second["point_weight"]], axis=1),
+            )
+        # The model keeps the dtype of the data it was first fitted on.
+        statistics["dtype"] = first["dtype"]
+        return statistics
+
+    def _check_statistics(self, statistics, n_classes, n_features, values=True):
+        binned = self.algorithm == "binned"
+        expected = {"class_count", "weight_squares", "mean", "ssd", "low", "high"}
+        expected |= {"grid"} if binned else {"points", "point_weight"}
+        if set(statistics) != expected | {"dtype"}:
+            raise ValueError(
+                f"KernelDensityNB(algorithm={self.algorithm!r}) statistics are "
+                f"{sorted(expected | {'dtype'})}; got {sorted(statistics)}."
+            )
+        check_statistic(statistics, "class_count", (n_classes,), values=values)
+        check_statistic(statistics, "weight_squares", (n_classes,), values=values)
+        for key, non_negative in (("mean", False), ("ssd", True)):
+            check_statistic(
+                statistics,
+                key,
+                (n_classes, n_features),
+                non_negative=non_negative,
+                values=values,
+            )
+        for key in ("low", "high"):
+            check_statistic(
+                statistics, key, (n_features,), non_negative=False, values=values
+            )
+        if binned:
+            check_statistic(
+                statistics, "grid", (n_classes, n_features * self.n_grid), values=values
+            )
+        else:
+            points = statistics["points"]
+            n_points = points.shape[0] if getattr(points, "ndim", 0) == 2 else -1
+            check_statistic(
+                statistics, "points", (n_points, n_features), False, values=values
+            )
+            check_statistic(
+                statistics, "point_weight", (n_classes, n_points), values=values
+            )
+        if statistics.get("dtype") not in FLOAT_DTYPES:
+            raise ValueError(
+                "Statistic 'dtype' must be float32 or float64; got "
+                f"{statistics.get('dtype')!r}."
+            )
+        if values:
+            self._check_values_agree(statistics, binned)
+
+    def _check_values_agree(self, statistics, binned):
+        """What fitting guarantees of the statistics together."""
+        count, squares = statistics["class_count"], statistics["weight_squares"]
+        low, high = statistics["low"], statistics["high"]
+        for key in ("mean", "ssd", "grid" if binned else "point_weight"):
+            check_rows_agree(statistics, key)
+        # 0 < sum w**2 <= (sum w)**2 for a class of weight.
+        seen = count > 0
+        if (squares[~seen] != 0).any() or not (squares[seen] > 0).all():
+            raise ValueError(
+                "Statistic 'weight_squares' must be positive exactly for the "
+                "classes of positive class_count."
+            )
+        if (squares[seen] / count[seen] > count[seen] * (1 + SUM_RTOL)).any():
+            raise ValueError("Statistic 'weight_squares' exceeds class_count squared.")
+        if not seen.any():
+            if (low != 0).any() or (high != 0).any():
+                raise ValueError(
+                    "Statistics 'low' and 'high' must be 0 for a model without data."
+                )
+            return
+        if (low > high).any() or (
+            np.abs(np.concatenate([low, high])) > LARGEST_VALUE
+        ).any():
+            raise ValueError(
+                "Statistics 'low' and 'high' must be ranges of values fit accepts "
+                f"(low <= high, within {LARGEST_VALUE:.3g})."
+            )
+        slack = SUM_RTOL * np.maximum(np.abs(low), np.abs(high))
+        mean = statistics["mean"][seen]
+        if ((mean < low - slack) | (mean > high + slack)).any():
+            raise ValueError("Statistic 'mean' lies outside the range low .. high.")
+        if binned:
+            self._check_grid(statistics)
+        else:
+            self._check_points(statistics)
+
+    def _check_grid(self, statistics):
+        count, grid = statistics["class_count"], statistics["grid"]
+        n_classes, n_features = statistics["mean"].shape
+        _, _, n_points = lattice(statistics["low"], statistics["high"], self.n_grid)
+        grid = grid.reshape(n_classes, n_features, self.n_grid)
+        outside = np.arange(self.n_grid) >= n_points[:, None]
+        if (grid[:, outside] != 0).any():
+            raise ValueError(
+                "Statistic 'grid' holds mass outside the range low .. high."
+            )
+        if not np.allclose(grid.sum(axis=2), count[:, None], rtol=1e-9, atol=0):
+            raise ValueError(
+                "Statistic 'grid' does not add up to class_count for every feature."
+            )
+        ends = grid.sum(axis=0)
+        features = np.arange(n_features)
+        if not ((ends[:, 0] > 0) & (ends[features, n_points - 1] > 0)).all():
+            raise ValueError(
+                "Statistic 'grid' has no mass at an end of the range low .. high."
+            )
+
+    def _check_points(self, statistics):
+        count, squares = statistics["class_count"], statistics["weight_squares"]
+        points, weight = statistics["points"], statistics["point_weight"]
+        if not ((weight > 0).sum(axis=0) == 1).all():
+            raise ValueError(
+                "Statistic 'point_weight' must give each point a positive weight in "
+                "exactly one class."
+            )
+        for total, key in (
+            (weight.sum(axis=1), "class_count"),
+            ((weight**2).sum(axis=1), "weight_squares"),
+        ):
+            if not np.allclose(total, statistics[key], rtol=1e-9, atol=0):
+                raise ValueError(
+                    f"Statistic 'point_weight' does not add up to {key!r}."
+                )
+        if not (
+            np.array_equal(points.min(axis=0), statistics["low"])
+            and np.array_equal(points.max(axis=0), statistics["high"])
+        ):
+            raise ValueError("Statistics 'low' and 'high' are not the points' range.")
+        ordered, _ = canonical_order(points, weight)
+        if not np.array_equal(ordered, points):
+            raise ValueError("Statistic 'points' is not in the order fitting keeps.")
+        del count, squares
+
+    def _table_params(self, statistics, n_classes):
+        n_features = statistics["mean"].shape[1]
+        bandwidth = self.bandwidth
+        if not isinstance(bandwidth, str):
+            bandwidth = np.asarray(bandwidth, dtype=np.float64)
+            if bandwidth.ndim == 1 and bandwidth.shape != (n_features,):
+                raise ValueError(
+                    f"bandwidth has {len(bandwidth)} values; one per feature is "
+                    f"{n_features}."
+                )
+            if bandwidth.ndim > 1 or not (
+                np.isfinite(bandwidth).all() and (bandwidth > 0).all()
+            ):
+                raise ValueError(
+                    "bandwidth must be 'scott', 'silverman', a positive number or "
+                    "one positive number per feature."
+                )
+        h = bandwidths(statistics, bandwidth, self.adjust)
+        finest = 1.0
+        if self.algorithm == "binned":
+            finest = lattice(statistics["low"], statistics["high"], self.n_grid)[0]
+        with np.errstate(all="ignore"):
+            usable = np.isfinite(h) & (h > 0) & (finest / h <= MAX_INDEX)
+        if not usable.all():
+            raise ValueError(
+                "The statistics give a bandwidth that is not a positive number, or "
+                "one too small for the grid (below 2**-50 of its step): no fit "
+                "makes such statistics."
+            )
+        return {
+            "priors": check_class_prior(self.priors, n_classes, name="priors"),
+            "bandwidth": bandwidth,
+            "adjust": float(self.adjust),
+            "algorithm": self.algorithm,
+            "n_grid": self.n_grid,
+        }
+
+    def _tables(self, statistics, params):
+        count = statistics["class_count"]
+        n_classes = len(count)
+        h = bandwidths(statistics, params["bandwidth"], params["adjust"])
+        if params["priors"] is not None:
+            prior = params["priors"]
+        else:
+            total = count.sum()
+            prior = count / total if total > 0 else np.full(n_classes, 1 / n_classes)
+        with np.errstate(divide="ignore"):
+            log_prior = np.log(prior)
+        dtype = statistics["dtype"]
+        attributes = {
+            "bandwidth_": h.astype(dtype),
+            "class_prior_": prior.astype(dtype),
+        }
+        scoring = {"log_prior": log_prior, "bandwidth": h}
+        if params["algorithm"] == "binned":
+            table, origin, inv_step, n_points, tails = binned_density_tables(
+                statistics, h, params["n_grid"]
+            )
+            scoring.update(
+                table=table,
+                origin=origin,
+                inv_step=inv_step,
+                n_points=n_points,
+                tails=tails,
+                intercept=pad_classes(log_prior[None, :])[0],
+            )
+        else:
+            scoring.update(
+                points=statistics["points"], point_weight=statistics["point_weight"]
+            )
+        return attributes, scoring
+
+    def _check_X(self, X):
+        # The scoring kernel checks the values as it reads them.
+        return validate_input(
+            self, X, dtype=FLOAT_DTYPES, ensure_all_finite=False, reset=False
+        )
+
+    def _score(self, X, scoring, output, out, labels):
+        n_classes = len(scoring["log_prior"])
+        if "table" not in scoring:
+            check_values(X, self, non_negative=False)
+            jll = exact_scores(X, scoring)
+            _kernels.finish_scores(
+                jll, output, out, labels, effective_n_threads(jll.size)
+            )
+            return
+        n_threads = effective_n_threads(data_size(X) * n_classes)
+        bad = _kernels.kde_score_dense(
+            X,
+            scoring["table"],
+            scoring["origin"],
+            scoring["inv_step"],
+            scoring["n_points"],
+            scoring["tails"],
+            scoring["intercept"],
+            output,
+            out,
+            labels,
+            thread_scratch(n_threads, n_classes),
+            n_threads,
+        )
+        if bad >= 0:
+            raise_refused_value(X, bad, self, non_negative=False)
+
+    def _terms(self, X, scoring, selection):
+        # A density is no linear function of x: each feature's term is the
+        # joint log-likelihood of the rows holding only that feature's
+        # values, less the all-zeros row's, scored a feature at a time
+        # (O(samples x features^2 x classes): for explaining some rows).
+        n_samples, n_features = X.shape
+        zeros = self._joint_log_likelihood(np.zeros((1, n_features), X.dtype), scoring)
+        terms = np.empty((n_samples, n_features, len(selection.plus)))
+        alone = np.zeros_like(X, order="C")
+        for j in range(n_features):
+            alone[:, j] = X[:, j]
+            terms[:, j] = selection.of(
+                self._joint_log_likelihood(alone, scoring) - zeros
+            )
+            alone[:, j] = 0
+        return terms, selection.of(zeros[0])
+
+    def _informative_values(self):
+        raise NotImplementedError(
+            "most_informative_features does not rank KernelDensityNB's "
+            "features yet (the per-feature densities are not exposed)."
+        )
+
+    def _joint_log_likelihood(self, X, scoring):
+        out = np.empty((X.shape[0], len(scoring["log_prior"])))
+        self._score(
+            X,
+            scoring,
+            _kernels.Output.JOINT_LOG_LIKELIHOOD,
+            out,
+            np.empty(0, dtype=np.intp),
+        )
+        return out
+
+
+def exact_scores(X, scoring):
+    """Joint log-likelihoods of the exact mixtures, (n_samples, n_classes)."""
+    X = np.asarray(X, dtype=np.float64)
+    points, point_weight, h = (
+        scoring["points"],
+        scoring["point_weight"],
+        scoring["bandwidth"],
+    )
+    n_samples, n_features = X.shape
+    jll = np.empty((n_samples, len(h)))
+    jll[:] = scoring["log_prior"]
+    for k, weight in enumerate(point_weight):
+        mine = weight > 0
+        if not mine.any():
+            continue
+        share = weight[mine] / weight[mine].sum()
+        step = max(1, EXACT_CHUNK // mine.sum())
+        for j in range(n_features):
+            centres = points[mine, j]
+            for start in range(0, n_samples, step):
+                z = (X[start : start + step, j, None] - centres) / h[k, j]
+                jll[start : start + step, k] += logsumexp(-0.5 * z**2, b=share, axis=1)
+            jll[:, k] -= np.log(np.sqrt(2 * np.pi) * h[k, j])
+    return jll
