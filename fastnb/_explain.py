@@ -247,7 +247,12 @@ def join_values(parts):
     )
 
 
-def gaussian_grid_values(theta, variance, n_points=257, width=3.0):
+# How many evenly spaced values of a continuous feature are compared
+# (GaussianNB's and KernelDensityNB's most informative values).
+GRID_POINTS = 257
+
+
+def gaussian_grid_values(theta, variance, n_points=GRID_POINTS, width=3.0):
     """Candidate values of Gaussian features: for each, n_points evenly
     spaced from the least class mean less ``width`` standard deviations to
     the greatest plus as many (the data's range, where the ratio is read;

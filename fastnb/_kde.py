@@ -52,6 +52,7 @@ from fastnb._base import (
     validate_input,
     weights_or_ones,
 )
+from fastnb._explain import GRID_POINTS, informative_values
 from fastnb._gaussian import (
     LARGEST_VALUE,
     class_moments,
@@ -869,27 +870,36 @@ class KernelDensityNB(BaseNB):
             raise_refused_value(X, bad, self, non_negative=False)
 
     def _terms(self, X, scoring, selection):
-        # A density is no linear function of x: each feature's term is the
-        # joint log-likelihood of the rows holding only that feature's
-        # values, less the all-zeros row's, scored a feature at a time
-        # (O(samples x features^2 x classes): for explaining some rows).
+        # Each feature's log density at its values less at 0, read by the
+        # scoring kernel from that feature's tables alone.
         n_samples, n_features = X.shape
-        zeros = self._joint_log_likelihood(np.zeros((1, n_features), X.dtype), scoring)
         terms = np.empty((n_samples, n_features, len(selection.plus)))
-        alone = np.zeros_like(X, order="C")
+        zero = np.zeros((1, 1), dtype=X.dtype)
         for j in range(n_features):
-            alone[:, j] = X[:, j]
+            feature = feature_scoring(scoring, j)
+            column = np.ascontiguousarray(X[:, j : j + 1])
             terms[:, j] = selection.of(
-                self._joint_log_likelihood(alone, scoring) - zeros
+                self._joint_log_likelihood(column, feature)
+                - self._joint_log_likelihood(zero, feature)
             )
-            alone[:, j] = 0
+        zeros = self._joint_log_likelihood(np.zeros((1, n_features), X.dtype), scoring)
         return terms, selection.of(zeros[0])
 
     def _informative_values(self):
-        raise NotImplementedError(
-            "most_informative_features does not rank KernelDensityNB's "
-            "features yet (the per-feature densities are not exposed)."
-        )
+        # Each feature's densities at GRID_POINTS values over the range of
+        # the data seen (past it, two classes' tails part without bound).
+        scoring = self._final_tables()[1]
+        low, high = self._statistics["low"], self._statistics["high"]
+        steps = np.linspace(0.0, 1.0, GRID_POINTS)
+        features, values, log_likelihoods = [], [], []
+        for j in range(len(low)):
+            grid = low[j] + (high[j] - low[j]) * steps
+            ll = self._joint_log_likelihood(grid[:, None], feature_scoring(scoring, j))
+            best = np.argmax(ll.max(axis=1) - ll.min(axis=1))
+            features.append(j)
+            values.append(grid[best])
+            log_likelihoods.append(ll[best])
+        return informative_values(features, values, log_likelihoods)
 
     def _joint_log_likelihood(self, X, scoring):
         out = np.empty((X.shape[0], len(scoring["log_prior"])))
@@ -901,6 +911,32 @@ class KernelDensityNB(BaseNB):
             np.empty(0, dtype=np.intp),
         )
         return out
+
+
+def feature_scoring(scoring, j):
+    """The scoring tables of feature j alone, without the prior: scoring
+    one column with them gives log f_cj, the class densities of feature j."""
+    n_classes = len(scoring["log_prior"])
+    feature = {
+        "log_prior": np.zeros(n_classes),
+        "bandwidth": scoring["bandwidth"][:, [j]],
+    }
+    if "table" in scoring:
+        part = slice(j, j + 1)
+        feature.update(
+            table=scoring["table"][part],
+            origin=scoring["origin"][part],
+            inv_step=scoring["inv_step"][part],
+            n_points=scoring["n_points"][part],
+            tails=scoring["tails"][part],
+            intercept=np.zeros_like(scoring["intercept"]),
+        )
+    else:
+        feature.update(
+            points=np.ascontiguousarray(scoring["points"][:, [j]]),
+            point_weight=scoring["point_weight"],
+        )
+    return feature
 
 
 def exact_scores(X, scoring):

@@ -75,8 +75,19 @@ def test_kernel_density_terms_are_the_reference_log_densities(algorithm):
     np.testing.assert_allclose(
         intercept, model.predict_joint_log_proba(np.zeros((1, 3)))[0], rtol=1e-12
     )
-    with pytest.raises(NotImplementedError, match="KernelDensityNB's features"):
-        model.most_informative_features()
+    # The most informative value of each feature: the one, among evenly
+    # spaced values over the data's range, whose reference densities differ
+    # most between the classes.
+    table = model.most_informative_features(n=3)
+    for row in table.itertuples():
+        j = int(row.feature.removeprefix("x"))
+        grid = np.linspace(X[:, j].min(), X[:, j].max(), 257)
+        ll = np.array(
+            [oracle._log_density(grid, k, j, oracle.statistics_) for k in range(2)]
+        )
+        best = np.argmax(np.abs(ll[1] - ll[0]))
+        assert row.value == pytest.approx(grid[best], rel=1e-12)
+        assert row.log_ratio == pytest.approx(abs(ll[1, best] - ll[0, best]), rel=1e-9)
 
 
 def test_multinomial_terms_are_counts_times_log_probabilities():
