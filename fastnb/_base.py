@@ -15,6 +15,7 @@ from numbers import Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -179,6 +180,18 @@ def validate_input(estimator, X, *args, **kwargs):
     return validated
 
 
+# The `missing` parameter every estimator takes: "error" refuses NaN in X,
+# as scikit-learn does; "ignore" takes it for a missing value, left out of
+# its feature's statistics in fit and of its feature's term in scoring
+# (marginalised, under the Naive Bayes assumption).
+MISSING_CONSTRAINT = [StrOptions({"error", "ignore"})]
+
+
+def ignores_missing(estimator):
+    """Whether the estimator takes NaN in X for a missing value."""
+    return getattr(estimator, "missing", "error") == "ignore"
+
+
 def refused_value_error(value, row, column, estimator):
     """ValueError for a value of X the estimator refuses: scikit-learn's
     message for it, then where the first such value is."""
@@ -187,7 +200,8 @@ def refused_value_error(value, row, column, estimator):
     if np.isnan(value):
         return ValueError(
             f"Input X contains NaN. {where}; {name} does not accept missing "
-            "values encoded as NaN natively."
+            "values encoded as NaN natively. Pass missing='ignore' to leave "
+            "them out of the model."
         )
     if np.isinf(value):
         return ValueError(
@@ -197,7 +211,7 @@ def refused_value_error(value, row, column, estimator):
     return ValueError(f"Negative values in data passed to {name} (input X). {where}.")
 
 
-def first_refused_in_row(X, row, non_negative):
+def first_refused_in_row(X, row, non_negative, allow_nan=False):
     """(column, value) of the first value of row ``row`` of X that the
     kernels refuse (see fastnb_refused in _rows.h)."""
     if sp.issparse(X):
@@ -206,7 +220,7 @@ def first_refused_in_row(X, row, non_negative):
     else:
         values = np.asarray(X[row])
         columns = np.arange(len(values))
-    refused = ~np.isfinite(values)
+    refused = np.isinf(values) if allow_nan else ~np.isfinite(values)
     if non_negative:
         refused |= values < 0
     first = np.flatnonzero(refused)[0]
@@ -216,13 +230,16 @@ def first_refused_in_row(X, row, non_negative):
 def raise_refused_value(X, row, estimator, non_negative):
     """Raise ValueError for the first refused value of X, found in row ``row``
     by a scoring kernel (CSR or dense X)."""
-    column, value = first_refused_in_row(X, row, non_negative)
+    column, value = first_refused_in_row(
+        X, row, non_negative, ignores_missing(estimator)
+    )
     raise refused_value_error(value, row, column, estimator)
 
 
 def check_values(X, estimator, non_negative):
-    """Refuse X holding NaN or infinity, or with ``non_negative`` a value below
-    zero: in one parallel pass (first_refused_value), naming the first.
+    """Refuse X holding infinity, NaN (unless the estimator ignores missing
+    values), or with ``non_negative`` a value below zero: in one parallel
+    pass (first_refused_value), naming the first.
 
     For fitting, before anything is counted. The values of a sparse X are
     its stored ones; a dense X is read in its memory order (a copy only if
@@ -238,7 +255,9 @@ def check_values(X, estimator, non_negative):
         X = np.ascontiguousarray(X)
         values = X.reshape(-1)
     n_threads = effective_n_threads(len(values))
-    bad = _kernels.first_refused_value(values, non_negative, n_threads)
+    bad = _kernels.first_refused_value(
+        values, non_negative, ignores_missing(estimator), n_threads
+    )
     if bad < 0:
         return
     if sp.issparse(X):
@@ -372,7 +391,9 @@ def check_sample_weight(sample_weight, n_samples, allow_all_zero):
         )
     weights = np.ascontiguousarray(weights)
     # One parallel pass for NaN, infinity and negative weights.
-    bad = _kernels.first_refused_value(weights, True, effective_n_threads(n_samples))
+    bad = _kernels.first_refused_value(
+        weights, True, False, effective_n_threads(n_samples)
+    )
     if bad >= 0 and not np.isfinite(weights[bad]):
         raise ValueError("sample_weight contains NaN or infinity.")
     if bad >= 0:

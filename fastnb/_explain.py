@@ -120,20 +120,32 @@ def as_term_matrices(X, out):
     ]
 
 
-def linear_terms(X, coef, square_coef, threshold, binarize, non_negative):
+def linear_terms(
+    X, coef, square_coef, threshold, binarize, non_negative, missing_term=None
+):
     """Terms of the linear families: run linear_terms_csr / _dense.
 
-    Returns ``(terms, bad)`` as as_term_matrices lays them out, and the
-    first row with a refused value (or -1).
+    ``missing_term`` (n_features, n_out), for a model with missing="ignore",
+    is the term of a NaN in each feature (minus the term of a 0: a missing
+    value's term is left out of the score); None refuses NaN. Returns
+    ``(terms, bad)`` as as_term_matrices lays them out, and the first row
+    with a refused value (or -1).
     """
     out = terms_output(X, coef.shape[1])
     quadratic = square_coef is not None
     if square_coef is None:
         square_coef = np.empty((0, coef.shape[1]))
+    if missing_term is None:
+        missing_term = np.empty((0, coef.shape[1]))
+    elif missing_term.shape != coef.shape:
+        raise ValueError(
+            f"missing_term has shape {missing_term.shape}; expected {coef.shape}."
+        )
     n_threads = effective_n_threads(data_size(X) * coef.shape[1])
     arguments = (
         coef,
         square_coef,
+        np.ascontiguousarray(missing_term, dtype=np.float64),
         threshold,
         binarize,
         quadratic,

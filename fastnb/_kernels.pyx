@@ -166,10 +166,11 @@ cdef enum:
 def first_refused_value(
     const floating[::1] values,
     bint non_negative,
+    bint allow_nan,
     int n_threads,
 ):
-    """Index of the first value refused by fastnb_refused (NaN or infinite,
-    or negative when non_negative), or -1."""
+    """Index of the first value refused by fastnb_refused (infinite, NaN
+    unless allow_nan, negative when non_negative), or -1."""
     cdef Py_ssize_t n = values.shape[0]
     cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
     cdef intp_t[::1] first_bad = np.full(n_threads, n, dtype=np.intp)
@@ -179,7 +180,7 @@ def first_refused_value(
         if first_bad[t] < n:
             continue
         for p in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
-            if fastnb_refused(values[p], non_negative):
+            if fastnb_refused(values[p], non_negative, allow_nan):
                 first_bad[t] = p
                 break
     return _first_flagged(first_bad, n)
@@ -645,8 +646,11 @@ def discrete_score_dense(
 # Linear families (count families, Gaussian): v coef[j, m] + v^2
 # square_coef[j, m], v the value as counted (binarized or as it is), the
 # square only for the Gaussian (`quadratic`; square_coef may be empty
-# otherwise).  A value counted as 0 has
-# term 0, even where coef holds -inf (x log p is 0 for x = 0).
+# otherwise).  A value counted as 0 has term 0, even where coef holds -inf
+# (x log p is 0 for x = 0).  A model with missing="ignore" passes
+# missing_term (n_features, n_out), the term of a NaN (a missing value: its
+# feature's term is left out of the score, so it is minus the term of a 0);
+# missing_term is empty otherwise, and NaN is refused.
 # ---------------------------------------------------------------------------
 
 cdef inline double _linear_term(
@@ -672,6 +676,7 @@ def linear_terms_csr(
     const index_t[::1] X_indptr,
     const double[:, ::1] coef,
     const double[:, ::1] square_coef,
+    const double[:, ::1] missing_term,
     double threshold,
     bint binarize,
     bint quadratic,
@@ -685,6 +690,7 @@ def linear_terms_csr(
     """
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef Py_ssize_t n_out = out.shape[1]
+    cdef bint allow_nan = missing_term.shape[0] > 0
     cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
     cdef Py_ssize_t i, p, m, t
     cdef double x
@@ -700,9 +706,13 @@ def linear_terms_csr(
             continue
         for p in range(X_indptr[i], X_indptr[i + 1]):
             x = X_data[p]
-            if fastnb_refused(x, non_negative):
+            if fastnb_refused(x, non_negative, allow_nan):
                 first_bad[t] = i
                 break
+            if x != x:
+                for m in range(n_out):
+                    out[p, m] = missing_term[X_indices[p], m]
+                continue
             for m in range(n_out):
                 out[p, m] = _linear_term(
                     x, coef[X_indices[p], m],
@@ -716,6 +726,7 @@ def linear_terms_dense(
     const floating[:, :] X,
     const double[:, ::1] coef,
     const double[:, ::1] square_coef,
+    const double[:, ::1] missing_term,
     double threshold,
     bint binarize,
     bint quadratic,
@@ -730,6 +741,7 @@ def linear_terms_dense(
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
     cdef Py_ssize_t n_out = out.shape[2]
+    cdef bint allow_nan = missing_term.shape[0] > 0
     cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
     cdef Py_ssize_t i, j, m, t
     cdef double x
@@ -745,9 +757,13 @@ def linear_terms_dense(
             continue
         for j in range(n_features):
             x = X[i, j]
-            if fastnb_refused(x, non_negative):
+            if fastnb_refused(x, non_negative, allow_nan):
                 first_bad[t] = i
                 break
+            if x != x:
+                for m in range(n_out):
+                    out[i, j, m] = missing_term[j, m]
+                continue
             for m in range(n_out):
                 out[i, j, m] = _linear_term(
                     x, coef[j, m], square_coef[j, m] if quadratic else 0.0,

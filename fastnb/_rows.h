@@ -268,11 +268,15 @@ static inline double fastnb_counted(double v, double threshold, int binarize)
     return binarize ? (v > threshold ? 1.0 : 0.0) : v;
 }
 
-/* Whether a value of X is refused: NaN or infinite, or, when non_negative
- * (the count families), below zero. x - x is 0 for every finite x, NaN
- * otherwise (the build has no -ffast-math, which would fold it to 0). */
-static inline int fastnb_refused(double x, int non_negative)
+/* Whether a value of X is refused: infinite, NaN unless allow_nan (a
+ * model with missing="ignore", to which NaN is a missing value), or, when
+ * non_negative (the count families), below zero. x - x is 0 for every
+ * finite x, NaN otherwise (the build has no -ffast-math, which would fold
+ * it to 0). */
+static inline int fastnb_refused(double x, int non_negative, int allow_nan)
 {
+    if (allow_nan && x != x)
+        return 0;
     return non_negative ? !(x >= 0.0 && x < HUGE_VAL) : !(x - x == 0.0);
 }
 
@@ -285,11 +289,13 @@ static inline int fastnb_refused(double x, int non_negative)
  * without one: log 0, a class given prior 0). */
 #define FASTNB_ROW_REFUSED(T)                                                 \
     static inline int fastnb_row_refused_##T(                                 \
-        const T* x, Py_ssize_t stride, Py_ssize_t n, int non_negative)        \
+        const T* x, Py_ssize_t stride, Py_ssize_t n, int non_negative,        \
+        int allow_nan)                                                        \
     {                                                                         \
         int refused = 0;                                                      \
         for (Py_ssize_t j = 0; j < n; j++)                                    \
-            refused |= fastnb_refused((double) x[j * stride], non_negative);  \
+            refused |= fastnb_refused(                                        \
+                (double) x[j * stride], non_negative, allow_nan);             \
         return refused;                                                       \
     }
 FASTNB_ROW_REFUSED(double)
@@ -313,7 +319,7 @@ FASTNB_ROW_REFUSED(float)
         const int check_first = non_negative || binarize;                     \
         if (check_first                                                       \
             && fastnb_row_refused_##T(data + start, 1, stop - start,          \
-                                      non_negative))                          \
+                                      non_negative, 0))                       \
             return 1;                                                         \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
             FASTNB_ZERO8(acc);                                                \
@@ -334,7 +340,7 @@ FASTNB_ROW_REFUSED(float)
                 scores[k0 + k] += FASTNB_LANE(acc, k);                        \
         }                                                                     \
         if (!check_first && !(scores[0] - scores[0] == 0.0)                   \
-            && fastnb_row_refused_##T(data + start, 1, stop - start, 0))      \
+            && fastnb_row_refused_##T(data + start, 1, stop - start, 0, 0))   \
             return 1;                                                         \
         return 0;                                                             \
     }
@@ -352,7 +358,8 @@ FASTNB_ROW_REFUSED(float)
         FASTNB_CHECK(n_features <= n_rows);                                   \
         const int check_first = non_negative || binarize;                     \
         if (check_first                                                       \
-            && fastnb_row_refused_##T(x, x_stride, n_features, non_negative)) \
+            && fastnb_row_refused_##T(x, x_stride, n_features, non_negative,  \
+                                   0))                                        \
             return 1;                                                         \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
             FASTNB_ZERO8(acc);                                                \
@@ -367,7 +374,7 @@ FASTNB_ROW_REFUSED(float)
                 scores[k0 + k] += FASTNB_LANE(acc, k);                        \
         }                                                                     \
         if (!check_first && !(scores[0] - scores[0] == 0.0)                   \
-            && fastnb_row_refused_##T(x, x_stride, n_features, 0))            \
+            && fastnb_row_refused_##T(x, x_stride, n_features, 0, 0))         \
             return 1;                                                         \
         return 0;                                                             \
     }
@@ -450,7 +457,7 @@ FASTNB_ROW_REFUSED(float)
             }                                                                 \
         }                                                                     \
         if (!(scores[0] - scores[0] == 0.0)                                   \
-            && fastnb_row_refused_##T(x, x_stride, n_features, 0))            \
+            && fastnb_row_refused_##T(x, x_stride, n_features, 0, 0))         \
             return 1;                                                         \
         return 0;                                                             \
     }
@@ -476,7 +483,7 @@ FASTNB_ROW_REFUSED(float)
                 scores[k0 + k] -= 0.5 * FASTNB_LANE(acc, k);                  \
         }                                                                     \
         if (!(scores[0] - scores[0] == 0.0)                                   \
-            && fastnb_row_refused_##T(x, x_stride, n_features, 0))            \
+            && fastnb_row_refused_##T(x, x_stride, n_features, 0, 0))         \
             return 1;                                                         \
         return 0;                                                             \
     }
@@ -526,7 +533,7 @@ FASTNB_ROW_REFUSED(float)
             }                                                                 \
         }                                                                     \
         if (!(scores[0] - scores[0] == 0.0)                                   \
-            && fastnb_row_refused_##T(data + start, 1, stop - start, 0))      \
+            && fastnb_row_refused_##T(data + start, 1, stop - start, 0, 0))   \
             return 1;                                                         \
         return 0;                                                             \
     }

@@ -37,7 +37,7 @@ cdef extern from "_rows.h":
     int fastnb_cpu_runs_sve() noexcept nogil
 
     double fastnb_counted(double v, double threshold, bint binarize) noexcept nogil
-    bint fastnb_refused(double x, bint non_negative) noexcept nogil
+    bint fastnb_refused(double x, bint non_negative, bint allow_nan) noexcept nogil
 
     int fastnb_discrete_csr_row_f64_i32(
         const double* data, const int32_t* indices, Py_ssize_t start,

@@ -145,6 +145,8 @@ def out_of_range_calls():
     negative_y = np.array([0, -1, 1], dtype=np.intp)
     rows, class_ptr = np.arange(3, dtype=np.intp), np.array([0, 1, 3], dtype=np.intp)
     wide = np.ones((3, 5))  # a fifth feature, past the tables' four rows
+    with_nan = np.where(np.isnan(dense), 0.0, dense)
+    with_nan[1, 3] = np.nan  # missing in a feature past missing_term's rows
 
     def bad_column(X):
         """X's arrays, its last stored value moved to column (or row) 9."""
@@ -226,10 +228,13 @@ def out_of_range_calls():
             2,
         )
 
-    def linear_terms(quadratic):
+    def linear_terms(quadratic, missing_rows=0):
         """coef, square_coef (empty unless quadratic: past its rows if it
-        is), threshold, binarize, quadratic, non_negative of linear_terms_*."""
-        return np.zeros((4, 1)), np.zeros((0, 1)), 0.0, False, quadratic, False
+        is), missing_term (missing_rows rows: empty refuses NaN), threshold,
+        binarize, quadratic, non_negative of linear_terms_*."""
+        coef, square_coef = np.zeros((4, 1)), np.zeros((0, 1))
+        missing_term = np.zeros((missing_rows, 1))
+        return coef, square_coef, missing_term, 0.0, False, quadratic, False
 
     row = "row [0-9]+ has"
     chunk = "chunk [0-9]+ has"
@@ -548,6 +553,12 @@ def out_of_range_calls():
             ),
             bounds,
         ),
+        "linear_terms_dense missing": (
+            lambda: k.linear_terms_dense(
+                with_nan, *linear_terms(False, 2), np.empty((3, 4, 1)), 2
+            ),
+            bounds,
+        ),
         "categorical_terms_csr feature": (
             lambda: k.categorical_terms_csr(
                 *bad_column(codes_csr),
@@ -832,7 +843,7 @@ def test_multinomial_table_is_the_smoothed_log_frequency():
 @pytest.mark.parametrize("n_threads", [1, 2, 3, 7])
 def test_first_refused_value_is_the_first_whatever_the_threads(n_threads):
     values = np.ones(200_000)
-    assert _kernels.first_refused_value(values, True, n_threads) == -1
+    assert _kernels.first_refused_value(values, True, False, n_threads) == -1
     for bad, non_negative in [
         ([150_000, 199_999], True),
         ([0, 70_000], False),
@@ -841,16 +852,22 @@ def test_first_refused_value_is_the_first_whatever_the_threads(n_threads):
     ]:
         refused = values.copy()
         refused[bad] = -1.0 if non_negative else np.inf
-        found = _kernels.first_refused_value(refused, non_negative, n_threads)
+        found = _kernels.first_refused_value(refused, non_negative, False, n_threads)
         assert found == bad[0]
     negative = values.copy()
     negative[5] = -0.0  # zero, though signed: allowed
     negative[7] = -1e-300
-    assert _kernels.first_refused_value(negative, True, n_threads) == 7
-    assert _kernels.first_refused_value(negative, False, n_threads) == -1
+    assert _kernels.first_refused_value(negative, True, False, n_threads) == 7
+    assert _kernels.first_refused_value(negative, False, False, n_threads) == -1
     nan = values.astype(np.float32)
     nan[99_999] = np.nan
-    assert _kernels.first_refused_value(nan, False, n_threads) == 99_999
+    assert _kernels.first_refused_value(nan, False, False, n_threads) == 99_999
+    # With NaN allowed (missing="ignore"), infinity and negatives still are not.
+    assert _kernels.first_refused_value(nan, True, True, n_threads) == -1
+    nan[150_000] = -np.inf
+    assert _kernels.first_refused_value(nan, False, True, n_threads) == 150_000
+    nan[120_000] = -2.0
+    assert _kernels.first_refused_value(nan, True, True, n_threads) == 120_000
 
 
 @pytest.mark.parametrize("n_threads", [1, 2, 7])
