@@ -727,8 +727,11 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         )
 
     def _class_axes_of(self, statistics):
-        """Statistic name -> its class axis, for the statistics that have one."""
-        return self._class_axes
+        """Statistic name -> its class axis, for those of ``statistics`` that
+        have one."""
+        return {
+            key: axis for key, axis in self._class_axes.items() if key in statistics
+        }
 
     def _in_fit_order(self, statistics):
         """``statistics`` combined from several batches, laid out as one fit on

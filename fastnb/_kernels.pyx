@@ -309,6 +309,10 @@ def class_order(const intp_t[::1] y, intp_t[::1] order, intp_t[::1] class_ptr):
 # (sample_weight may be a view of one value, stride 0: unit weights.)
 # Each entry of `out` is written by one thread only, summing rows in their
 # original order, so the result does not depend on the number of threads.
+# A NaN reaches them only from a model with missing="ignore" (check_values
+# refuses it otherwise): it is a missing value, counted as nothing in out
+# and, if `missing` has rows (else it is empty), its weight added to
+# missing[class, feature] in the same order.
 # ---------------------------------------------------------------------------
 
 def discrete_count_csr(
@@ -321,10 +325,12 @@ def discrete_count_csr(
     double threshold,
     bint binarize,
     double[:, ::1] out,
+    double[:, ::1] missing,
     int n_threads,
 ):
     """Add each CSR row's weighted values to its class's row of out; a task a class."""
     cdef Py_ssize_t n_classes = class_ptr.shape[0] - 1
+    cdef bint track = missing.shape[0] > 0
     cdef Py_ssize_t c, q, i, p
     cdef double w
     # Dynamic schedule: classes differ in size; each class row of `out` is
@@ -334,6 +340,10 @@ def discrete_count_csr(
             i = rows_by_class[q]
             w = sample_weight[i]
             for p in range(X_indptr[i], X_indptr[i + 1]):
+                if X_data[p] != X_data[p]:
+                    if track:
+                        missing[c, X_indices[p]] += w
+                    continue
                 out[c, X_indices[p]] += w * fastnb_counted(
                     X_data[p], threshold, binarize
                 )
@@ -348,14 +358,20 @@ def discrete_count_csc(
     double threshold,
     bint binarize,
     double[:, ::1] out,
+    double[:, ::1] missing,
     int n_threads,
 ):
     """Add each CSC column's weighted values to out[y[row], column]; a task a column."""
     cdef Py_ssize_t n_features = X_indptr.shape[0] - 1
+    cdef bint track = missing.shape[0] > 0
     cdef Py_ssize_t j, p, r
     for j in prange(n_features, nogil=True, schedule="static", num_threads=n_threads):
         for p in range(X_indptr[j], X_indptr[j + 1]):
             r = X_indices[p]
+            if X_data[p] != X_data[p]:
+                if track:
+                    missing[y[r], j] += sample_weight[r]
+                continue
             out[y[r], j] += sample_weight[r] * fastnb_counted(
                 X_data[p], threshold, binarize
             )
@@ -368,6 +384,8 @@ def discrete_count_dense(
     double threshold,
     bint binarize,
     double[:, ::1] out,
+    double[:, ::1] missing,
+    bint allow_nan,
     double[:, :, ::1] chunk_counts,
     Py_ssize_t chunk_rows,
     Py_ssize_t block_width,
@@ -378,13 +396,17 @@ def discrete_count_dense(
     The rows are cut in chunks of chunk_rows: the first is counted into
     out, each other one, b, into chunk_counts[b - 1] (zeroed by the
     caller), a task a chunk and a block of block_width columns; then those
-    are added to out in order, a task a block of columns.
+    are added to out in order, a task a block of columns.  Only with
+    allow_nan is X's every value tested for NaN; when missing values are
+    counted, chunk_counts holds two tables a chunk: the counts, then the
+    missing weights, [b - 1, n_classes + c, j].
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
     cdef Py_ssize_t n_classes = out.shape[0]
     cdef Py_ssize_t n_chunks = chunk_counts.shape[0] + 1
     cdef Py_ssize_t n_blocks = (n_features + block_width - 1) // block_width
+    cdef bint track = missing.shape[0] > 0
     cdef Py_ssize_t task, b, i, j, c, j_start, j_stop
     cdef double v
     for task in prange(
@@ -395,7 +417,25 @@ def discrete_count_dense(
         j_stop = min(j_start + block_width, n_features)
         for i in range(b * chunk_rows, min((b + 1) * chunk_rows, n_samples)):
             c = y[i]
+            if not allow_nan:
+                # Without a test for NaN, which would keep the compiler from
+                # vectorising this loop.
+                for j in range(j_start, j_stop):
+                    v = sample_weight[i] * fastnb_counted(X[i, j], threshold, binarize)
+                    if b == 0:
+                        out[c, j] += v
+                    else:
+                        chunk_counts[b - 1, c, j] += v
+                continue
             for j in range(j_start, j_stop):
+                if X[i, j] != X[i, j]:
+                    if not track:
+                        continue
+                    if b == 0:
+                        missing[c, j] += sample_weight[i]
+                    else:
+                        chunk_counts[b - 1, n_classes + c, j] += sample_weight[i]
+                    continue
                 v = sample_weight[i] * fastnb_counted(X[i, j], threshold, binarize)
                 if b == 0:
                     out[c, j] += v
@@ -410,6 +450,8 @@ def discrete_count_dense(
             for b in range(n_chunks - 1):
                 for j in range(j_start, j_stop):
                     out[c, j] += chunk_counts[b, c, j]
+                    if track:
+                        missing[c, j] += chunk_counts[b, n_classes + c, j]
 
 
 # ---------------------------------------------------------------------------
@@ -533,6 +575,8 @@ def discrete_score_csr(
     double threshold,
     bint binarize,
     bint non_negative,
+    bint allow_nan,
+    const double[:, ::1] missing,
     int output,
     double[:, ::1] out,
     intp_t[::1] labels,
@@ -541,11 +585,14 @@ def discrete_score_csr(
 ):
     """Score CSR rows against a feature-major table; scratch has a row per thread.
 
-    Returns the first row with a refused value, or -1.
+    missing is empty, or (with allow_nan) the table of a NaN's terms (see
+    FASTNB_DISCRETE_CSR_ROW). Returns the first row with a refused value, or
+    -1.
     """
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef Py_ssize_t nnz = X_indices.shape[0]
     cdef Py_ssize_t n_padded = table.shape[1]
+    cdef const double* missing_rows = NULL
     # An X without stored values has only empty rows, which read nothing.
     cdef const floating* data = &X_data[0] if nnz else NULL
     cdef const index_t* indices = &X_indices[0] if nnz else NULL
@@ -553,6 +600,10 @@ def discrete_score_csr(
     cdef Py_ssize_t i, k, t
     cdef int status
     cdef double* row
+    if missing.shape[0]:
+        if missing.shape[0] != table.shape[0] or missing.shape[1] != n_padded:
+            raise ValueError("missing must have the shape of table")
+        missing_rows = &missing[0, 0]
     for i in prange(
         n_samples,
         nogil=True,
@@ -568,7 +619,8 @@ def discrete_score_csr(
             row[k] = intercept[k]
         status = discrete_csr_row(
             data, indices, X_indptr[i], X_indptr[i + 1], nnz, &table[0, 0],
-            table.shape[0], n_padded, threshold, binarize, non_negative, row,
+            table.shape[0], n_padded, threshold, binarize, non_negative, allow_nan,
+            missing_rows, row,
         )
         if status < 0:
             with gil:
@@ -590,6 +642,8 @@ def discrete_score_dense(
     double threshold,
     bint binarize,
     bint non_negative,
+    bint allow_nan,
+    const double[:, ::1] missing,
     int output,
     double[:, ::1] out,
     intp_t[::1] labels,
@@ -598,15 +652,22 @@ def discrete_score_dense(
 ):
     """Score dense rows against a feature-major table; scratch has a row per thread.
 
-    Returns the first row with a refused value, or -1.
+    missing is empty, or (with allow_nan) the table of a NaN's terms (see
+    FASTNB_DISCRETE_CSR_ROW). Returns the first row with a refused value, or
+    -1.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_padded = table.shape[1]
+    cdef const double* missing_rows = NULL
     cdef Py_ssize_t stride = X.strides[1] // sizeof(floating)
     cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
     cdef Py_ssize_t i, k, t
     cdef int status
     cdef double* row
+    if missing.shape[0]:
+        if missing.shape[0] != table.shape[0] or missing.shape[1] != n_padded:
+            raise ValueError("missing must have the shape of table")
+        missing_rows = &missing[0, 0]
     for i in prange(
         n_samples,
         nogil=True,
@@ -622,7 +683,7 @@ def discrete_score_dense(
             row[k] = intercept[k]
         status = discrete_dense_row(
             &X[i, 0], stride, X.shape[1], &table[0, 0], table.shape[0], n_padded,
-            threshold, binarize, non_negative, row,
+            threshold, binarize, non_negative, allow_nan, missing_rows, row,
         )
         if status < 0:
             with gil:
@@ -1455,13 +1516,13 @@ cdef inline void _sum_blocks(
 
 
 cdef inline double _sum_classes(
-    const double[:, ::1] feature_count, Py_ssize_t j
+    const double[:, :] counts, Py_ssize_t j
 ) noexcept nogil:
     """The sum of column j over the classes, in class order."""
     cdef Py_ssize_t c
     cdef double total = 0.0
-    for c in range(feature_count.shape[0]):
-        total = total + feature_count[c, j]
+    for c in range(counts.shape[0]):
+        total = total + counts[c, j]
     return total
 
 
@@ -1559,29 +1620,35 @@ def complement_tables(
 
 def bernoulli_tables(
     const double[:, ::1] feature_count,
-    const double[::1] class_count,
+    const double[:, :] class_count,
     const double[:] pseudo_on,
     const double[:] pseudo_total,
     double[:, ::1] log_prob,
     double[:, ::1] table,
+    double[:, ::1] missing,
     double[::1] absent_sums,
     unsigned char[:, ::1] certain,
     int n_threads,
 ):
     """Bernoulli NB's tables; returns how many (class, feature) are certain.
 
-    log_prob[c, j] = log p = log(N_cj + on_j) - log(N_c + total_j);
-    log(1 - p) is the score of an absent feature, summed over j into
-    absent_sums[c], and table[j, c] = log p - log(1 - p). Where p = 1
-    (no smoothing), log(1 - p) = -inf: such a feature is certain
-    (certain[c, j] = 1, which the caller has zeroed), left out of the
-    sums and the table (its log(1 - p) taken as 0) and checked apart.
+    class_count[c, j] is the weight of class c's samples in which feature
+    j was seen: N_c (a stride-0 view), or less where values were missing.
+    log_prob[c, j] = log p = log(N_cj + on_j) - log(class_count[c, j] +
+    total_j); log(1 - p) is the score of an absent feature, summed over j
+    into absent_sums[c], and table[j, c] = log p - log(1 - p); if missing
+    has rows (missing="ignore"), missing[j, c] = -log(1 - p), the term of a
+    missing value. Where p = 1 (no smoothing), log(1 - p) = -inf: such a
+    feature is certain (certain[c, j] = 1, which the caller has zeroed),
+    left out of the sums and the tables (its log(1 - p) taken as 0) and
+    checked apart.
     """
     cdef Py_ssize_t n_classes = feature_count.shape[0]
     cdef Py_ssize_t n_features = feature_count.shape[1]
     cdef Py_ssize_t n_blocks = _table_blocks(n_features)
     cdef double[:, ::1] block_sums = np.zeros((n_blocks, n_classes))
     cdef intp_t[::1] block_certain = np.zeros(n_blocks, dtype=np.intp)
+    cdef bint track = missing.shape[0] > 0
     cdef Py_ssize_t b, c, j
     cdef double total, value, absent
     for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
@@ -1589,7 +1656,7 @@ def bernoulli_tables(
             total = 0.0
             for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
                 value = log(feature_count[c, j] + pseudo_on[j]) - log(
-                    class_count[c] + pseudo_total[j]
+                    class_count[c, j] + pseudo_total[j]
                 )
                 log_prob[c, j] = value
                 absent = log(1.0 - exp(value))
@@ -1599,6 +1666,8 @@ def bernoulli_tables(
                     absent = 0.0
                 total = total + absent
                 table[j, c] = value - absent
+                if track:
+                    missing[j, c] = -absent
             block_sums[b, c] = total
     _sum_blocks(block_sums, absent_sums)
     return np.sum(block_certain)
@@ -1606,42 +1675,45 @@ def bernoulli_tables(
 
 def poisson_tables(
     const double[:, ::1] feature_count,
-    const double[::1] class_count,
+    const double[:, :] class_count,
     const double[:] alpha,
     double[::1] overall,
     double[:, ::1] rate,
     double[:, ::1] table,
+    double[:, ::1] missing,
     double[::1] rate_sums,
     int n_threads,
 ):
     """Poisson NB's smoothed rates, table[j, c] = log rate[c, j], and
-    rate_sums[c] = sum_j rate[c, j].
+    rate_sums[c] = sum_j rate[c, j]; if missing has rows (missing="ignore"),
+    missing[j, c] = rate[c, j], the term of a missing value.
 
-    overall[j] gets feature j's rate over all samples, (sum_c N_cj) / N (0
-    when N = sum_c N_c is 0); rate[c, j] = (N_cj + a_j overall[j]) / (N_c +
-    a_j), or overall[j] where N_c + a_j = 0, and at least the smallest
-    positive double.
+    class_count[c, j] is the weight of class c's samples in which feature j
+    was seen: N_c (a stride-0 view), or less where values were missing.
+    overall[j] gets feature j's rate over all samples, (sum_c N_cj) /
+    (sum_c class_count[c, j]) (0 when that is 0); rate[c, j] = (N_cj + a_j
+    overall[j]) / (class_count[c, j] + a_j), or overall[j] where that
+    weight is 0, and at least the smallest positive double.
     """
     cdef Py_ssize_t n_classes = feature_count.shape[0]
     cdef Py_ssize_t n_features = feature_count.shape[1]
     cdef Py_ssize_t n_blocks = _table_blocks(n_features)
     cdef double[:, ::1] block_sums = np.zeros((n_blocks, n_classes))
-    cdef double n_samples = 0.0
+    cdef bint track = missing.shape[0] > 0
     cdef double tiny = np.finfo(np.float64).tiny
     cdef Py_ssize_t b, c, j, start, stop
-    cdef double total, value, weight
-    for c in range(n_classes):
-        n_samples = n_samples + class_count[c]
+    cdef double total, value, weight, n_seen
     for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
         start = b * TABLE_BLOCK
         stop = min(start + TABLE_BLOCK, n_features)
         for j in range(start, stop):
             total = _sum_classes(feature_count, j)
-            overall[j] = total / n_samples if n_samples > 0 else 0.0
+            n_seen = _sum_classes(class_count, j)
+            overall[j] = total / n_seen if n_seen > 0 else 0.0
         for c in range(n_classes):
             total = 0.0
             for j in range(start, stop):
-                weight = class_count[c] + alpha[j]
+                weight = class_count[c, j] + alpha[j]
                 if weight > 0:
                     value = (feature_count[c, j] + alpha[j] * overall[j]) / weight
                 else:
@@ -1650,6 +1722,8 @@ def poisson_tables(
                     value = tiny
                 rate[c, j] = value
                 table[j, c] = log(value)
+                if track:
+                    missing[j, c] = value
                 total = total + value
             block_sums[b, c] = total
     _sum_blocks(block_sums, rate_sums)

@@ -301,17 +301,26 @@ static inline int fastnb_refused(double x, int non_negative, int allow_nan)
 FASTNB_ROW_REFUSED(double)
 FASTNB_ROW_REFUSED(float)
 
+/* A row helper's body is written once, as an always-inline function with
+ * an allow_nan argument, and called with it constant: a model that refuses
+ * NaN gets a copy of the loop without the test for it. */
+#define FASTNB_ALWAYS_INLINE static inline __attribute__((always_inline))
+
 /* scores[k] += sum of v * table[j, k] over the values v of a sparse row,
  * stored at data[start:stop] with their columns j at indices[start:stop]
  * (nnz stored values in all); table is (n_rows, n_padded). A value of zero
  * (or one binarized to zero) adds nothing, even where the table holds -inf:
- * x log p is 0 for x = 0. The values are checked (fastnb_row_refused). */
+ * x log p is 0 for x = 0. The values are checked (fastnb_row_refused).
+ * With allow_nan (missing="ignore"), a NaN is a missing value: it adds
+ * row j of missing (n_rows, n_padded), minus the term of a 0 that the
+ * intercept holds, or nothing if missing is NULL (a term of 0 is 0). */
 #define FASTNB_DISCRETE_CSR_ROW(NAME, T, I)                                   \
-    static inline int NAME(                                                   \
+    FASTNB_ALWAYS_INLINE int NAME##_body(                                     \
         const T* data, const I* indices, Py_ssize_t start, Py_ssize_t stop,   \
         Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,               \
         Py_ssize_t n_padded, double threshold, int binarize,                  \
-        int non_negative, double* scores)                                     \
+        int non_negative, const int allow_nan, const double* missing,         \
+        double* scores)                                                       \
     {                                                                         \
         FASTNB_CHECK(0 <= start && start <= stop && stop <= nnz);             \
         if (start == stop)                                                    \
@@ -319,7 +328,7 @@ FASTNB_ROW_REFUSED(float)
         const int check_first = non_negative || binarize;                     \
         if (check_first                                                       \
             && fastnb_row_refused_##T(data + start, 1, stop - start,          \
-                                      non_negative, 0))                       \
+                                      non_negative, allow_nan))               \
             return 1;                                                         \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
             FASTNB_ZERO8(acc);                                                \
@@ -330,6 +339,11 @@ FASTNB_ROW_REFUSED(float)
                         n_padded);                                            \
                 const Py_ssize_t j = indices[p];                              \
                 FASTNB_CHECK(0 <= j && j < n_rows);                           \
+                if (allow_nan && data[p] != data[p]) {                        \
+                    if (missing)                                              \
+                        FASTNB_AXPY8(acc, 1.0, missing + j * n_padded + k0);  \
+                    continue;                                                 \
+                }                                                             \
                 const double v =                                              \
                     fastnb_counted(data[p], threshold, binarize);             \
                 if (v == 0.0)                                                 \
@@ -340,32 +354,54 @@ FASTNB_ROW_REFUSED(float)
                 scores[k0 + k] += FASTNB_LANE(acc, k);                        \
         }                                                                     \
         if (!check_first && !(scores[0] - scores[0] == 0.0)                   \
-            && fastnb_row_refused_##T(data + start, 1, stop - start, 0, 0))   \
+            && fastnb_row_refused_##T(data + start, 1, stop - start, 0,       \
+                                      allow_nan))                             \
             return 1;                                                         \
         return 0;                                                             \
+    }                                                                         \
+    static inline int NAME(                                                   \
+        const T* data, const I* indices, Py_ssize_t start, Py_ssize_t stop,   \
+        Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,               \
+        Py_ssize_t n_padded, double threshold, int binarize,                  \
+        int non_negative, int allow_nan, const double* missing,               \
+        double* scores)                                                       \
+    {                                                                         \
+        if (allow_nan)                                                        \
+            return NAME##_body(data, indices, start, stop, nnz, table,        \
+                               n_rows, n_padded, threshold, binarize,         \
+                               non_negative, 1, missing, scores);             \
+        return NAME##_body(data, indices, start, stop, nnz, table, n_rows,    \
+                           n_padded, threshold, binarize, non_negative, 0,    \
+                           NULL, scores);                                     \
     }
 
 /* scores[k] += sum_j v_j * table[j, k] for a dense row x (elements x_stride
  * apart), v_j its values as counted; table is (n_rows, n_padded) with a row
- * per feature. As in sparse rows, a zero adds nothing, and the values are
- * checked. */
+ * per feature. As in sparse rows, a zero adds nothing, the values are
+ * checked, and with allow_nan a NaN adds its row of missing (if any). */
 #define FASTNB_DISCRETE_DENSE_ROW(NAME, T)                                    \
-    static inline int NAME(                                                   \
+    FASTNB_ALWAYS_INLINE int NAME##_body(                                     \
         const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
         const double* table, Py_ssize_t n_rows, Py_ssize_t n_padded,          \
-        double threshold, int binarize, int non_negative, double* scores)     \
+        double threshold, int binarize, int non_negative,                     \
+        const int allow_nan, const double* missing, double* scores)           \
     {                                                                         \
         FASTNB_CHECK(n_features <= n_rows);                                   \
         const int check_first = non_negative || binarize;                     \
         if (check_first                                                       \
             && fastnb_row_refused_##T(x, x_stride, n_features, non_negative,  \
-                                   0))                                        \
+                                      allow_nan))                             \
             return 1;                                                         \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
             FASTNB_ZERO8(acc);                                                \
             for (Py_ssize_t j = 0; j < n_features; j++) {                     \
-                const double v =                                              \
-                    fastnb_counted(x[j * x_stride], threshold, binarize);     \
+                const T value = x[j * x_stride];                              \
+                if (allow_nan && value != value) {                            \
+                    if (missing)                                              \
+                        FASTNB_AXPY8(acc, 1.0, missing + j * n_padded + k0);  \
+                    continue;                                                 \
+                }                                                             \
+                const double v = fastnb_counted(value, threshold, binarize);  \
                 if (v == 0.0)                                                 \
                     continue;                                                 \
                 FASTNB_AXPY8(acc, v, table + j * n_padded + k0);              \
@@ -374,9 +410,23 @@ FASTNB_ROW_REFUSED(float)
                 scores[k0 + k] += FASTNB_LANE(acc, k);                        \
         }                                                                     \
         if (!check_first && !(scores[0] - scores[0] == 0.0)                   \
-            && fastnb_row_refused_##T(x, x_stride, n_features, 0, 0))         \
+            && fastnb_row_refused_##T(x, x_stride, n_features, 0, allow_nan)) \
             return 1;                                                         \
         return 0;                                                             \
+    }                                                                         \
+    static inline int NAME(                                                   \
+        const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
+        const double* table, Py_ssize_t n_rows, Py_ssize_t n_padded,          \
+        double threshold, int binarize, int non_negative, int allow_nan,      \
+        const double* missing, double* scores)                                \
+    {                                                                         \
+        if (allow_nan)                                                        \
+            return NAME##_body(x, x_stride, n_features, table, n_rows,        \
+                               n_padded, threshold, binarize, non_negative,   \
+                               1, missing, scores);                           \
+        return NAME##_body(x, x_stride, n_features, table, n_rows, n_padded,  \
+                           threshold, binarize, non_negative, 0, NULL,        \
+                           scores);                                           \
     }
 
 /* scores[k] += log f_jk(x[j]) summed over the features of a dense row x

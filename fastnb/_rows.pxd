@@ -43,36 +43,38 @@ cdef extern from "_rows.h":
         const double* data, const int32_t* indices, Py_ssize_t start,
         Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
         Py_ssize_t n_padded, double threshold, int binarize, int non_negative,
-        double* scores,
+        int allow_nan, const double* missing, double* scores,
     ) noexcept nogil
     int fastnb_discrete_csr_row_f64_i64(
         const double* data, const int64_t* indices, Py_ssize_t start,
         Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
         Py_ssize_t n_padded, double threshold, int binarize, int non_negative,
-        double* scores,
+        int allow_nan, const double* missing, double* scores,
     ) noexcept nogil
     int fastnb_discrete_csr_row_f32_i32(
         const float* data, const int32_t* indices, Py_ssize_t start,
         Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
         Py_ssize_t n_padded, double threshold, int binarize, int non_negative,
-        double* scores,
+        int allow_nan, const double* missing, double* scores,
     ) noexcept nogil
     int fastnb_discrete_csr_row_f32_i64(
         const float* data, const int64_t* indices, Py_ssize_t start,
         Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
         Py_ssize_t n_padded, double threshold, int binarize, int non_negative,
-        double* scores,
+        int allow_nan, const double* missing, double* scores,
     ) noexcept nogil
 
     int fastnb_discrete_dense_row_f64(
         const double* x, Py_ssize_t x_stride, Py_ssize_t n_features,
         const double* table, Py_ssize_t n_rows, Py_ssize_t n_padded,
-        double threshold, int binarize, int non_negative, double* scores,
+        double threshold, int binarize, int non_negative, int allow_nan,
+        const double* missing, double* scores,
     ) noexcept nogil
     int fastnb_discrete_dense_row_f32(
         const float* x, Py_ssize_t x_stride, Py_ssize_t n_features,
         const double* table, Py_ssize_t n_rows, Py_ssize_t n_padded,
-        double threshold, int binarize, int non_negative, double* scores,
+        double threshold, int binarize, int non_negative, int allow_nan,
+        const double* missing, double* scores,
     ) noexcept nogil
 
     int fastnb_gaussian_dense_row_f64(
@@ -244,44 +246,45 @@ cdef inline int discrete_csr_row(
     const floating* data, const index_t* indices, Py_ssize_t start,
     Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
     Py_ssize_t n_padded, double threshold, bint binarize, bint non_negative,
-    double* scores,
+    bint allow_nan, const double* missing, double* scores,
 ) noexcept nogil:
     if floating is double and index_t is int32_t:
         return fastnb_discrete_csr_row_f64_i32(
             data, indices, start, stop, nnz, table, n_rows, n_padded, threshold,
-            binarize, non_negative, scores,
+            binarize, non_negative, allow_nan, missing, scores,
         )
     elif floating is double:
         return fastnb_discrete_csr_row_f64_i64(
             data, indices, start, stop, nnz, table, n_rows, n_padded, threshold,
-            binarize, non_negative, scores,
+            binarize, non_negative, allow_nan, missing, scores,
         )
     elif index_t is int32_t:
         return fastnb_discrete_csr_row_f32_i32(
             data, indices, start, stop, nnz, table, n_rows, n_padded, threshold,
-            binarize, non_negative, scores,
+            binarize, non_negative, allow_nan, missing, scores,
         )
     else:
         return fastnb_discrete_csr_row_f32_i64(
             data, indices, start, stop, nnz, table, n_rows, n_padded, threshold,
-            binarize, non_negative, scores,
+            binarize, non_negative, allow_nan, missing, scores,
         )
 
 
 cdef inline int discrete_dense_row(
     const floating* x, Py_ssize_t x_stride, Py_ssize_t n_features,
     const double* table, Py_ssize_t n_rows, Py_ssize_t n_padded,
-    double threshold, bint binarize, bint non_negative, double* scores,
+    double threshold, bint binarize, bint non_negative, bint allow_nan,
+    const double* missing, double* scores,
 ) noexcept nogil:
     if floating is double:
         return fastnb_discrete_dense_row_f64(
             x, x_stride, n_features, table, n_rows, n_padded, threshold,
-            binarize, non_negative, scores,
+            binarize, non_negative, allow_nan, missing, scores,
         )
     else:
         return fastnb_discrete_dense_row_f32(
             x, x_stride, n_features, table, n_rows, n_padded, threshold,
-            binarize, non_negative, scores,
+            binarize, non_negative, allow_nan, missing, scores,
         )
 
 

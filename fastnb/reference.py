@@ -135,6 +135,26 @@ def _linear_scores(X, weights):
     return _dense(X @ weights)
 
 
+def _missing(X):
+    """1.0 where X holds NaN (a missing value), else 0: sparse as X is."""
+    X = _numeric(X)
+    if sp.issparse(X):
+        X = sp.csr_array(X, copy=True)
+        X.data = np.isnan(X.data).astype(np.float64)
+        return X
+    return np.isnan(X).astype(np.float64)
+
+
+def _without_missing(X):
+    """X with its missing values (NaN) as 0, which adds to no sum."""
+    X = _numeric(X)
+    if sp.issparse(X):
+        X = sp.csr_array(X, copy=True)
+        X.data = np.nan_to_num(X.data, nan=0.0, posinf=np.inf, neginf=-np.inf)
+        return X
+    return np.where(np.isnan(X), 0.0, X)
+
+
 def _is_m_estimate(alpha):
     """Whether ``alpha`` is an m-estimate (an object with ``m`` and ``prior``)."""
     return hasattr(alpha, "m") and hasattr(alpha, "prior")
@@ -440,16 +460,23 @@ class _ReferenceCountNB(_ReferenceNB):
 
     Statistics: ``class_count`` (n_classes,) and ``feature_count``
     (n_classes, n_features), the weighted sum of each feature (as
-    ``_counted`` reads it) over the samples of each class. A subclass
-    supplies ``_feature_tables(statistics, alpha)``, the tables other than
-    the counts and the class log prior, and ``_score``.
+    ``_counted`` reads it) over the samples of each class; with
+    ``missing="ignore"`` a NaN is a missing value, which adds nothing to
+    them, and the families whose parameters are per sample
+    (``_keeps_missing``) also keep ``missing_count``, the weight of each
+    class's samples missing each feature. A subclass supplies
+    ``_feature_tables(statistics, alpha)``, the tables other than the counts
+    and the class log prior, and ``_score``.
     """
 
-    def __init__(self, *, alpha, force_alpha, fit_prior, class_prior):
+    _keeps_missing = False
+
+    def __init__(self, *, alpha, force_alpha, fit_prior, class_prior, missing):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
+        self.missing = missing
 
     def _counted(self, X):
         """X as the model counts and scores it (its numbers, by default)."""
@@ -457,13 +484,21 @@ class _ReferenceCountNB(_ReferenceNB):
 
     def _batch_statistics(self, X, y_encoded, sample_weight, n_classes):
         indicator = _class_indicator(y_encoded, sample_weight, n_classes)
-        return {
+        statistics = {
             "class_count": _class_count(y_encoded, sample_weight, n_classes),
-            "feature_count": _dense(indicator @ self._counted(X)),
+            "feature_count": _dense(indicator @ self._counted(_without_missing(X))),
         }
+        if self._keeps_missing and self.missing == "ignore":
+            statistics["missing_count"] = _dense(indicator @ _missing(X))
+        return statistics
 
     def _combine_statistics(self, a, b):
-        return {key: a[key] + b[key] for key in ("class_count", "feature_count")}
+        return {key: a[key] + b[key] for key in a}
+
+    def _seen(self, statistics):
+        """The weight of each class's samples in which each feature was seen."""
+        seen = statistics["class_count"][:, np.newaxis]
+        return seen - statistics.get("missing_count", 0.0)
 
     def _tables(self, statistics):
         return {
@@ -496,6 +531,10 @@ class MultinomialNB(_ReferenceCountNB):
         is uniform. Ignored when ``class_prior`` is given.
     class_prior : array-like of shape (n_classes,), default=None
         Fixed prior probabilities of the classes.
+    missing : {"error", "ignore"}, default="error"
+        What a NaN in X is: refused ("error", what the estimator's input
+        validation does), or a missing value ("ignore"), left out of its
+        feature's statistics and of its feature's term in the score.
 
     Attributes
     ----------
@@ -535,13 +574,20 @@ class MultinomialNB(_ReferenceCountNB):
     """
 
     def __init__(
-        self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None
+        self,
+        *,
+        alpha=1.0,
+        force_alpha=True,
+        fit_prior=True,
+        class_prior=None,
+        missing="error",
     ):
         super().__init__(
             alpha=alpha,
             force_alpha=force_alpha,
             fit_prior=fit_prior,
             class_prior=class_prior,
+            missing=missing,
         )
 
     def _feature_tables(self, statistics, alpha):
@@ -562,9 +608,9 @@ class MultinomialNB(_ReferenceCountNB):
         }
 
     def _score(self, X):
-        # sum_j x_j log P(j | c) + log P(c)
+        # sum_j x_j log P(j | c) + log P(c); a missing x_j adds nothing.
         return (
-            _linear_scores(_numeric(X), self.feature_log_prob_.T)
+            _linear_scores(_without_missing(X), self.feature_log_prob_.T)
             + self.class_log_prior_
         )
 
@@ -591,6 +637,10 @@ class ComplementNB(_ReferenceCountNB):
     norm : bool, default=False
         Whether to divide each class's weights by their sum (the second
         normalisation of Rennie et al.).
+    missing : {"error", "ignore"}, default="error"
+        What a NaN in X is: refused ("error", what the estimator's input
+        validation does), or a missing value ("ignore"), left out of its
+        feature's statistics and of its feature's term in the score.
 
     Attributes
     ----------
@@ -635,12 +685,14 @@ class ComplementNB(_ReferenceCountNB):
         fit_prior=True,
         class_prior=None,
         norm=False,
+        missing="error",
     ):
         super().__init__(
             alpha=alpha,
             force_alpha=force_alpha,
             fit_prior=fit_prior,
             class_prior=class_prior,
+            missing=missing,
         )
         self.norm = norm
 
@@ -657,7 +709,7 @@ class ComplementNB(_ReferenceCountNB):
         return {"feature_all_": feature_all, "feature_log_prob_": weights}
 
     def _score(self, X):
-        jll = _linear_scores(_numeric(X), self.feature_log_prob_.T)
+        jll = _linear_scores(_without_missing(X), self.feature_log_prob_.T)
         # The prior only matters when there is nothing to compare against.
         if len(self.classes_) == 1:
             jll += self.class_log_prior_
@@ -689,6 +741,10 @@ class BernoulliNB(_ReferenceCountNB):
         is uniform. Ignored when ``class_prior`` is given.
     class_prior : array-like of shape (n_classes,), default=None
         Fixed prior probabilities of the classes.
+    missing : {"error", "ignore"}, default="error"
+        What a NaN in X is: refused ("error", what the estimator's input
+        validation does), or a missing value ("ignore"), left out of its
+        feature's statistics and of its feature's term in the score.
 
     Attributes
     ----------
@@ -728,6 +784,8 @@ class BernoulliNB(_ReferenceCountNB):
     spam
     """
 
+    _keeps_missing = True
+
     def __init__(
         self,
         *,
@@ -736,12 +794,14 @@ class BernoulliNB(_ReferenceCountNB):
         binarize=0.0,
         fit_prior=True,
         class_prior=None,
+        missing="error",
     ):
         super().__init__(
             alpha=alpha,
             force_alpha=force_alpha,
             fit_prior=fit_prior,
             class_prior=class_prior,
+            missing=missing,
         )
         self.binarize = binarize
 
@@ -768,12 +828,13 @@ class BernoulliNB(_ReferenceCountNB):
             pseudo_on, pseudo_total = alpha, 2 * alpha
         with np.errstate(divide="ignore", invalid="ignore"):
             feature_log_prob = np.log(statistics["feature_count"] + pseudo_on) - np.log(
-                statistics["class_count"][:, np.newaxis] + pseudo_total
+                self._seen(statistics) + pseudo_total
             )
         return {"feature_log_prob_": feature_log_prob}
 
     def _score(self, X):
-        X = self._counted(X)
+        missing = _missing(X)
+        X = self._counted(_without_missing(X))
         log_present = self.feature_log_prob_
         with np.errstate(divide="ignore"):
             log_absent = np.log(1 - np.exp(log_present))
@@ -786,9 +847,14 @@ class BernoulliNB(_ReferenceCountNB):
         # so only the nonzeros of X are touched.
         jll = _linear_scores(X, (log_present - log_absent).T)
         jll += self.class_log_prior_ + log_absent.sum(axis=1)
+        # A missing feature's term, log(1 - p_j) as a 0, is taken back out.
+        jll -= _linear_scores(missing, log_absent.T)
         if certain.any():
             present = _linear_scores(X, certain.T.astype(np.float64))
-            jll[present < certain.sum(axis=1) - 0.5] = -np.inf
+            needed = certain.sum(axis=1) - _linear_scores(
+                missing, certain.T.astype(np.float64)
+            )
+            jll[present < needed - 0.5] = -np.inf
         return jll
 
 
@@ -812,6 +878,10 @@ class PoissonNB(_ReferenceCountNB):
         is uniform. Ignored when ``class_prior`` is given.
     class_prior : array-like of shape (n_classes,), default=None
         Fixed prior probabilities of the classes.
+    missing : {"error", "ignore"}, default="error"
+        What a NaN in X is: refused ("error", what the estimator's input
+        validation does), or a missing value ("ignore"), left out of its
+        feature's statistics and of its feature's term in the score.
 
     Attributes
     ----------
@@ -840,22 +910,32 @@ class PoissonNB(_ReferenceCountNB):
     a
     """
 
+    _keeps_missing = True
+
     def __init__(
-        self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None
+        self,
+        *,
+        alpha=1.0,
+        force_alpha=True,
+        fit_prior=True,
+        class_prior=None,
+        missing="error",
     ):
         super().__init__(
             alpha=alpha,
             force_alpha=force_alpha,
             fit_prior=fit_prior,
             class_prior=class_prior,
+            missing=missing,
         )
 
     def _feature_tables(self, statistics, alpha):
         feature_count = statistics["feature_count"]
-        class_count = statistics["class_count"][:, np.newaxis]
-        total = class_count.sum()
-        overall = feature_count.sum(axis=0) / total if total > 0 else 0.0
-        weight = class_count + alpha
+        seen = self._seen(statistics) + np.zeros_like(feature_count)
+        total = seen.sum(axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            overall = np.where(total > 0, feature_count.sum(axis=0) / total, 0.0)
+        weight = seen + alpha
         # A class with no weight (and alpha 0) takes the overall rate.
         with np.errstate(divide="ignore", invalid="ignore"):
             rate = np.where(
@@ -864,8 +944,10 @@ class PoissonNB(_ReferenceCountNB):
         return {"rate_": np.maximum(rate, np.finfo(np.float64).tiny)}
 
     def _score(self, X):
-        # sum_j [x_j log rate_cj - rate_cj - log(x_j!)] + log P(c)
-        X = _numeric(X)
+        # sum_j [x_j log rate_cj - rate_cj - log(x_j!)] + log P(c), over the
+        # features seen: a missing one's -rate_cj is taken back out.
+        missing = _missing(X)
+        X = _without_missing(X)
         if sp.issparse(X):
             factorials = sp.csr_array(X, copy=True)
             factorials.sum_duplicates()
@@ -874,6 +956,7 @@ class PoissonNB(_ReferenceCountNB):
         else:
             log_factorials = gammaln(X.astype(np.float64) + 1).sum(axis=1)
         jll = _linear_scores(X, np.log(self.rate_).T) - self.rate_.sum(axis=1)
+        jll += _linear_scores(missing, self.rate_.T)
         return jll - log_factorials[:, np.newaxis] + self.class_log_prior_
 
 

@@ -41,17 +41,29 @@ def tfidf_like(n_samples, n_features, n_classes, seed=0):
 
 
 def count_with(kernel, args, options, n_threads, shape):
-    out = np.zeros(shape)
+    """The counts and the missing values' weights a counting kernel gives."""
+    out, missing = np.zeros(shape), np.zeros(shape)
     fresh = {
         k: v.copy() if isinstance(v, np.ndarray) else v for k, v in options.items()
     }
-    kernel(*args, threshold=0.0, binarize=False, out=out, n_threads=n_threads, **fresh)
-    return out
+    kernel(
+        *args,
+        threshold=0.0,
+        binarize=False,
+        out=out,
+        missing=missing,
+        n_threads=n_threads,
+        **fresh,
+    )
+    return out, missing
 
 
 @pytest.mark.parametrize("n_threads", [2, 3, 7])
 def test_counting_does_not_depend_on_thread_count(n_threads):
     X, y = tfidf_like(3000, 300, 5)
+    # Some stored values missing (missing="ignore"): their weights are
+    # summed apart, in the same order.
+    X.data[np.random.default_rng(5).random(X.nnz) < 0.1] = np.nan
     weights = np.random.default_rng(1).random(X.shape[0])
     shape = (5, X.shape[1])
     rows_by_class = np.argsort(y, kind="stable")
@@ -61,7 +73,8 @@ def test_counting_does_not_depend_on_thread_count(n_threads):
     dense = X.toarray()
     # Chunks of 1000 rows, each counted apart and added in order.
     blocks = {
-        "chunk_counts": np.zeros((2, *shape)),
+        "allow_nan": True,
+        "chunk_counts": np.zeros((2, 2 * shape[0], shape[1])),
         "chunk_rows": 1000,
         "block_width": 16,
     }
@@ -87,11 +100,16 @@ def test_counting_does_not_depend_on_thread_count(n_threads):
     for name, (kernel, args, options) in cases.items():
         serial = count_with(kernel, args, options, 1, shape)
         parallel = count_with(kernel, args, options, n_threads, shape)
-        assert np.array_equal(serial, parallel), name
-        counted[name] = serial
+        assert np.array_equal(np.stack(serial), np.stack(parallel)), name
+        counted[name] = np.stack(serial)
     # Summed in another order (dense: by chunks of rows), to rounding.
     for name in ("csc", "dense C", "dense F"):
         np.testing.assert_allclose(counted[name], counted["csr"], rtol=1e-13)
+    # Against NumPy: the values as 0 where missing, the weights where missing.
+    is_missing = sp.csr_matrix((np.isnan(X.data) * 1.0, X.indices, X.indptr))
+    one_hot = np.eye(5)[y].T * weights
+    expected = one_hot @ np.nan_to_num(dense), one_hot @ is_missing.toarray()
+    np.testing.assert_allclose(counted["csr"], np.stack(expected), rtol=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -161,8 +179,13 @@ def out_of_range_calls():
         return X.data, X.indices, indptr
 
     table, intercept = pad_classes(np.zeros((4, 2))), pad_classes(np.zeros(2))
-    discrete = (table, intercept, 0.0, False, False)
+    discrete = (table, intercept, 0.0, False, False, False, np.empty((0, 0)))
     gaussian = np.zeros((len(table) + 1, 4, table.shape[1]))
+    no_missing = np.empty((0, 0))
+
+    def narrow():
+        """Missing weights with room for two of the four features."""
+        return np.zeros((2, 2))
 
     def finish():
         """Output, out, labels, scratch and threads of the scoring kernels."""
@@ -242,7 +265,15 @@ def out_of_range_calls():
     return {
         "discrete_count_csr column": (
             lambda: k.discrete_count_csr(
-                *bad_column(csr), rows, class_ptr, weights, 0.0, False, counts(), 2
+                *bad_column(csr),
+                rows,
+                class_ptr,
+                weights,
+                0.0,
+                False,
+                counts(),
+                no_missing,
+                2,
             ),
             bounds,
         ),
@@ -255,25 +286,79 @@ def out_of_range_calls():
                 0.0,
                 False,
                 counts(),
+                no_missing,
                 2,
             ),
             bounds,
         ),
         "discrete_count_csc class": (
             lambda: k.discrete_count_csc(
-                *sparse_arrays(csc), bad_y, weights, 0.0, False, counts(), 2
+                *sparse_arrays(csc), bad_y, weights, 0.0, False, counts(), no_missing, 2
             ),
             bounds,
         ),
         "discrete_count_dense class": (
             lambda: k.discrete_count_dense(
-                dense, bad_y, weights, 0.0, False, counts(), chunks(), 2, 64, 2
+                dense,
+                bad_y,
+                weights,
+                0.0,
+                False,
+                counts(),
+                no_missing,
+                False,
+                chunks(),
+                2,
+                64,
+                2,
             ),
             bounds,
         ),
         "discrete_count_dense negative class": (
             lambda: k.discrete_count_dense(
-                dense, negative_y, weights, 0.0, False, counts(), chunks(), 2, 64, 2
+                dense,
+                negative_y,
+                weights,
+                0.0,
+                False,
+                counts(),
+                no_missing,
+                False,
+                chunks(),
+                2,
+                64,
+                2,
+            ),
+            bounds,
+        ),
+        "discrete_count_dense missing": (
+            lambda: k.discrete_count_dense(
+                with_nan,
+                y,
+                weights,
+                0.0,
+                False,
+                counts(),
+                narrow(),
+                True,
+                chunks(),
+                2,
+                64,
+                2,
+            ),
+            bounds,
+        ),
+        "discrete_count_csr missing": (
+            lambda: k.discrete_count_csr(
+                *sparse_arrays(sp.csr_matrix(with_nan)),
+                rows,
+                class_ptr,
+                weights,
+                0.0,
+                False,
+                counts(),
+                narrow(),
+                2,
             ),
             bounds,
         ),
@@ -713,6 +798,9 @@ def score_all_kernels(kernels):
         pad_classes(sparse_theta), pad_classes(sparse_inv_var)
     )
     zeros = pad_classes(np.zeros(11))
+    # missing="ignore": a tenth of the values missing, each adding its row.
+    with_nan = np.where(rng.random(dense.shape) < 0.1, np.nan, dense)
+    missing_table = pad_classes(rng.normal(size=(40, 11)))
 
     def score(kernel, n_samples, output, *arguments):
         out = np.empty((n_samples, 11))
@@ -741,6 +829,21 @@ def score_all_kernels(kernels):
                 0.0,
                 False,
                 False,
+                False,
+                np.empty((0, 0)),
+            ),
+            score(
+                kernels.discrete_score_dense,
+                300,
+                output,
+                with_nan,
+                table,
+                zeros,
+                0.0,
+                False,
+                False,
+                True,
+                missing_table,
             ),
             score(
                 kernels.gaussian_score_dense, 300, output, dense, theta, inv_var, zeros
@@ -791,31 +894,36 @@ def table_outputs(kernel, n_threads):
             counts, alpha, True, feature_all, attribute, table, n_threads
         )
         return attribute, table, feature_all
+    # Some of each class's samples lack each feature (missing="ignore").
+    seen = class_count[:, np.newaxis] * rng.uniform(0.5, 1.0, counts.shape)
+    missing = np.zeros_like(table)
     if kernel == "bernoulli":
         certain = np.zeros(counts.shape, dtype=np.uint8)
         _kernels.bernoulli_tables(
             counts,
-            class_count,
+            seen + counts,
             alpha,
             2 * alpha,
             attribute,
             table,
+            missing,
             sums,
             certain,
             n_threads,
         )
-        return attribute, table, sums
+        return attribute, table, missing, sums
     _kernels.poisson_tables(
         counts,
-        class_count,
+        seen,
         alpha,
         np.empty(n_features),
         attribute,
         table,
+        missing,
         sums,
         n_threads,
     )
-    return attribute, table, sums
+    return attribute, table, missing, sums
 
 
 @pytest.mark.parametrize(
@@ -884,7 +992,7 @@ def test_scoring_kernels_report_the_first_refused_row(n_threads):
         output = _kernels.Output.PROBA
         return output, out, labels, thread_scratch(n_threads, 3), n_threads
 
-    discrete = (table, intercept, 0.0, False, False)
+    discrete = (table, intercept, 0.0, False, False, False, np.empty((0, 0)))
     csr = sp.csr_matrix(dense)
     assert _kernels.discrete_score_dense(dense, *discrete, *finish()) == 700
     assert _kernels.discrete_score_csr(*sparse_arrays(csr), *discrete, *finish()) == 700
@@ -893,8 +1001,15 @@ def test_scoring_kernels_report_the_first_refused_row(n_threads):
     negative = np.abs(np.nan_to_num(dense, posinf=1.0, neginf=1.0))
     negative[[40, 30], [1, 4]] = -2.0
     assert _kernels.discrete_score_dense(negative, *discrete, *finish()) == -1
-    non_negative = (table, intercept, 0.0, False, True)
+    no_missing = np.empty((0, 0))
+    non_negative = (table, intercept, 0.0, False, True, False, no_missing)
     assert _kernels.discrete_score_dense(negative, *non_negative, *finish()) == 30
+    # missing="ignore": NaN is a missing value, infinity still refused.
+    ignoring = (table, intercept, 0.0, False, False, True, np.zeros_like(table))
+    assert _kernels.discrete_score_dense(dense, *ignoring, *finish()) == 700
+    assert _kernels.discrete_score_csr(*sparse_arrays(csr), *ignoring, *finish()) == 700
+    finite = np.where(np.isinf(dense), 1.0, dense)
+    assert _kernels.discrete_score_dense(finite, *ignoring, *finish()) == -1
 
 
 def test_class_order_is_a_stable_sort():
