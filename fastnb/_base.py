@@ -631,6 +631,11 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     # have one (aligning two models' classes in fastnb._state.combine_states).
     _class_axes: dict = {"class_count": 0}
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = ignores_missing(self)
+        return tags
+
     # -- the state protocol: what each family implements ----------------------
 
     @abstractmethod
