@@ -134,20 +134,16 @@ def bad_codes(codes, allow_nan=False):
 
 
 def missing_values(X):
-    """Where an object array holds a missing value: None, a float NaN, or
-    pandas' NA (only pandas makes it, so it is looked for only once pandas
-    is loaded)."""
+    """Where an object array holds a missing value: None, NaN, or (pandas
+    loaded) anything ``pandas.isna`` takes for one, pandas' NA among them.
+
+    Element-wise NumPy (or pandas) comparisons, no Python loop: without
+    pandas there is no NA, and NaN is the one value unequal to itself.
+    """
     pandas = sys.modules.get("pandas")
-    na = getattr(pandas, "NA", None)
-
-    def missing(value):
-        return (
-            value is None
-            or value is na
-            or (isinstance(value, (float, np.floating)) and value != value)
-        )
-
-    return np.frompyfunc(missing, 1, 1)(X).astype(bool)
+    if pandas is not None:
+        return np.asarray(pandas.isna(X), dtype=bool)
+    return np.equal(X, None) | np.not_equal(X, X)
 
 
 def checked_codes(column, name, max_categories=None, allow_nan=False):

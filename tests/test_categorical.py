@@ -1719,3 +1719,36 @@ def dataclass_replace(state, **changes):
     import dataclasses
 
     return dataclasses.replace(state, **changes)
+
+
+def test_adult_with_question_marks_as_missing():
+    # bench/bench_missing_categorical.py prints these figures: Adult's
+    # categorical columns, its own train/test files, '?' as missing.
+    X_train, X_test, y_train, y_test = adult(require_data)
+    X_train, X_test = X_train.copy(), X_test.copy()
+    X_train[X_train == "?"] = None
+    X_test[X_test == "?"] = None
+    ignore = fastnb.CategoricalNB(missing="ignore").fit(X_train, y_train)
+    assert round(ignore.score(X_test, y_test), 4) == 0.7972
+    assert all("?" not in c and None not in c.tolist() for c in ignore.categories_)
+    # Dropping the rows with a '?': in training, and in testing (such a
+    # row cannot be scored), where "ignore" does about as well.
+    complete_train = ~pd.isna(X_train).any(axis=1)
+    complete_test = ~pd.isna(X_test).any(axis=1)
+    dropped = fastnb.CategoricalNB().fit(
+        X_train[complete_train], y_train[complete_train]
+    )
+    X_complete, y_complete = X_test[complete_test], y_test[complete_test]
+    assert round(dropped.score(X_complete, y_complete), 4) == 0.7940
+    assert round(ignore.score(X_complete, y_complete), 4) == 0.7936
+    # Each column's most frequent training value in place of a '?'.
+    imputed_train, imputed_test = X_train.copy(), X_test.copy()
+    for j in range(X_train.shape[1]):
+        mode = pd.Series(X_train[:, j]).mode()[0]
+        imputed_train[pd.isna(imputed_train[:, j]), j] = mode
+        imputed_test[pd.isna(imputed_test[:, j]), j] = mode
+    imputed = fastnb.CategoricalNB().fit(imputed_train, y_train)
+    assert round(imputed.score(imputed_test, y_test), 4) == 0.7958
+    # missing="error" names the columns holding them.
+    with pytest.raises(ValueError, match=r"in columns \[0, 3, 7\]"):
+        fastnb.CategoricalNB().fit(X_train, y_train)
