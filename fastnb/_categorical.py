@@ -526,6 +526,17 @@ class CategoricalNB(BaseDiscreteNB):
     array(['no'], dtype='<U3')
     >>> clf.categories_[0]
     array(['rain', 'sunny'], dtype=object)
+
+    With ``missing="ignore"`` a missing value is no category, and its
+    feature is left out of its row's score:
+
+    >>> X = np.array([["sunny", None], ["rain", "mild"], [None, "hot"],
+    ...               ["rain", None]])
+    >>> clf = CategoricalNB(missing="ignore").fit(X, ["no", "yes", "no", "yes"])
+    >>> clf.categories_[1]
+    array(['hot', 'mild'], dtype=object)
+    >>> clf.predict([[None, "mild"]])
+    array(['yes'], dtype='<U3')
     """
 
     _parameter_constraints: dict = {

@@ -26,6 +26,7 @@ import fastnb._simd
 from _helpers import (
     ADULT_COLUMNS,
     SPARSE,
+    as_container,
     assert_same_outputs,
     assert_same_state,
     dense_c,
@@ -35,6 +36,7 @@ from _helpers import (
     sparse_with_zeros,
     split_uci,
     tol,
+    with_index_dtype,
 )
 
 N_FEATURES = 5
@@ -1592,6 +1594,22 @@ def test_missing_sparse_equals_dense(container):
     assert_allclose(
         ours.predict_joint_log_proba(row_zero),
         ours.predict_joint_log_proba(np.zeros((1, 5))),
+    )
+
+
+@pytest.mark.parametrize("container", ["dense_c", "csr", "csc"])
+def test_missing_float32_codes_and_int64_indices(container):
+    X, _, y, weights = missing_case("dense_c")
+    expected = fastnb.CategoricalNB(missing="ignore").fit(X, y, sample_weight=weights)
+    X32 = as_container(X.astype(np.float32), container)
+    if container in SPARSE:
+        X32 = with_index_dtype(X32, np.int64)
+    ours = fastnb.CategoricalNB(missing="ignore").fit(X32, y, sample_weight=weights)
+    assert_same_list(ours.category_count_, expected.category_count_, 1e-12)
+    assert_allclose(
+        ours.predict_joint_log_proba(X32),
+        expected.predict_joint_log_proba(X),
+        rtol=tol(np.float64),
     )
 
 
