@@ -533,6 +533,34 @@ def test_results_are_the_same_for_any_thread_count(kernel_threads, counting, dty
         assert_agrees(one, theirs, X[:2000], tol(np.float64))
 
 
+@pytest.mark.parametrize("counting", COUNTING)
+def test_missing_values_in_every_way_of_counting(kernel_threads, counting):
+    widest, kernels = COUNTING[counting]
+    X, y, w = make_big_codes(widest)
+    X = X.astype(np.float64)
+    X[np.random.default_rng(5).random(X.shape) < 0.1] = np.nan
+    models = {}
+    for n_threads in (1, 3):
+        models[n_threads], _ = fit_and_score(
+            X, y, w, n_threads, kernel_threads, missing="ignore"
+        )
+        assert kernels <= set(kernel_threads.threads)
+    assert_same_state(models[3], models[1])
+    class_index = np.searchsorted(BIG_LABELS, y)
+    for j in range(BIG_FEATURES):
+        seen = ~np.isnan(X[:, j])
+        codes = X[seen, j].astype(np.int64)
+        expected = np.zeros((len(BIG_LABELS), codes.max() + 1))
+        np.add.at(expected, (class_index[seen], codes), w[seen])
+        assert_allclose(models[1].category_count_[j], expected, rtol=1e-12)
+    # The same codes sparse (stored NaN, zeros not stored): counted in
+    # chunks of rows (CSR) or a column a task (CSC).
+    for container in SPARSE:
+        sparse = getattr(sp, f"{container}_matrix")(X)
+        model = fastnb.CategoricalNB(missing="ignore").fit(sparse, y, sample_weight=w)
+        assert_same_list(model.category_count_, models[1].category_count_, 1e-10)
+
+
 def test_counts_in_one_pass_are_the_counts(kernel_threads):
     # Chunks meet new largest codes late, and lay their tables out again.
     X, y, w = make_big_codes(seed=4)
