@@ -836,6 +836,18 @@ def linear_terms_dense(
 # Categorical: the term of code x of feature j is table[offsets[j] + x, m]
 # (its last row for codes past the feature's categories), the table holding
 # each row's log-probabilities less those of the feature's code 0, combined.
+# As for the linear families, a model with missing="ignore" passes
+# missing_term (n_features, n_out), the term of a NaN code (minus code 0's
+# term); empty otherwise, and NaN is refused.
+
+cdef inline bint _missing_code(code_t x) noexcept nogil:
+    """Whether code x is NaN (a missing value with missing="ignore"); integer
+    codes never are."""
+    if code_t is float or code_t is double:
+        return x != x
+    else:
+        return False
+
 
 cdef inline Py_ssize_t _code_row(
     code_t x, const intp_t[::1] offsets, Py_ssize_t j
@@ -863,6 +875,7 @@ def categorical_terms_csr(
     const index_t[::1] X_indptr,
     const intp_t[::1] offsets,
     const double[:, ::1] table,
+    const double[:, ::1] missing_term,
     double[:, ::1] out,
     int n_threads,
 ):
@@ -872,6 +885,7 @@ def categorical_terms_csr(
     """
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef Py_ssize_t n_out = out.shape[1]
+    cdef bint allow_nan = missing_term.shape[0] > 0
     cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
     cdef Py_ssize_t i, p, m, t, row
     for i in prange(
@@ -887,6 +901,10 @@ def categorical_terms_csr(
         for p in range(X_indptr[i], X_indptr[i + 1]):
             row = _code_row(X_data[p], offsets, X_indices[p])
             if row < 0:
+                if allow_nan and _missing_code(X_data[p]):
+                    for m in range(n_out):
+                        out[p, m] = missing_term[X_indices[p], m]
+                    continue
                 first_bad[t] = i
                 break
             for m in range(n_out):
@@ -898,6 +916,7 @@ def categorical_terms_dense(
     const code_t[:, :] X,
     const intp_t[::1] offsets,
     const double[:, ::1] table,
+    const double[:, ::1] missing_term,
     double[:, :, ::1] out,
     int n_threads,
 ):
@@ -908,6 +927,7 @@ def categorical_terms_dense(
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
     cdef Py_ssize_t n_out = out.shape[2]
+    cdef bint allow_nan = missing_term.shape[0] > 0
     cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
     cdef Py_ssize_t i, j, m, t, row
     for i in prange(
@@ -923,6 +943,10 @@ def categorical_terms_dense(
         for j in range(n_features):
             row = _code_row(X[i, j], offsets, j)
             if row < 0:
+                if allow_nan and _missing_code(X[i, j]):
+                    for m in range(n_out):
+                        out[i, j, m] = missing_term[j, m]
+                    continue
                 first_bad[t] = i
                 break
             for m in range(n_out):
@@ -1839,6 +1863,7 @@ cdef inline int _check_count_rows(
     intp_t[:, ::1] layout,
     double[:, ::1] tables,
     Py_ssize_t b,
+    bint missing,
     Py_ssize_t* where,
 ) except -1 nogil:
     """Count rows start .. stop - 1 into chunk b's table, checking each code.
@@ -1847,7 +1872,8 @@ cdef inline int _check_count_rows(
     checked: a bad one stops the count (BAD_CODE, its flat position in
     where), a larger good one raises highest[b, j] and widens the table,
     unless that has no room (NO_ROOM, the row in where: the rows before it
-    are counted).  No sample_weight means unit weights.
+    are counted).  No sample_weight means unit weights; with missing, a NaN
+    is a missing value, not counted.
     """
     cdef Py_ssize_t n_features = X.shape[1]
     cdef Py_ssize_t row_stride = X.strides[0] // sizeof(code_t)
@@ -1859,7 +1885,7 @@ cdef inline int _check_count_rows(
         position = categorical_count_rows(
             &X[i, 0], row_stride, stride, stop - i, n_features, j, &y[i],
             &sample_weight[i] if weighted else NULL, &highest[b, 0], &layout[b, 0],
-            n_classes, &tables[b, 0], tables.shape[1],
+            n_classes, &tables[b, 0], tables.shape[1], missing,
         )
         if position == -1:
             break
@@ -1896,6 +1922,7 @@ cdef inline Py_ssize_t _check_count_chunk(
     intp_t[:, ::1] layout,
     double[:, ::1] tables,
     Py_ssize_t b,
+    bint missing,
 ) except -2 nogil:
     """Check and count rows start .. stop - 1 as chunk b; the first bad code or -1.
 
@@ -1915,14 +1942,14 @@ cdef inline Py_ssize_t _check_count_chunk(
     bad = categorical_check_rows(
         &X[start, 0], row_stride, stride,
         min(max(1, CODE_BLOCK // n_features), stop - start), n_features, limit,
-        &highest[b, 0],
+        missing, &highest[b, 0],
     )
     if bad >= 0:
         return start * n_features + bad
     if _chunk_layout(highest, layout, tables, b, n_classes):
         status = _check_count_rows(
             X, y, sample_weight, n_classes, limit, start, stop, highest, layout,
-            tables, b, &where,
+            tables, b, missing, &where,
         )
     if status == BAD_CODE:
         return where
@@ -1931,7 +1958,7 @@ cdef inline Py_ssize_t _check_count_chunk(
         layout[b, n_features] = -1
         bad = categorical_check_rows(
             &X[where, 0], row_stride, stride, stop - where, n_features, limit,
-            &highest[b, 0],
+            missing, &highest[b, 0],
         )
         if bad >= 0:
             return where * n_features + bad
@@ -1948,6 +1975,7 @@ def categorical_check_count_dense(
     code_t[:, ::1] highest,
     intp_t[:, ::1] layout,
     double[:, ::1] tables,
+    bint missing,
     int n_threads,
 ):
     """Check the codes of a fit and count each chunk of rows into its own table.
@@ -1958,7 +1986,8 @@ def categorical_check_count_dense(
     each feature, and tables[b] its counts as layout[b] lays them out (see
     _chunk_layout), unless they had no room: then layout[b, -1] is -1.
     Chunk b is the chunk_rows rows from b * chunk_rows; no sample_weight
-    means unit weights.
+    means unit weights.  With missing (missing="ignore"), a NaN is a missing
+    value: neither refused nor counted.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_codes = n_samples * X.shape[1]
@@ -1975,6 +2004,7 @@ def categorical_check_count_dense(
             bad = _check_count_chunk(
                 X, y, sample_weight, n_classes, limit, b * chunk_rows,
                 min((b + 1) * chunk_rows, n_samples), highest, layout, tables, b,
+                missing,
             )
             if bad >= 0:
                 first_bad[t] = bad
@@ -1992,6 +2022,7 @@ def categorical_count_dense(
     Py_ssize_t chunk_rows,
     double[:, ::1] tables,
     Py_ssize_t block_width,
+    bint missing,
     int n_threads,
 ):
     """Count codes from 0 to highest[j] into each chunk's table, laid out by layout.
@@ -1999,8 +2030,8 @@ def categorical_count_dense(
     tables[b, layout[j] + X[i, j] * n_classes + y[i]] += w[i] over the rows
     i of chunk b (chunk_rows rows from b * chunk_rows); a task is a chunk
     and a block of block_width columns.  No sample_weight means unit
-    weights.  A code outside 0 .. highest[j] raises IndexError (a checked X
-    has none).
+    weights; with missing, a NaN is not counted.  A code outside 0 ..
+    highest[j] raises IndexError (a checked X has none).
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
@@ -2027,7 +2058,7 @@ def categorical_count_dense(
                 &X[start, j], row_stride, stride, stop - start,
                 min(block_width, n_features - j), 0, &y[start],
                 &sample_weight[start] if weighted else NULL, &highest[j],
-                &layout[j], n_classes, &tables[b, 0], tables.shape[1],
+                &layout[j], n_classes, &tables[b, 0], tables.shape[1], missing,
             )
         if position != -1:
             outside[threadid()] = b
@@ -2089,6 +2120,7 @@ def categorical_check_csr(
     const index_t[::1] X_indptr,
     int64_t limit,
     code_t[:, ::1] highest,
+    bint missing,
     int n_threads,
 ):
     """The position in X_data of the first stored code of a canonical CSR
@@ -2098,7 +2130,7 @@ def categorical_check_csr(
     highest (a row a thread, zeroed by the caller) gets in highest[t, j]
     the largest code of feature j in the rows thread t read: their maximum
     over the threads is the feature's largest stored code (or 0), unless a
-    code is bad.
+    code is bad.  With missing, a stored NaN is a missing value, not bad.
     """
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef Py_ssize_t nnz = X_indices.shape[0]
@@ -2119,6 +2151,8 @@ def categorical_check_csr(
         for p in range(X_indptr[i], X_indptr[i + 1]):
             x = X_data[p]
             if not _fit_code(x, limit):
+                if missing and _missing_code(x):
+                    continue
                 first_bad[t] = p
                 break
             j = X_indices[p]
@@ -2133,6 +2167,7 @@ def categorical_check_csc(
     const index_t[::1] X_indptr,
     int64_t limit,
     code_t[::1] highest,
+    bint missing,
     int n_threads,
 ):
     """As categorical_check_csr for a canonical CSC matrix, a task a column;
@@ -2158,6 +2193,8 @@ def categorical_check_csc(
                 break  # past the thread's first bad code
             x = X_data[p]
             if not _fit_code(x, limit):
+                if missing and _missing_code(x):
+                    continue
                 bad_row[t], bad_column[t], bad_position[t] = r, j, p
                 break
             if x > highest[j]:
@@ -2183,6 +2220,7 @@ def categorical_count_csr(
     Py_ssize_t n_classes,
     Py_ssize_t chunk_rows,
     double[:, ::1] tables,
+    bint missing,
     int n_threads,
 ):
     """Count the stored codes of a CSR matrix into a table a chunk of rows.
@@ -2190,14 +2228,16 @@ def categorical_count_csr(
     tables[b, (offsets[j] + x) * n_classes + y[i]] += w[i] for each stored
     code x at (i, j) of chunk b's rows (chunk_rows rows from b *
     chunk_rows), in row order; a task a chunk. No sample_weight means unit
-    weights. A code outside 0 .. offsets[j + 1] - offsets[j] - 1 raises
-    IndexError (a checked X has none).
+    weights. With missing, feature j's last row (offsets[j + 1] - 1) counts
+    its stored NaN (missing values), the rows before it its codes. A code
+    outside the feature's rows for codes raises IndexError (a checked X has
+    none).
     """
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef bint weighted = sample_weight.shape[0] > 0
     # A chunk with a code outside the table, for each thread.
     cdef intp_t[::1] outside = np.full(n_threads, -1, dtype=np.intp)
-    cdef Py_ssize_t b, i, j, p, c
+    cdef Py_ssize_t b, i, j, p, c, row
     cdef double w
     cdef code_t x
     for b in prange(
@@ -2209,10 +2249,14 @@ def categorical_count_csr(
             for p in range(X_indptr[i], X_indptr[i + 1]):
                 j = X_indices[p]
                 x = X_data[p]
-                if not _counted_code(x, offsets[j + 1] - offsets[j] - 1):
+                if _counted_code(x, offsets[j + 1] - offsets[j] - 1 - missing):
+                    row = offsets[j] + <Py_ssize_t> x
+                elif missing and _missing_code(x):
+                    row = offsets[j + 1] - 1
+                else:
                     outside[threadid()] = b
                     continue
-                tables[b, (offsets[j] + <Py_ssize_t> x) * n_classes + c] += w
+                tables[b, row * n_classes + c] += w
     if np.max(outside) >= 0:
         raise IndexError(
             f"chunk {np.max(outside)} has a category code outside the table"
@@ -2227,19 +2271,21 @@ def categorical_count_csc(
     const double[::1] sample_weight,
     const intp_t[::1] offsets,
     double[:, ::1] out,
+    bint missing,
     int n_threads,
 ):
     """out[offsets[j] + x, y[r]] += w[r] for each stored code x at (r, j) of a
     CSC matrix; a task a column, its rows in order.
 
-    No sample_weight means unit weights. A code outside 0 .. offsets[j + 1]
-    - offsets[j] - 1 raises IndexError (a checked X has none).
+    No sample_weight means unit weights. With missing, a stored NaN goes to
+    the feature's last row, as in categorical_count_csr. A code outside the
+    feature's rows for codes raises IndexError (a checked X has none).
     """
     cdef Py_ssize_t n_features = X_indptr.shape[0] - 1
     cdef bint weighted = sample_weight.shape[0] > 0
     # A column with a code outside the table, for each thread.
     cdef intp_t[::1] outside = np.full(n_threads, -1, dtype=np.intp)
-    cdef Py_ssize_t j, p, r
+    cdef Py_ssize_t j, p, r, row
     cdef code_t x
     for j in prange(
         n_features, nogil=True, schedule="dynamic", num_threads=n_threads
@@ -2247,12 +2293,14 @@ def categorical_count_csc(
         for p in range(X_indptr[j], X_indptr[j + 1]):
             r = X_indices[p]
             x = X_data[p]
-            if not _counted_code(x, offsets[j + 1] - offsets[j] - 1):
+            if _counted_code(x, offsets[j + 1] - offsets[j] - 1 - missing):
+                row = offsets[j] + <Py_ssize_t> x
+            elif missing and _missing_code(x):
+                row = offsets[j + 1] - 1
+            else:
                 outside[threadid()] = j
                 continue
-            out[offsets[j] + <Py_ssize_t> x, y[r]] += (
-                sample_weight[r] if weighted else 1.0
-            )
+            out[row, y[r]] += sample_weight[r] if weighted else 1.0
     if np.max(outside) >= 0:
         raise IndexError(
             f"column {np.max(outside)} has a category code outside the table"
@@ -2302,14 +2350,16 @@ def categorical_score_dense(
     double[:, ::1] out,
     intp_t[::1] labels,
     double[:, :] scratch,
+    bint missing,
     int n_threads,
 ):
     """Score rows of category codes; class-padded table and intercept.
 
     Codes past a feature's categories score as its unseen row; scratch has
-    a row a thread, with room for the padded classes.  Returns the first
-    row with a code that is not a whole number >= 0 (NaN and infinities
-    are not), or -1; rows from it on may be left unscored.
+    a row a thread, with room for the padded classes.  With missing, a NaN
+    is a missing value, whose feature adds no term.  Returns the first row
+    with a code that is not a whole number >= 0 (NaN and infinities are
+    not), or -1; rows from it on may be left unscored.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
@@ -2335,7 +2385,7 @@ def categorical_score_dense(
             row[k] = intercept[k]
         status = categorical_dense_row(
             &X[i, 0], stride, n_features, &offsets[0], offsets.shape[0],
-            &table[0, 0], table.shape[0], n_padded, row,
+            &table[0, 0], table.shape[0], n_padded, missing, row,
         )
         if status > 0:
             first_bad[t] = i
@@ -2394,6 +2444,7 @@ def categorical_score_csr(
     double[:, ::1] out,
     intp_t[::1] labels,
     double[:, :] scratch,
+    bint missing,
     int n_threads,
 ):
     """Score canonical CSR rows of category codes (0 where nothing is stored).
@@ -2403,7 +2454,9 @@ def categorical_score_csr(
     0's; with every_feature True (some term of code 0 is not finite), the
     class intercept, and every feature's term is added. Otherwise as
     categorical_score_dense: returns the first row with a stored code that
-    is not a whole number >= 0, or -1.
+    is not a whole number >= 0, or -1.  With missing, a stored NaN is a
+    missing value: its feature has no term (with every_feature False, its
+    code-0 term is taken away from the all-zeros row's scores).
     """
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef Py_ssize_t nnz = X_indices.shape[0]
@@ -2431,7 +2484,7 @@ def categorical_score_csr(
         status = categorical_csr_row(
             data, indices, X_indptr[i], X_indptr[i + 1], nnz, offsets.shape[0] - 1,
             &offsets[0], offsets.shape[0], &table[0, 0], table.shape[0], n_padded,
-            every_feature, row,
+            every_feature, missing, row,
         )
         if status > 0:
             first_bad[t] = i
@@ -2455,6 +2508,7 @@ def categorical_log_tables(
     double[:, ::1] log_table,
     double[:, ::1] padded,
     double[:, :] scratch,
+    bint missing,
     int n_threads,
 ):
     """The smoothed log tables from the counts; a task a feature.
@@ -2468,10 +2522,17 @@ def categorical_log_tables(
     categories (not the unseen row), in order; padded gets log_table in its
     first columns (the rest left as they are).  scratch has a row a
     thread, with a column a class.
+
+    With missing (missing="ignore"), a class whose total is 0 (no value of
+    the feature seen in it, and no smoothing) gets the uniform log(1 / n)
+    over the feature's n categories in every row (the limit of any
+    smoothing), and a feature with no category at all gets 0 (its only row,
+    unseen, the same for every class); without missing these give NaN or
+    infinities, as log(0 / 0) does.
     """
     cdef Py_ssize_t n_classes = count_table.shape[1]
-    cdef Py_ssize_t j, r, c, t, n_counted, first
-    cdef double v
+    cdef Py_ssize_t j, r, c, t, n_counted, first, n_categories
+    cdef double v, uniform
     cdef double* total
     for j in prange(
         offsets.shape[0] - 1, nogil=True, schedule="dynamic", num_threads=n_threads
@@ -2492,11 +2553,16 @@ def categorical_log_tables(
                 log_table[r, c] = v
                 if r < offsets[j + 1] - 1:
                     total[c] += v
+        n_categories = offsets[j + 1] - offsets[j] - 1
+        uniform = -log(<double> n_categories) if n_categories > 0 else 0.0
         for c in range(n_classes):
             total[c] = log(total[c])
         for r in range(offsets[j], offsets[j + 1]):
             for c in range(n_classes):
-                v = log(log_table[r, c]) - total[c]
+                if missing and total[c] == -INFINITY:
+                    v = uniform
+                else:
+                    v = log(log_table[r, c]) - total[c]
                 log_table[r, c] = v
                 padded[r, c] = v
 

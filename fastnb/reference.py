@@ -55,6 +55,8 @@ MixedNB
     One model over families of columns of different kinds.
 """
 
+import sys
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
@@ -1563,6 +1565,25 @@ class KernelDensityNB(_ReferencePriorsNB):
 # ---------------------------------------------------------------------------
 
 
+def _missing(column):
+    """Where a column holds a missing value: NaN among numbers; None, NaN or
+    pandas' NA among other values."""
+    if column.dtype.kind == "f":
+        return np.isnan(column)
+    if column.dtype != object:
+        return np.zeros(len(column), dtype=bool)
+    na = getattr(sys.modules.get("pandas"), "NA", None)
+    return np.array(
+        [
+            value is None
+            or value is na
+            or (isinstance(value, float) and value != value)
+            for value in column.tolist()
+        ],
+        dtype=bool,
+    )
+
+
 def _encode(column, categories, unseen):
     """The code of each value of ``column`` among ``categories``; ``unseen`` if none."""
     values, inverse = np.unique(column, return_inverse=True)
@@ -1602,6 +1623,13 @@ class CategoricalNB(_ReferenceNB):
         Fixed prior probabilities of the classes.
     min_categories : int or ndarray of shape (n_features,), default=None
         Least number of categories of each feature.
+    missing : {"error", "ignore"}, default="error"
+        With "ignore", NaN codes and None, NaN or pandas' NA among raw values
+        are missing: left out of their feature's counts and of its term in
+        the joint log-likelihood. A class that never saw a feature has
+        uniform probabilities for it (also without smoothing); a feature
+        never seen has no categories and a term of 0. With "error" the
+        reference does not look for them (it trusts its input).
 
     Attributes
     ----------
@@ -1651,26 +1679,39 @@ class CategoricalNB(_ReferenceNB):
         fit_prior=True,
         class_prior=None,
         min_categories=None,
+        missing="error",
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.min_categories = min_categories
+        self.missing = missing
+
+    def _observed(self, column):
+        """Where a column's values are observed (all of them unless missing
+        values are ignored)."""
+        if self.missing == "ignore":
+            return ~_missing(column)
+        return np.ones(len(column), dtype=bool)
 
     def _batch_statistics(self, X, y_encoded, sample_weight, n_classes):
         categories, counts = [], []
         for column in _columns(X):
+            # Missing values are left out of the counts.
+            observed = self._observed(column)
+            column, classes = column[observed], y_encoded[observed]
+            weights = None if sample_weight is None else sample_weight[observed]
             if column.dtype.kind in "iuf":
                 codes = column.astype(np.int64)
-                values = np.arange(codes.max() + 1, dtype=np.int64)
+                values = np.arange(codes.max(initial=-1) + 1, dtype=np.int64)
             else:
                 values, codes = np.unique(column, return_inverse=True)
                 values, codes = values.astype(object), codes.reshape(-1)
             # Row a, column c: the weight of category a in class c.
             count = np.bincount(
-                codes * n_classes + y_encoded,
-                weights=sample_weight,
+                codes * n_classes + classes,
+                weights=weights,
                 minlength=len(values) * n_classes,
             )
             categories.append(values)
@@ -1733,10 +1774,10 @@ class CategoricalNB(_ReferenceNB):
         for j, (n, m) in enumerate(zip(n_categories, ms, strict=True)):
             # An unseen category is smoothed as if the prior were uniform.
             if alpha.prior is None:
-                share = np.full(n, 1.0 / n)
+                share = np.full(n, 1.0 / max(n, 1))
             else:
                 share = np.asarray(alpha.prior[j], dtype=np.float64)
-            pseudo.append((m * share, m / n))
+            pseudo.append((m * share, m / max(n, 1)))
         return pseudo
 
     def _log_tables(self, statistics):
@@ -1757,10 +1798,16 @@ class CategoricalNB(_ReferenceNB):
             unseen = np.full((1, count.shape[1]), pseudo_unseen)
             smoothed = np.vstack([count + pseudo[:, np.newaxis], unseen])
             # Without smoothing an unseen category has log(0) = -inf.
-            with np.errstate(divide="ignore"):
+            with np.errstate(divide="ignore", invalid="ignore"):
                 # The unseen row is not one of the n categories of the total.
-                log_total = np.log(smoothed[:-1].sum(axis=0))
-                tables.append((np.log(smoothed) - log_total).T)
+                total = smoothed[:-1].sum(axis=0)
+                table = np.log(smoothed) - np.log(total)
+            if self.missing == "ignore":
+                # A class that saw none of the feature's values (and has no
+                # smoothing) is uniform over its n categories; with none,
+                # the feature's term is 0.
+                table[:, total == 0] = -np.log(n) if n else 0.0
+            tables.append(table.T)
         return tables
 
     def _tables(self, statistics):
@@ -1795,12 +1842,15 @@ class CategoricalNB(_ReferenceNB):
             self._log_tables(self.statistics_),
             strict=True,
         ):
+            # A missing value's feature adds nothing to its row.
+            observed = self._observed(column)
+            column = column[observed]
             unseen = table.shape[1] - 1
             if values.dtype == object:
                 codes = _encode(column, values, unseen)
             else:
                 codes = np.minimum(column.astype(np.int64), unseen)
-            jll += table[:, codes].T
+            jll[observed] += table[:, codes].T
         return jll
 
 

@@ -193,6 +193,11 @@ def out_of_range_calls():
         labels = np.empty(3, dtype=np.intp)
         return output, np.empty((3, 2)), labels, thread_scratch(2, 2), 2
 
+    def categorical_finish(missing=False):
+        """finish() with the categorical scoring kernels' missing flag."""
+        *arguments, n_threads = finish()
+        return *arguments, missing, n_threads
+
     def kde_score(X, n_points):
         """kde_score_dense of X with four features' tables of 3 points, each
         grid said to have n_points."""
@@ -223,6 +228,12 @@ def out_of_range_calls():
 
     codes = np.array([[0, 1], [2, 0], [1, 2]])
     codes_csr, codes_csc = sp.csr_matrix(codes), sp.csc_matrix(codes)
+    # Float codes with a missing value (NaN) stored in feature 1.
+    missing_codes = np.array([[0.0, 1], [2, np.nan], [1, 2]])
+    missing_csr = sp.csr_matrix(missing_codes)
+    # Feature 1 stores nothing but its NaN: only the NaN reads its rows.
+    only_nan = np.array([[0.0, 0], [2, np.nan], [1, 0]])
+    only_nan_csr, only_nan_csc = sp.csr_matrix(only_nan), sp.csc_matrix(only_nan)
     offsets = np.array([0, 4, 8], dtype=np.intp)  # 3 categories + unseen each
     count_offsets = np.array([0, 3, 6], dtype=np.intp)  # 3 categories each
     categorical = pad_classes(np.zeros((8, 2)))
@@ -248,6 +259,7 @@ def out_of_range_calls():
             np.empty((8, 2)),
             np.zeros((8, 8)),
             thread_scratch(2, 2),
+            False,
             2,
         )
 
@@ -450,20 +462,29 @@ def out_of_range_calls():
         ),
         "categorical_check_count_dense class": (
             lambda: k.categorical_check_count_dense(
-                codes, bad_y, weights, 10, 2, 3, *chunk_counts(1), 2
+                codes, bad_y, weights, 10, 2, 3, *chunk_counts(1), False, 2
             ),
             row,
         ),
         "categorical_check_count_dense negative class": (
             lambda: k.categorical_check_count_dense(
-                codes, negative_y, weights, 10, 2, 3, *chunk_counts(1), 2
+                codes, negative_y, weights, 10, 2, 3, *chunk_counts(1), False, 2
             ),
             row,
         ),
         "categorical_check_count_dense chunk": (
             # Two chunks of two rows, largest codes and layout for one.
             lambda: k.categorical_check_count_dense(
-                codes, y, weights, 10, 2, 2, *chunk_counts(1)[:2], np.empty((2, 64)), 2
+                codes,
+                y,
+                weights,
+                10,
+                2,
+                2,
+                *chunk_counts(1)[:2],
+                np.empty((2, 64)),
+                False,
+                2,
             ),
             bounds,
         ),
@@ -478,13 +499,14 @@ def out_of_range_calls():
                 3,
                 count_table(),
                 2,
+                False,
                 2,
             ),
             chunk,
         ),
         "categorical_count_dense class": (
             lambda: k.categorical_count_dense(
-                codes, bad_y, weights, 2, highest, layout, 3, count_table(), 2, 2
+                codes, bad_y, weights, 2, highest, layout, 3, count_table(), 2, False, 2
             ),
             chunk,
         ),
@@ -514,19 +536,23 @@ def out_of_range_calls():
                 np.array([0, 6, 12], dtype=np.intp),  # rows 6-11 of 8
                 categorical,
                 intercept,
-                *finish(),
+                *categorical_finish(),
             ),
             row,
         ),
         "categorical_check_csr column": (
             lambda: k.categorical_check_csr(
-                *bad_column(codes_csr), 10, np.zeros((2, 2), dtype=codes.dtype), 2
+                *bad_column(codes_csr),
+                10,
+                np.zeros((2, 2), dtype=codes.dtype),
+                False,
+                2,
             ),
             bounds,
         ),
         "categorical_check_csc offset": (
             lambda: k.categorical_check_csc(
-                *past_stored(codes_csc), 10, np.zeros(2, dtype=codes.dtype), 2
+                *past_stored(codes_csc), 10, np.zeros(2, dtype=codes.dtype), False, 2
             ),
             bounds,
         ),
@@ -539,6 +565,7 @@ def out_of_range_calls():
                 2,
                 3,
                 np.zeros((1, 12)),
+                False,
                 2,
             ),
             bounds,
@@ -552,6 +579,7 @@ def out_of_range_calls():
                 2,
                 3,
                 np.zeros((1, 12)),
+                False,
                 2,
             ),
             chunk,
@@ -563,6 +591,7 @@ def out_of_range_calls():
                 weights,
                 count_offsets,
                 np.zeros((6, 2)),
+                False,
                 2,
             ),
             bounds,
@@ -574,6 +603,7 @@ def out_of_range_calls():
                 weights,
                 count_offsets,
                 np.zeros((6, 2)),
+                False,
                 2,
             ),
             "column [0-9]+ has",
@@ -605,7 +635,7 @@ def out_of_range_calls():
                 categorical,
                 intercept,
                 False,
-                *finish(),
+                *categorical_finish(),
             ),
             row,
         ),
@@ -616,7 +646,7 @@ def out_of_range_calls():
                 categorical,
                 intercept,
                 True,
-                *finish(),
+                *categorical_finish(),
             ),
             row,
         ),
@@ -649,6 +679,7 @@ def out_of_range_calls():
                 *bad_column(codes_csr),
                 offsets,
                 np.zeros((8, 1)),
+                np.zeros((0, 1)),
                 np.empty((codes_csr.nnz, 1)),
                 2,
             ),
@@ -659,7 +690,70 @@ def out_of_range_calls():
                 codes,
                 np.array([0, 6, 12], dtype=np.intp),  # rows 6-11 of 8
                 np.zeros((8, 1)),
+                np.zeros((0, 1)),
                 np.empty((3, 2, 1)),
+                2,
+            ),
+            bounds,
+        ),
+        # missing="ignore": the new indices, each out of range once.
+        "categorical_terms_csr missing": (
+            lambda: k.categorical_terms_csr(
+                *sparse_arrays(missing_csr),
+                offsets,
+                np.zeros((8, 1)),
+                np.zeros((1, 1)),  # feature 1's NaN past missing_term's row
+                np.empty((missing_csr.nnz, 1)),
+                2,
+            ),
+            bounds,
+        ),
+        "categorical_terms_dense missing": (
+            lambda: k.categorical_terms_dense(
+                missing_codes,
+                offsets,
+                np.zeros((8, 1)),
+                np.zeros((1, 1)),
+                np.empty((3, 2, 1)),
+                2,
+            ),
+            bounds,
+        ),
+        "categorical_score_csr missing offset": (
+            # Feature 1's code-0 row, taken away for its NaN, is row 9 of 8.
+            lambda: k.categorical_score_csr(
+                *sparse_arrays(only_nan_csr),
+                np.array([0, 9, 12], dtype=np.intp),
+                categorical,
+                intercept,
+                False,
+                *categorical_finish(missing=True),
+            ),
+            row,
+        ),
+        "categorical_count_csr missing row": (
+            # Feature 1's row for missing values, 6, is past the 6 rows.
+            lambda: k.categorical_count_csr(
+                *sparse_arrays(only_nan_csr),
+                y,
+                weights,
+                np.array([0, 4, 7], dtype=np.intp),
+                2,
+                3,
+                np.zeros((1, 12)),
+                True,
+                2,
+            ),
+            bounds,
+        ),
+        "categorical_count_csc missing row": (
+            lambda: k.categorical_count_csc(
+                *sparse_arrays(only_nan_csc),
+                y,
+                weights,
+                np.array([0, 4, 7], dtype=np.intp),
+                np.zeros((6, 2)),
+                True,
                 2,
             ),
             bounds,
