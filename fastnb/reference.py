@@ -1565,7 +1565,7 @@ class KernelDensityNB(_ReferencePriorsNB):
 # ---------------------------------------------------------------------------
 
 
-def _missing(column):
+def _missing_in_column(column):
     """Where a column holds a missing value: NaN among numbers; None, NaN or
     pandas' NA among other values."""
     if column.dtype.kind == "f":
@@ -1692,7 +1692,7 @@ class CategoricalNB(_ReferenceNB):
         """Where a column's values are observed (all of them unless missing
         values are ignored)."""
         if self.missing == "ignore":
-            return ~_missing(column)
+            return ~_missing_in_column(column)
         return np.ones(len(column), dtype=bool)
 
     def _batch_statistics(self, X, y_encoded, sample_weight, n_classes):
