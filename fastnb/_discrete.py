@@ -56,7 +56,7 @@ def accumulate_counts(X, y, sample_weight, out, binarize, missing=None, nan=Fals
     threshold = 0.0 if binarize is None else float(binarize)
     if missing is None:
         missing = np.empty((0, 0))
-    counting = (threshold, binarize is not None, out, missing)
+    counting = (threshold, binarize is not None, out, missing, nan)
     if sp.issparse(X) and X.format == "csr":
         rows = rows_by_class(y, out.shape[0])
         _kernels.discrete_count_csr(
@@ -77,7 +77,6 @@ def accumulate_counts(X, y, sample_weight, out, binarize, missing=None, nan=Fals
             y,
             sample_weight,
             *counting,
-            nan,
             chunk_counts,
             chunk_rows,
             block_width,

@@ -310,9 +310,10 @@ def class_order(const intp_t[::1] y, intp_t[::1] order, intp_t[::1] class_ptr):
 # Each entry of `out` is written by one thread only, summing rows in their
 # original order, so the result does not depend on the number of threads.
 # A NaN reaches them only from a model with missing="ignore" (check_values
-# refuses it otherwise): it is a missing value, counted as nothing in out
-# and, if `missing` has rows (else it is empty), its weight added to
-# missing[class, feature] in the same order.
+# refuses it otherwise), which passes allow_nan: it is a missing value,
+# counted as nothing in out and, if `missing` has rows (else it is empty),
+# its weight added to missing[class, feature] in the same order.  Without
+# allow_nan the loops have no test for NaN.
 # ---------------------------------------------------------------------------
 
 def discrete_count_csr(
@@ -326,6 +327,7 @@ def discrete_count_csr(
     bint binarize,
     double[:, ::1] out,
     double[:, ::1] missing,
+    bint allow_nan,
     int n_threads,
 ):
     """Add each CSR row's weighted values to its class's row of out; a task a class."""
@@ -339,6 +341,12 @@ def discrete_count_csr(
         for q in range(class_ptr[c], class_ptr[c + 1]):
             i = rows_by_class[q]
             w = sample_weight[i]
+            if not allow_nan:
+                for p in range(X_indptr[i], X_indptr[i + 1]):
+                    out[c, X_indices[p]] += w * fastnb_counted(
+                        X_data[p], threshold, binarize
+                    )
+                continue
             for p in range(X_indptr[i], X_indptr[i + 1]):
                 if X_data[p] != X_data[p]:
                     if track:
@@ -359,6 +367,7 @@ def discrete_count_csc(
     bint binarize,
     double[:, ::1] out,
     double[:, ::1] missing,
+    bint allow_nan,
     int n_threads,
 ):
     """Add each CSC column's weighted values to out[y[row], column]; a task a column."""
@@ -368,7 +377,7 @@ def discrete_count_csc(
     for j in prange(n_features, nogil=True, schedule="static", num_threads=n_threads):
         for p in range(X_indptr[j], X_indptr[j + 1]):
             r = X_indices[p]
-            if X_data[p] != X_data[p]:
+            if allow_nan and X_data[p] != X_data[p]:
                 if track:
                     missing[y[r], j] += sample_weight[r]
                 continue
@@ -396,10 +405,9 @@ def discrete_count_dense(
     The rows are cut in chunks of chunk_rows: the first is counted into
     out, each other one, b, into chunk_counts[b - 1] (zeroed by the
     caller), a task a chunk and a block of block_width columns; then those
-    are added to out in order, a task a block of columns.  Only with
-    allow_nan is X's every value tested for NaN; when missing values are
-    counted, chunk_counts holds two tables a chunk: the counts, then the
-    missing weights, [b - 1, n_classes + c, j].
+    are added to out in order, a task a block of columns.  When missing
+    values are counted, chunk_counts holds two tables a chunk: the counts,
+    then the missing weights, [b - 1, n_classes + c, j].
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
@@ -418,8 +426,6 @@ def discrete_count_dense(
         for i in range(b * chunk_rows, min((b + 1) * chunk_rows, n_samples)):
             c = y[i]
             if not allow_nan:
-                # Without a test for NaN, which would keep the compiler from
-                # vectorising this loop.
                 for j in range(j_start, j_stop):
                     v = sample_weight[i] * fastnb_counted(X[i, j], threshold, binarize)
                     if b == 0:

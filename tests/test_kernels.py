@@ -52,6 +52,7 @@ def count_with(kernel, args, options, n_threads, shape):
         binarize=False,
         out=out,
         missing=missing,
+        allow_nan=True,
         n_threads=n_threads,
         **fresh,
     )
@@ -73,7 +74,6 @@ def test_counting_does_not_depend_on_thread_count(n_threads):
     dense = X.toarray()
     # Chunks of 1000 rows, each counted apart and added in order.
     blocks = {
-        "allow_nan": True,
         "chunk_counts": np.zeros((2, 2 * shape[0], shape[1])),
         "chunk_rows": 1000,
         "block_width": 16,
@@ -285,6 +285,7 @@ def out_of_range_calls():
                 False,
                 counts(),
                 no_missing,
+                False,
                 2,
             ),
             bounds,
@@ -299,13 +300,22 @@ def out_of_range_calls():
                 False,
                 counts(),
                 no_missing,
+                False,
                 2,
             ),
             bounds,
         ),
         "discrete_count_csc class": (
             lambda: k.discrete_count_csc(
-                *sparse_arrays(csc), bad_y, weights, 0.0, False, counts(), no_missing, 2
+                *sparse_arrays(csc),
+                bad_y,
+                weights,
+                0.0,
+                False,
+                counts(),
+                no_missing,
+                False,
+                2,
             ),
             bounds,
         ),
@@ -370,6 +380,7 @@ def out_of_range_calls():
                 False,
                 counts(),
                 narrow(),
+                True,
                 2,
             ),
             bounds,
