@@ -540,7 +540,7 @@ class KernelDensityNB(BaseNB):
         n_samples, n_features = X.shape
         weights = weights_or_ones(sample_weight, n_samples)
         with np.errstate(over="ignore", invalid="ignore"):
-            count, mean, ssd = class_moments(X, y, weights, n_classes)
+            count, mean, ssd, _ = class_moments(X, y, weights, n_classes)
         if not (np.isfinite(mean).all() and np.isfinite(ssd).all()):
             raise ValueError(
                 "Input X contains infinity or values so large that their squares "

@@ -464,18 +464,28 @@ FASTNB_ROW_REFUSED(float)
 
 /* scores[k] -= 0.5 sum_j (x[j] - theta[j, k])^2 inv_var[j, k] for a dense
  * row x (elements x_stride apart); theta and inv_var are (n_rows, n_padded)
- * with a row per feature. The values are checked: finite. */
-#define FASTNB_GAUSSIAN_DENSE_ROW(NAME, T)                                    \
+ * with a row per feature. The values are checked: finite. MISSING, a
+ * constant, makes the helper of a model with missing="ignore": a NaN in
+ * feature j is a missing value, whose feature's term is left out, so it
+ * adds, in the term's place, log_var[j, k] = log(2 pi var[j, k]) (a table
+ * as theta) back to the sum, which the caller's intercept had taken out
+ * for every feature; only infinity is refused then. Without MISSING,
+ * log_var is not read. */
+#define FASTNB_GAUSSIAN_DENSE_ROW(NAME, T, MISSING)                           \
     static inline int NAME(                                                   \
         const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
-        const double* theta, const double* inv_var, Py_ssize_t n_rows,        \
-        Py_ssize_t n_padded, double* scores)                                  \
+        const double* theta, const double* inv_var, const double* log_var,    \
+        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores)               \
     {                                                                         \
         FASTNB_CHECK(n_features <= n_rows);                                   \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
             FASTNB_ZERO8(acc);                                                \
             for (Py_ssize_t j = 0; j < n_features; j++) {                     \
                 const double xj = (double) x[j * x_stride];                   \
+                if (MISSING && xj != xj) {                                    \
+                    FASTNB_AXPY8(acc, -1.0, log_var + j * n_padded + k0);     \
+                    continue;                                                 \
+                }                                                             \
                 FASTNB_SQDIFF8(acc, xj, theta + j * n_padded + k0,            \
                                inv_var + j * n_padded + k0);                  \
             }                                                                 \
@@ -483,7 +493,7 @@ FASTNB_ROW_REFUSED(float)
                 scores[k0 + k] -= 0.5 * FASTNB_LANE(acc, k);                  \
         }                                                                     \
         if (!(scores[0] - scores[0] == 0.0)                                   \
-            && fastnb_row_refused_##T(x, x_stride, n_features, 0, 0))         \
+            && fastnb_row_refused_##T(x, x_stride, n_features, 0, MISSING))   \
             return 1;                                                         \
         return 0;                                                             \
     }
@@ -501,12 +511,15 @@ FASTNB_ROW_REFUSED(float)
  * within 2^-52 of the class's sum of T, join the terms of the stored
  * values, which are >= 0 and cannot cancel. A feature's four rows are
  * together, fetched ahead of use. Other arguments, and the check of the
- * values (finite), as for the sparse discrete row. */
-#define FASTNB_GAUSSIAN_CSR_ROW(NAME, T, I)                                   \
+ * values (finite), as for the sparse discrete row. With MISSING (see the
+ * dense row), a stored NaN in column j takes T[j, k] out of the zeros'
+ * sum, as any stored value does, and adds log_var[j, k] back instead of
+ * its term. */
+#define FASTNB_GAUSSIAN_CSR_ROW(NAME, T, I, MISSING)                          \
     static inline int NAME(                                                   \
         const T* data, const I* indices, Py_ssize_t start, Py_ssize_t stop,   \
-        Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,               \
-        Py_ssize_t n_padded, double* scores)                                  \
+        Py_ssize_t nnz, const double* table, const double* log_var,           \
+        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores)               \
     {                                                                         \
         FASTNB_CHECK(0 <= start && start <= stop && stop <= nnz);             \
         const Py_ssize_t step = 4 * n_padded; /* from a feature to the next */ \
@@ -522,6 +535,12 @@ FASTNB_ROW_REFUSED(float)
                 FASTNB_CHECK(0 <= j && j < n_rows);                           \
                 const double x = (double) data[p];                            \
                 const double* theta = table + j * step + k0;                  \
+                if (MISSING && x != x) {                                      \
+                    FASTNB_AXPY8(hi, -1.0, theta + 2 * n_padded);             \
+                    FASTNB_AXPY8(acc, -1.0, theta + 3 * n_padded);            \
+                    FASTNB_AXPY8(acc, -1.0, log_var + j * n_padded + k0);     \
+                    continue;                                                 \
+                }                                                             \
                 FASTNB_GAUSS8(hi, acc, x, theta, theta + n_padded,            \
                               theta + 2 * n_padded, theta + 3 * n_padded);    \
             }                                                                 \
@@ -533,7 +552,8 @@ FASTNB_ROW_REFUSED(float)
             }                                                                 \
         }                                                                     \
         if (!(scores[0] - scores[0] == 0.0)                                   \
-            && fastnb_row_refused_##T(data + start, 1, stop - start, 0, 0))   \
+            && fastnb_row_refused_##T(                                        \
+                data + start, 1, stop - start, 0, MISSING))                   \
             return 1;                                                         \
         return 0;                                                             \
     }
@@ -784,12 +804,22 @@ FASTNB_DISCRETE_CSR_ROW(fastnb_discrete_csr_row_f32_i32, float, int32_t)
 FASTNB_DISCRETE_CSR_ROW(fastnb_discrete_csr_row_f32_i64, float, int64_t)
 FASTNB_DISCRETE_DENSE_ROW(fastnb_discrete_dense_row_f64, double)
 FASTNB_DISCRETE_DENSE_ROW(fastnb_discrete_dense_row_f32, float)
-FASTNB_GAUSSIAN_DENSE_ROW(fastnb_gaussian_dense_row_f64, double)
-FASTNB_GAUSSIAN_DENSE_ROW(fastnb_gaussian_dense_row_f32, float)
-FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f64_i32, double, int32_t)
-FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f64_i64, double, int64_t)
-FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f32_i32, float, int32_t)
-FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f32_i64, float, int64_t)
+FASTNB_GAUSSIAN_DENSE_ROW(fastnb_gaussian_dense_row_f64, double, 0)
+FASTNB_GAUSSIAN_DENSE_ROW(fastnb_gaussian_dense_row_f32, float, 0)
+FASTNB_GAUSSIAN_DENSE_ROW(fastnb_gaussian_dense_missing_row_f64, double, 1)
+FASTNB_GAUSSIAN_DENSE_ROW(fastnb_gaussian_dense_missing_row_f32, float, 1)
+FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f64_i32, double, int32_t, 0)
+FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f64_i64, double, int64_t, 0)
+FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f32_i32, float, int32_t, 0)
+FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f32_i64, float, int64_t, 0)
+FASTNB_GAUSSIAN_CSR_ROW(
+    fastnb_gaussian_csr_missing_row_f64_i32, double, int32_t, 1)
+FASTNB_GAUSSIAN_CSR_ROW(
+    fastnb_gaussian_csr_missing_row_f64_i64, double, int64_t, 1)
+FASTNB_GAUSSIAN_CSR_ROW(
+    fastnb_gaussian_csr_missing_row_f32_i32, float, int32_t, 1)
+FASTNB_GAUSSIAN_CSR_ROW(
+    fastnb_gaussian_csr_missing_row_f32_i64, float, int64_t, 1)
 FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_i32, int32_t,
                              fastnb_code_i32)
 FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_i64, int64_t,

@@ -204,6 +204,45 @@ def _moments(X, y_encoded, sample_weight, n_classes):
     return count[:, 0], mean, ssd
 
 
+def _observed_moments(X, y_encoded, sample_weight, n_classes):
+    """_moments leaving out NaN (missing values): the weighted count, the
+    weight of each class's missing values of each feature (n_classes,
+    n_features), and the mean and ssd of each class's observed values of
+    each feature (0 and 0 where there are none)."""
+    if sp.issparse(X):
+        blocks = [
+            _observed_moments(block, y_encoded[rows], sample_weight[rows], n_classes)
+            for rows, block in _dense_row_blocks(X)
+        ]
+        count, missing, mean, ssd = blocks[0]
+        for block_count, block_missing, block_mean, block_ssd in blocks[1:]:
+            _, mean, ssd = _merge_moments(
+                count[:, np.newaxis] - missing,
+                mean,
+                ssd,
+                block_count[:, np.newaxis] - block_missing,
+                block_mean,
+                block_ssd,
+            )
+            count, missing = count + block_count, missing + block_missing
+        return count, missing, mean, ssd
+    indicator = _class_indicator(y_encoded, sample_weight, n_classes)
+    count = _class_count(y_encoded, sample_weight, n_classes)
+    absent = np.isnan(X)
+    missing = _dense(indicator @ absent.astype(np.float64))
+    observed = count[:, np.newaxis] - missing
+    # Shifted as in _moments, by the first row of each class (its missing
+    # values by 0).
+    present, first_row = np.unique(y_encoded, return_index=True)
+    shift = np.zeros((n_classes, X.shape[1]))
+    shift[present] = np.nan_to_num(X[first_row], nan=0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sums = _dense(indicator @ np.where(absent, 0.0, X - shift[y_encoded]))
+        mean = np.where(observed > 0, shift + sums / observed, 0.0)
+    ssd = _dense(indicator @ np.where(absent, 0.0, X - mean[y_encoded]) ** 2)
+    return count, missing, mean, ssd
+
+
 def _dense_row_blocks(X):
     """Blocks of rows of sparse X, as (slice of rows, the rows as a dense array).
 
@@ -926,6 +965,11 @@ class GaussianNB(_ReferencePriorsNB):
         One variance per class and feature, one per feature pooled over the
         classes (divided by the total weight, less the number of classes
         with weight if unbiased), or one per class pooled over the features.
+    missing : {"error", "ignore"}, default="error"
+        "ignore": NaN in X is a missing value, left out of its feature's
+        moments (the class weights then being each feature's observed
+        weights) and out of the row's score (its feature's term left out).
+        "error": the reference trusts its input and does nothing about NaN.
 
     Attributes
     ----------
@@ -935,6 +979,10 @@ class GaussianNB(_ReferencePriorsNB):
         The sufficient statistics: per class ``class_count``, ``mean`` and
         ``ssd`` (weighted); ``sample_count``, ``sample_mean`` and
         ``sample_ssd`` (all samples, unweighted); ``dtype`` of the data.
+        With ``missing="ignore"``, also ``missing_count`` (the weight of
+        each class's missing values of each feature) and
+        ``sample_missing_count`` (all samples' missing values of each
+        feature); the moments are then of the observed values.
     class_count_ : ndarray of shape (n_classes,)
         Total sample weight of each class.
     class_prior_ : ndarray of shape (n_classes,)
@@ -970,16 +1018,25 @@ class GaussianNB(_ReferencePriorsNB):
     """
 
     def __init__(
-        self, *, priors=None, var_smoothing=1e-9, var_estimator="mle", var_type="diag"
+        self,
+        *,
+        priors=None,
+        var_smoothing=1e-9,
+        var_estimator="mle",
+        var_type="diag",
+        missing="error",
     ):
         self.priors = priors
         self.var_smoothing = var_smoothing
         self.var_estimator = var_estimator
         self.var_type = var_type
+        self.missing = missing
 
     def _batch_statistics(self, X, y_encoded, sample_weight, n_classes):
         X = _numeric(X)
         n_samples = X.shape[0]
+        if self.missing == "ignore":
+            return self._observed_statistics(X, y_encoded, sample_weight, n_classes)
         count, mean, ssd = _moments(X, y_encoded, sample_weight, n_classes)
         everyone = _moments(X, np.zeros(n_samples, np.intp), np.ones(n_samples), 1)
         return {
@@ -992,53 +1049,90 @@ class GaussianNB(_ReferencePriorsNB):
             "dtype": X.dtype,
         }
 
+    def _observed_statistics(self, X, y_encoded, sample_weight, n_classes):
+        """_batch_statistics with missing="ignore": the moments of the
+        observed values, and the missing counts."""
+        n_samples = X.shape[0]
+        count, missing, mean, ssd = _observed_moments(
+            X, y_encoded, sample_weight, n_classes
+        )
+        everyone = _observed_moments(
+            X, np.zeros(n_samples, np.intp), np.ones(n_samples), 1
+        )
+        return {
+            "class_count": count,
+            "mean": mean,
+            "ssd": ssd,
+            "sample_count": np.asarray(everyone[0][0], dtype=np.float64),
+            "sample_mean": everyone[2][0],
+            "sample_ssd": everyone[3][0],
+            "dtype": X.dtype,
+            "missing_count": missing,
+            "sample_missing_count": everyone[1][0],
+        }
+
     def _combine_statistics(self, a, b):
+        zero = 0.0
         count, mean, ssd = _merge_moments(
-            a["class_count"][:, np.newaxis],
+            a["class_count"][:, np.newaxis] - a.get("missing_count", zero),
             a["mean"],
             a["ssd"],
-            b["class_count"][:, np.newaxis],
+            b["class_count"][:, np.newaxis] - b.get("missing_count", zero),
             b["mean"],
             b["ssd"],
         )
         sample_count, sample_mean, sample_ssd = _merge_moments(
-            a["sample_count"],
+            a["sample_count"] - a.get("sample_missing_count", zero),
             a["sample_mean"],
             a["sample_ssd"],
-            b["sample_count"],
+            b["sample_count"] - b.get("sample_missing_count", zero),
             b["sample_mean"],
             b["sample_ssd"],
         )
-        return {
-            "class_count": count[:, 0],
+        combined = {
+            "class_count": a["class_count"] + b["class_count"],
             "mean": mean,
             "ssd": ssd,
-            "sample_count": np.asarray(sample_count, dtype=np.float64),
+            "sample_count": np.asarray(
+                a["sample_count"] + b["sample_count"], dtype=np.float64
+            ),
             "sample_mean": sample_mean,
             "sample_ssd": sample_ssd,
             # The model keeps the dtype of the data it was first fitted on.
             "dtype": a["dtype"],
         }
+        for key in ("missing_count", "sample_missing_count"):
+            if key in a:
+                combined[key] = a[key] + b[key]
+        return combined
 
     def _variance(self, statistics):
         """The smoothed variances (n_classes, n_features), float64, and epsilon."""
         count, ssd = statistics["class_count"], statistics["ssd"]
         unbiased = 1 if self.var_estimator == "unbiased" else 0
+        # Each class's weight of each feature's observed values.
+        observed = np.broadcast_to(
+            count[:, np.newaxis] - statistics.get("missing_count", 0.0), ssd.shape
+        )
         if self.var_type == "diag":
-            pooled_ssd, dof = ssd, count[:, np.newaxis] - unbiased
+            pooled_ssd, dof = ssd, observed - unbiased
         elif self.var_type == "tied":
             pooled_ssd = ssd.sum(axis=0)
-            dof = count.sum() - unbiased * np.count_nonzero(count)
+            dof = observed.sum(axis=0) - unbiased * np.count_nonzero(observed, axis=0)
         else:
             pooled_ssd = ssd.sum(axis=1, keepdims=True)
-            dof = ssd.shape[1] * (count[:, np.newaxis] - unbiased)
+            dof = np.where(observed > 0, observed - unbiased, 0.0).sum(
+                axis=1, keepdims=True
+            )
         with np.errstate(divide="ignore", invalid="ignore"):
             variance = np.where(dof > 0, pooled_ssd / dof, 0.0)
         # The scale of the smoothing: the largest (unweighted, maximum
-        # likelihood) variance of any feature over all samples seen.
-        largest = (
-            statistics["sample_ssd"] / max(statistics["sample_count"], 1.0)
-        ).max()
+        # likelihood) variance of any feature over all samples seen (over
+        # its observed values).
+        sample_observed = statistics["sample_count"] - statistics.get(
+            "sample_missing_count", 0.0
+        )
+        largest = (statistics["sample_ssd"] / np.maximum(sample_observed, 1.0)).max()
         epsilon = self.var_smoothing * (largest if largest > 0 else 1.0)
         return np.broadcast_to(variance, ssd.shape) + epsilon, epsilon
 
@@ -1086,15 +1180,30 @@ class GaussianNB(_ReferencePriorsNB):
             )
         else:
             squared = _squared_distances(X, theta, variance)
-        normaliser = -0.5 * np.log(2 * np.pi * variance).sum(axis=1)
+        log_var = np.log(2 * np.pi * variance)
+        normaliser = -0.5 * log_var.sum(axis=1)
+        if self.missing == "ignore":
+            # Each row's normaliser over its observed features only.
+            normaliser = normaliser + 0.5 * _dense(_missing_mask(X) @ log_var.T)
         return self._log_prior() + normaliser - 0.5 * squared
 
 
+def _missing_mask(X):
+    """1.0 where X holds NaN, else 0; sparse for sparse X (its stored NaN)."""
+    if sp.issparse(X):
+        X = sp.csr_array(X)
+        return sp.csr_array(
+            (np.isnan(X.data).astype(np.float64), X.indices, X.indptr), shape=X.shape
+        )
+    return np.isnan(X).astype(np.float64)
+
+
 def _squared_distances(X, theta, variance):
-    """sum_j (x_j - theta_cj)^2 / var_cj for each row of dense X and class c."""
+    """sum_j (x_j - theta_cj)^2 / var_cj for each row of dense X and class c,
+    over the features x_j that are not NaN (missing values)."""
     return np.column_stack(
         [
-            ((X - mu) ** 2 / var).sum(axis=1)
+            np.nansum((X - mu) ** 2 / var, axis=1)
             for mu, var in zip(theta, variance, strict=True)
         ]
     )
