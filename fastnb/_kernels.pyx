@@ -2546,6 +2546,7 @@ def kde_bin_dense(
     const double[::1] origin,
     Py_ssize_t n_grid,
     Py_ssize_t block_width,
+    bint skip_nan,
     double[:, ::1] grid,
     int n_threads,
 ):
@@ -2554,9 +2555,10 @@ def kde_bin_dense(
     Feature j's value x sits at grid position u = x inv_step[j] - origin[j],
     which the caller made lie in 0 .. n_grid - 1; the sample's weight goes
     to the points floor(u) and floor(u) + 1 of its class, split as 1 - t
-    and t (t = u - floor(u)). Samples of weight 0 are skipped. A task is a
-    block of block_width features, which reads the rows in order, so no
-    result depends on the number of threads.
+    and t (t = u - floor(u)). Samples of weight 0 are skipped, and with
+    skip_nan (missing="ignore") NaN values; X holds no NaN otherwise. A
+    task is a block of block_width features, which reads the rows in
+    order, so no result depends on the number of threads.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
@@ -2572,6 +2574,8 @@ def kde_bin_dense(
             k = y[i]
             for j in range(b * block_width, stop):
                 u = <double> X[i, j] * inv_step[j] - origin[j]
+                if skip_nan and u != u:
+                    continue
                 g = <Py_ssize_t> u
                 t = u - <double> g
                 grid[k, j * n_grid + g] += (1.0 - t) * w
@@ -2636,6 +2640,7 @@ def kde_score_dense(
     const intp_t[::1] n_points,
     const double[:, :, ::1] tails,
     const double[::1] intercept,
+    bint missing,
     int output,
     double[:, ::1] out,
     intp_t[::1] labels,
@@ -2643,9 +2648,11 @@ def kde_score_dense(
     int n_threads,
 ):
     """Kernel density scores of dense rows: interpolated log-density tables
-    (see kde_dense_row), class-padded, a scratch row a thread.
+    (see kde_dense_row), class-padded, a scratch row a thread. With missing
+    (missing="ignore"), a NaN's feature is left out of its row's score.
 
-    Returns the first row with a value that is not finite, or -1.
+    Returns the first row with a refused value (not finite; with missing,
+    infinite), or -1.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_padded = table.shape[2]
@@ -2670,7 +2677,7 @@ def kde_score_dense(
         status = kde_dense_row(
             &X[i, 0], stride, X.shape[1], &table[0, 0, 0], table.shape[1],
             &origin[0], &inv_step[0], &n_points[0], &tails[0, 0, 0],
-            table.shape[0], n_padded, row,
+            table.shape[0], n_padded, missing, row,
         )
         if status < 0:
             with gil:

@@ -396,9 +396,11 @@ FASTNB_ROW_REFUSED(float)
  * (its table rows, at random places, fetched then), then their terms for
  * each block of classes, summed in registers. A NaN falls to the upper
  * end and makes the scores NaN; the values are then checked, as in the
- * Gaussian row. */
+ * Gaussian row. With MISSING, a constant (the helper of a model with
+ * missing="ignore"), a NaN's feature is left out (edge -2) and only
+ * infinity is refused. */
 #define FASTNB_KDE_FEATURES 64
-#define FASTNB_KDE_DENSE_ROW(NAME, T)                                         \
+#define FASTNB_KDE_DENSE_ROW(NAME, T, MISSING)                                \
     static inline int NAME(                                                   \
         const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
         const double* table, Py_ssize_t n_points_max, const double* origin,   \
@@ -421,7 +423,10 @@ FASTNB_ROW_REFUSED(float)
                                  - origin[j];                                 \
                 const Py_ssize_t last = n_points[j] - 1;                      \
                 FASTNB_CHECK(1 <= last && last < n_points_max);               \
-                if (u >= 0.0 && u < (double) last) {                          \
+                if (MISSING && u != u) {                                      \
+                    row[i] = 0;                                               \
+                    edge[i] = -2;                                             \
+                } else if (u >= 0.0 && u < (double) last) {                   \
                     const Py_ssize_t g = (Py_ssize_t) u;                      \
                     row[i] = j * step + g * n_padded;                         \
                     t[i] = u - (double) g;                                    \
@@ -443,6 +448,8 @@ FASTNB_ROW_REFUSED(float)
                 FASTNB_ZERO8(acc);                                            \
                 for (Py_ssize_t i = 0; i < m; i++) {                          \
                     const double* p = table + row[i] + k0;                    \
+                    if (MISSING && edge[i] == -2)                             \
+                        continue;                                             \
                     if (edge[i] < 0) {                                        \
                         FASTNB_LERP8(acc, p, p + n_padded, t[i]);             \
                     } else {                                                  \
@@ -457,7 +464,7 @@ FASTNB_ROW_REFUSED(float)
             }                                                                 \
         }                                                                     \
         if (!(scores[0] - scores[0] == 0.0)                                   \
-            && fastnb_row_refused_##T(x, x_stride, n_features, 0, 0))         \
+            && fastnb_row_refused_##T(x, x_stride, n_features, 0, MISSING))   \
             return 1;                                                         \
         return 0;                                                             \
     }
@@ -861,7 +868,9 @@ FASTNB_CATEGORICAL_COUNT_ROWS(fastnb_categorical_count_rows_f32, float,
 FASTNB_CATEGORICAL_COUNT_ROWS(fastnb_categorical_count_rows_f64, double,
                               FASTNB_WITHIN_FLOAT)
 
-FASTNB_KDE_DENSE_ROW(fastnb_kde_dense_row_f64, double)
-FASTNB_KDE_DENSE_ROW(fastnb_kde_dense_row_f32, float)
+FASTNB_KDE_DENSE_ROW(fastnb_kde_dense_row_f64, double, 0)
+FASTNB_KDE_DENSE_ROW(fastnb_kde_dense_row_f32, float, 0)
+FASTNB_KDE_DENSE_ROW(fastnb_kde_dense_missing_row_f64, double, 1)
+FASTNB_KDE_DENSE_ROW(fastnb_kde_dense_missing_row_f32, float, 1)
 
 #endif /* FASTNB_ROWS_H */

@@ -108,6 +108,18 @@ cdef extern from "_rows.h":
         const double* inv_step, const intp_t* n_points, const double* tails,
         Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
     ) noexcept nogil
+    int fastnb_kde_dense_missing_row_f64(
+        const double* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const double* table, Py_ssize_t n_points_max, const double* origin,
+        const double* inv_step, const intp_t* n_points, const double* tails,
+        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
+    ) noexcept nogil
+    int fastnb_kde_dense_missing_row_f32(
+        const float* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const double* table, Py_ssize_t n_points_max, const double* origin,
+        const double* inv_step, const intp_t* n_points, const double* tails,
+        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
+    ) noexcept nogil
 
     int fastnb_gaussian_csr_row_f64_i32(
         const double* data, const int32_t* indices, Py_ssize_t start,
@@ -529,10 +541,21 @@ cdef inline int kde_dense_row(
     const floating* x, Py_ssize_t x_stride, Py_ssize_t n_features,
     const double* table, Py_ssize_t n_points_max, const double* origin,
     const double* inv_step, const intp_t* n_points, const double* tails,
-    Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
+    Py_ssize_t n_rows, Py_ssize_t n_padded, bint missing, double* scores,
 ) noexcept nogil:
-    if floating is double:
+    # missing: the helper of a model with missing="ignore" (see _rows.h).
+    if floating is double and missing:
+        return fastnb_kde_dense_missing_row_f64(
+            x, x_stride, n_features, table, n_points_max, origin, inv_step,
+            n_points, tails, n_rows, n_padded, scores,
+        )
+    elif floating is double:
         return fastnb_kde_dense_row_f64(
+            x, x_stride, n_features, table, n_points_max, origin, inv_step,
+            n_points, tails, n_rows, n_padded, scores,
+        )
+    elif missing:
+        return fastnb_kde_dense_missing_row_f32(
             x, x_stride, n_features, table, n_points_max, origin, inv_step,
             n_points, tails, n_rows, n_padded, scores,
         )

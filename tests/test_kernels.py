@@ -176,7 +176,7 @@ def out_of_range_calls():
         labels = np.empty(3, dtype=np.intp)
         return output, np.empty((3, 2)), labels, thread_scratch(2, 2), 2
 
-    def kde_score(X, n_points):
+    def kde_score(X, n_points, missing=False):
         """kde_score_dense of X with four features' tables of 3 points, each
         grid said to have n_points."""
         n_features = X.shape[1]
@@ -188,6 +188,7 @@ def out_of_range_calls():
             np.full(n_features, n_points, dtype=np.intp),
             np.zeros((4, 4, table.shape[1])),
             intercept,
+            missing,
             *finish(),
         )
 
@@ -682,6 +683,22 @@ def out_of_range_calls():
                 np.zeros(4),
                 4,
                 4,
+                False,
+                np.zeros((2, 16)),
+                2,
+            ),
+            bounds,
+        ),
+        "kde_bin_dense value past the grid, NaN skipped": (
+            lambda: k.kde_bin_dense(
+                dense_nan,
+                y,
+                weights,
+                np.ones(4),
+                np.zeros(4),
+                4,
+                4,
+                True,
                 np.zeros((2, 16)),
                 2,
             ),
@@ -693,6 +710,10 @@ def out_of_range_calls():
         ),
         "kde_score_dense more features than tables": (
             lambda: kde_score(wide, n_points=3),
+            row,
+        ),
+        "kde_score_dense missing, more features than tables": (
+            lambda: kde_score(wide, n_points=3, missing=True),
             row,
         ),
         "kde_tail_log_density point": (
