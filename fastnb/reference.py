@@ -1286,30 +1286,36 @@ def _kde_bandwidths(statistics, bandwidth, adjust):
     variance ssd / (W - sum w**2 / W), sigma over all classes where that is
     0 (below 2**-40 of its size), else 1), or the given one; times adjust;
     1 for classes of no weight."""
-    count, squares = statistics["class_count"], statistics["weight_squares"]
+    # Each class's sums of w and of w**2 over each feature's observed values
+    # (all of them unless missing="ignore"): a feature at a time.
+    count = KernelDensityNB._observed(statistics)
+    squares = KernelDensityNB._observed(statistics, "weight_squares")
     mean, ssd = statistics["mean"], statistics["ssd"]
     h = np.ones(ssd.shape)
     if not isinstance(bandwidth, str):
         given = adjust * np.broadcast_to(np.asarray(bandwidth, float), ssd.shape)
-        return np.where(count[:, np.newaxis] > 0, given, 1.0)
-    total = count.sum()
-    overall = (count[:, np.newaxis] * mean).sum(axis=0) / total
-    overall_ssd = (ssd + count[:, np.newaxis] * (mean - overall) ** 2).sum(axis=0)
-    overall_dof = total - squares.sum() / total
-    pooled = overall_ssd / overall_dof if overall_dof > 0 else np.zeros(ssd.shape[1])
+        return np.where(count > 0, given, 1.0)
     # A standard deviation below 2**-40 of the feature's size is rounding.
     size = np.maximum(np.abs(statistics["low"]), np.abs(statistics["high"]))
     floor = (2.0**-40 * size) ** 2
-    for k in np.flatnonzero(count > 0):
-        n_effective = count[k] ** 2 / squares[k]
-        if bandwidth == "silverman":
-            n_effective *= 0.75
-        dof = count[k] - squares[k] / count[k]
-        variance = ssd[k] / dof if dof > 0 else np.zeros(ssd.shape[1])
-        variance = np.where(
-            variance > floor, variance, np.where(pooled > floor, pooled, 1.0)
-        )
-        h[k] = adjust * n_effective**-0.2 * np.sqrt(variance)
+    for j in range(ssd.shape[1]):
+        n, s = count[:, j], squares[:, j]
+        total = n.sum()
+        if total == 0:
+            continue
+        overall = (n * mean[:, j]).sum() / total
+        overall_ssd = (ssd[:, j] + n * (mean[:, j] - overall) ** 2).sum()
+        overall_dof = total - s.sum() / total
+        pooled = overall_ssd / overall_dof if overall_dof > 0 else 0.0
+        for k in np.flatnonzero(n > 0):
+            n_effective = n[k] ** 2 / s[k]
+            if bandwidth == "silverman":
+                n_effective *= 0.75
+            dof = n[k] - s[k] / n[k]
+            variance = ssd[k, j] / dof if dof > 0 else 0.0
+            if not variance > floor[j]:
+                variance = pooled if pooled > floor[j] else 1.0
+            h[k, j] = adjust * n_effective**-0.2 * np.sqrt(variance)
     return h
 
 
@@ -1340,6 +1346,12 @@ class KernelDensityNB(_ReferencePriorsNB):
         Most points of each feature's lattice.
     priors : array-like of shape (n_classes,), default=None
         Fixed class probabilities; by default the weighted class frequencies.
+    missing : {"error", "ignore"}, default="error"
+        "ignore": NaN in X is a missing value, left out of its feature's
+        density (grid or points, moments, range, and the weights of the
+        bandwidth rules) and of the row's score; a class without a value of
+        a feature has a flat log density 0 for it. "error": the reference
+        trusts its input.
 
     Attributes
     ----------
@@ -1348,7 +1360,10 @@ class KernelDensityNB(_ReferencePriorsNB):
     statistics_ : dict
         ``class_count``, ``weight_squares``, ``mean``, ``ssd``, ``low``,
         ``high``; "binned": ``grid`` (n_classes, n_features * n_grid);
-        "exact": ``points`` and ``point_weight``; ``dtype``.
+        "exact": ``points`` and ``point_weight``; ``dtype``. With
+        ``missing="ignore"``, also ``missing_count`` and
+        ``missing_weight_squares``: the sums of w and w**2 over each class's
+        missing values of each feature.
     bandwidth_ : ndarray of shape (n_classes, n_features)
         The bandwidths.
     class_count_ : ndarray of shape (n_classes,)
@@ -1376,28 +1391,34 @@ class KernelDensityNB(_ReferencePriorsNB):
         algorithm="binned",
         n_grid=1024,
         priors=None,
+        missing="error",
     ):
         self.bandwidth = bandwidth
         self.adjust = adjust
         self.algorithm = algorithm
         self.n_grid = n_grid
         self.priors = priors
+        self.missing = missing
 
     def _batch_statistics(self, X, y_encoded, sample_weight, n_classes):
         X = _numeric(X)
-        count, mean, ssd = _moments(X, y_encoded, sample_weight, n_classes)
+        ignore = self.missing == "ignore"
+        if ignore:
+            count, missing, mean, ssd = _observed_moments(
+                X, y_encoded, sample_weight, n_classes
+            )
+        else:
+            count, mean, ssd = _moments(X, y_encoded, sample_weight, n_classes)
         kept = sample_weight > 0
         n_features = X.shape[1]
-        low = (
-            X[kept].min(axis=0).astype(np.float64)
-            if kept.any()
-            else np.zeros(n_features)
-        )
-        high = (
-            X[kept].max(axis=0).astype(np.float64)
-            if kept.any()
-            else np.zeros(n_features)
-        )
+        # Over the observed values (NaN left out): 0 for a feature without any.
+        low = np.zeros(n_features)
+        high = np.zeros(n_features)
+        for j in range(n_features):
+            values = X[kept, j]
+            values = values[~np.isnan(values)] if ignore else values
+            if len(values):
+                low[j], high[j] = values.min(), values.max()
         statistics = {
             "class_count": count,
             "weight_squares": _class_count(y_encoded, sample_weight**2, n_classes),
@@ -1406,12 +1427,18 @@ class KernelDensityNB(_ReferencePriorsNB):
             "low": low,
             "high": high,
         }
+        if ignore:
+            squares = _class_indicator(y_encoded, sample_weight**2, n_classes)
+            statistics["missing_count"] = missing
+            statistics["missing_weight_squares"] = _dense(
+                squares @ np.isnan(X).astype(np.float64)
+            )
         if self.algorithm == "binned":
             step, origin, _ = _lattice(low, high, self.n_grid)
             grid = np.zeros((n_classes, n_features * self.n_grid))
             for k in range(n_classes):
-                mine = kept & (y_encoded == k)
                 for j in range(n_features):
+                    mine = kept & (y_encoded == k) & ~np.isnan(X[:, j])
                     grid[k, j * self.n_grid : (j + 1) * self.n_grid] = _linear_binning(
                         X[mine, j].astype(np.float64),
                         sample_weight[mine],
@@ -1439,28 +1466,38 @@ class KernelDensityNB(_ReferencePriorsNB):
         return {"points": points[order], "point_weight": weight[:, order]}
 
     def _combine_statistics(self, a, b):
-        count, mean, ssd = _merge_moments(
-            a["class_count"][:, np.newaxis],
+        _, mean, ssd = _merge_moments(
+            self._observed(a),
             a["mean"],
             a["ssd"],
-            b["class_count"][:, np.newaxis],
+            self._observed(b),
             b["mean"],
             b["ssd"],
         )
-        if a["class_count"].sum() == 0:
-            low, high = b["low"], b["high"]
-        elif b["class_count"].sum() == 0:
-            low, high = a["low"], a["high"]
-        else:
-            low, high = np.minimum(a["low"], b["low"]), np.maximum(a["high"], b["high"])
+        # Each feature's range over the parts with values of it.
+        has_a = self._observed(a).sum(axis=0) > 0
+        has_b = self._observed(b).sum(axis=0) > 0
+        low = np.where(
+            has_a & has_b,
+            np.minimum(a["low"], b["low"]),
+            np.where(has_a, a["low"], b["low"]),
+        )
+        high = np.where(
+            has_a & has_b,
+            np.maximum(a["high"], b["high"]),
+            np.where(has_a, a["high"], b["high"]),
+        )
         combined = {
-            "class_count": count[:, 0],
+            "class_count": a["class_count"] + b["class_count"],
             "weight_squares": a["weight_squares"] + b["weight_squares"],
             "mean": mean,
             "ssd": ssd,
             "low": low,
             "high": high,
         }
+        for key in ("missing_count", "missing_weight_squares"):
+            if key in a:
+                combined[key] = a[key] + b[key]
         if self.algorithm == "binned":
             step, origin, _ = _lattice(low, high, self.n_grid)
             combined["grid"] = sum(
@@ -1483,6 +1520,17 @@ class KernelDensityNB(_ReferencePriorsNB):
         combined["dtype"] = a["dtype"]
         return combined
 
+    @staticmethod
+    def _observed(statistics, key="class_count"):
+        """Each class's sum of w (or, with key "weight_squares", of w**2) over
+        each feature's observed values, (n_classes, n_features)."""
+        missing = statistics.get(
+            "missing_count" if key == "class_count" else "missing_weight_squares", 0.0
+        )
+        return np.broadcast_to(
+            statistics[key][:, np.newaxis] - missing, statistics["mean"].shape
+        )
+
     def _tables(self, statistics):
         dtype = statistics["dtype"]
         h = _kde_bandwidths(statistics, self.bandwidth, self.adjust)
@@ -1500,13 +1548,13 @@ class KernelDensityNB(_ReferencePriorsNB):
         """Per feature: the table grid (step, origin, n), and per class the
         log densities on it, the narrowed bandwidths and the masses' centres
         as seen from its two ends (grid units), or None for no weight."""
-        count = statistics["class_count"]
-        seen = count > 0
+        count = self._observed(statistics)
         low, high = statistics["low"], statistics["high"]
         step, origin, n_points = _lattice(low, high, self.n_grid)
-        h_seen = h[seen] if seen.any() else h
         grids = []
         for j in range(len(low)):
+            seen = count[:, j] > 0
+            h_seen = h[seen] if seen.any() else h
             pad = _PAD * h_seen[:, j].max()
             start = origin[j] * step[j] - pad
             stop = (origin[j] + n_points[j] - 1) * step[j] + pad
@@ -1531,14 +1579,14 @@ class KernelDensityNB(_ReferencePriorsNB):
             classes = []
             for k in range(len(count)):
                 if not seen[k]:
-                    classes.append(None)
+                    classes.append(None)  # a flat density: log 0
                     continue
                 width = np.sqrt(max(h[k, j] ** 2 - table_step**2 / 6, h[k, j] ** 2 / 4))
                 where = np.flatnonzero(masses[k] > 0)
                 distance = (np.arange(n)[:, np.newaxis] - where) * table_step / width
                 log_terms = np.log(masses[k, where]) - 0.5 * distance**2
                 log_density = np.logaddexp.reduce(log_terms, axis=1) - np.log(
-                    count[k] * np.sqrt(2 * np.pi) * width
+                    count[k, j] * np.sqrt(2 * np.pi) * width
                 )
                 centres = []
                 for end in (0, n - 1):
@@ -1555,16 +1603,19 @@ class KernelDensityNB(_ReferencePriorsNB):
         X = np.asarray(_numeric(X), dtype=np.float64)
         statistics = self.statistics_
         jll = np.zeros((X.shape[0], len(self.classes_))) + self._log_prior()
-        for k in np.flatnonzero(statistics["class_count"] > 0):
-            for j in range(X.shape[1]):
-                jll[:, k] += self._log_density(X[:, j], k, j, statistics)
+        count = self._observed(statistics)
+        for k in range(len(self.classes_)):
+            for j in np.flatnonzero(count[k] > 0):
+                # A missing value (missing="ignore") adds nothing.
+                observed = ~np.isnan(X[:, j])
+                jll[observed, k] += self._log_density(X[observed, j], k, j, statistics)
         return jll
 
     def _log_density(self, x, k, j, statistics):
         """log f_kj at the values x of feature j."""
         if self.algorithm == "exact":
             weight = statistics["point_weight"][k]
-            mine = weight > 0
+            mine = (weight > 0) & ~np.isnan(statistics["points"][:, j])
             h = self._h[k, j]
             z = (x[:, np.newaxis] - statistics["points"][mine, j]) / h
             log_terms = np.log(weight[mine] / weight[mine].sum()) - 0.5 * z**2

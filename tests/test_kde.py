@@ -500,3 +500,28 @@ def test_missing_statistics_round_trip_and_are_checked(algorithm, tmp_path):
         from_state(changed(without))
     with pytest.raises(ValueError, match="statistics are"):
         from_state(changed(state.statistics, {"missing": "error"}))
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("bandwidth", ["scott", "silverman", 0.5])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_missing_matches_the_reference(algorithm, bandwidth, weighted):
+    from fastnb import reference
+
+    X, y, weights = missing_data(seed=10)
+    weights = weights if weighted else None
+    params = {"missing": "ignore", "algorithm": algorithm, "bandwidth": bandwidth}
+    ours = KernelDensityNB(**params).fit(X, y, sample_weight=weights)
+    oracle = reference.KernelDensityNB(**params).fit(X, y, sample_weight=weights)
+    # A second batch reaching past the first's range.
+    ours.partial_fit(X[:100] * 1.5, y[:100])
+    oracle.partial_fit(X[:100] * 1.5, y[:100])
+    for key in ("missing_count", "missing_weight_squares", "low", "high"):
+        assert_allclose(ours._statistics[key], oracle.statistics_[key], rtol=1e-12)
+    assert_allclose(ours.bandwidth_, oracle.bandwidth_, rtol=1e-12)
+    X_test, _, _ = missing_data(seed=11, n_samples=50)
+    assert_allclose(
+        ours.predict_joint_log_proba(X_test),
+        oracle.predict_joint_log_proba(X_test),
+        rtol=1e-10,
+    )
