@@ -1217,6 +1217,7 @@ def test_missing_contributions_add_up_to_the_joint_log_likelihood(container, var
 
 def test_missing_statistics_round_trip_and_are_checked(tmp_path):
     import pickle
+    from dataclasses import replace
 
     import fastnb
 
@@ -1227,15 +1228,6 @@ def test_missing_statistics_round_trip_and_are_checked(tmp_path):
     for copy in (fastnb.load(path), pickle.loads(pickle.dumps(model))):
         assert_same_missing_model(copy, model, X, rtol=0)
     state = fastnb.get_state(model)
-
-    def changed(statistics, params=None):
-        return fastnb.ModelState(
-            **{
-                **vars(state),
-                "statistics": statistics,
-                "params": {**state.params, **(params or {})},
-            }
-        )
 
     missing = state.statistics["missing_count"]
     for value, message in (
@@ -1249,14 +1241,18 @@ def test_missing_statistics_round_trip_and_are_checked(tmp_path):
         ),
     ):
         with pytest.raises(ValueError, match=message):
-            fastnb.from_state(changed({**state.statistics, "missing_count": value}))
+            fastnb.from_state(
+                replace(state, statistics={**state.statistics, "missing_count": value})
+            )
     without = {k: v for k, v in state.statistics.items() if k != "missing_count"}
     with pytest.raises(ValueError, match="no 'missing_count'"):
-        fastnb.from_state(changed(without))
+        fastnb.from_state(replace(state, statistics=without))
     with pytest.raises(ValueError, match="missing_count.*missing='ignore'"):
-        fastnb.from_state(changed(state.statistics, {"missing": "error"}))
+        fastnb.from_state(replace(state, params={**state.params, "missing": "error"}))
     too_many = state.statistics["sample_missing_count"] + len(y) + 1
     with pytest.raises(ValueError, match="counts more than sample_count"):
         fastnb.from_state(
-            changed({**state.statistics, "sample_missing_count": too_many})
+            replace(
+                state, statistics={**state.statistics, "sample_missing_count": too_many}
+            )
         )

@@ -467,6 +467,7 @@ def test_missing_error_refuses_nan_and_ignore_refuses_infinity(algorithm):
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 def test_missing_statistics_round_trip_and_are_checked(algorithm, tmp_path):
     import pickle
+    from dataclasses import replace
 
     X, y, weights = missing_data(seed=8)
     model = KernelDensityNB(missing="ignore", algorithm=algorithm)
@@ -479,27 +480,20 @@ def test_missing_statistics_round_trip_and_are_checked(algorithm, tmp_path):
         assert_array_equal(copy.predict_joint_log_proba(X_test), expected)
     state = get_state(model)
 
-    def changed(statistics, params=None):
-        return ModelState(
-            **{
-                **vars(state),
-                "statistics": statistics,
-                "params": {**state.params, **(params or {})},
-            }
-        )
-
     missing = state.statistics["missing_count"]
     for value, message in (
         (-np.ones_like(missing), "negative"),
         (missing + 1000, "counts more than class_count"),
     ):
         with pytest.raises(ValueError, match=message):
-            from_state(changed({**state.statistics, "missing_count": value}))
+            from_state(
+                replace(state, statistics={**state.statistics, "missing_count": value})
+            )
     without = {k: v for k, v in state.statistics.items() if k != "missing_count"}
     with pytest.raises(ValueError, match="statistics are"):
-        from_state(changed(without))
+        from_state(replace(state, statistics=without))
     with pytest.raises(ValueError, match="statistics are"):
-        from_state(changed(state.statistics, {"missing": "error"}))
+        from_state(replace(state, params={**state.params, "missing": "error"}))
 
 
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
