@@ -954,16 +954,22 @@ cdef inline void _welford_row_observed(
 ) noexcept nogil:
     """_welford_row for a model with missing="ignore": a NaN is left out, any
     other value adds w to observed[j], its entry's weight, and is added with
-    step w / observed[j]."""
+    step w / observed[j].
+
+    Without branches, so that compilers vectorise it: a NaN is taken as the
+    mean with weight 0, which changes nothing.
+    """
     cdef Py_ssize_t j
-    cdef double d
+    cdef double d, value, weight
+    cdef bint present
     for j in range(n):
-        if x[j] != x[j]:
-            continue
-        observed[j] = observed[j] + w
-        d = x[j] - mean[j]
-        mean[j] = mean[j] + (w / observed[j]) * d
-        ssd[j] = ssd[j] + w * d * (x[j] - mean[j])
+        present = x[j] == x[j]
+        value = x[j] if present else mean[j]
+        weight = w if present else 0.0
+        observed[j] = observed[j] + weight
+        d = value - mean[j]
+        mean[j] = mean[j] + (weight / (observed[j] if present else 1.0)) * d
+        ssd[j] = ssd[j] + weight * d * (value - mean[j])
 
 
 def gaussian_moments_dense(
