@@ -631,6 +631,11 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     # have one (aligning two models' classes in fastnb._state.combine_states).
     _class_axes: dict = {"class_count": 0}
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = ignores_missing(self)
+        return tags
+
     # -- the state protocol: what each family implements ----------------------
 
     @abstractmethod
@@ -727,8 +732,11 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         )
 
     def _class_axes_of(self, statistics):
-        """Statistic name -> its class axis, for the statistics that have one."""
-        return self._class_axes
+        """Statistic name -> its class axis, for those of ``statistics`` that
+        have one."""
+        return {
+            key: axis for key, axis in self._class_axes.items() if key in statistics
+        }
 
     def _in_fit_order(self, statistics):
         """``statistics`` combined from several batches, laid out as one fit on

@@ -8,8 +8,16 @@ later batches bring new categories. Columns are either category codes
 (non-negative integers, scikit-learn's protocol) or raw values such as
 strings and booleans, which the model encodes itself. A sparse X (CSR or
 CSC) holds codes, code 0 wherever it stores nothing.
+
+With ``missing="ignore"`` a NaN code (dense, or stored in a sparse X), and
+None, NaN or pandas' NA among raw values, is a missing value: left out of
+its feature's counts, and of its feature's term when scoring. Raw values
+are then encoded as float64 codes, NaN where missing. No statistic is
+added: a feature's weight seen in a class is the sum of its category
+counts, which is what the smoothed tables divide by.
 """
 
+import sys
 from numbers import Integral
 
 import numpy as np
@@ -18,6 +26,7 @@ from sklearn.utils import assert_all_finite
 from sklearn.utils._param_validation import Interval
 
 from fastnb._base import (
+    MISSING_CONSTRAINT,
     BaseNB,
     check_class_prior,
     class_weights,
@@ -25,6 +34,7 @@ from fastnb._base import (
     effective_n_threads,
     fitted_statistic,
     fitted_table,
+    ignores_missing,
     log_class_prior,
     missing_values_error,
     pad_classes,
@@ -111,19 +121,37 @@ def shown_code(value):
     return value
 
 
-def bad_codes(codes):
-    """Where codes are not whole numbers >= 0 (or are infinite), element-wise."""
+def bad_codes(codes, allow_nan=False):
+    """Where codes are not whole numbers >= 0 (or are infinite), element-wise;
+    NaN is not bad with ``allow_nan`` (missing="ignore")."""
     if codes.dtype.kind in "iu":
         return codes < 0
     with np.errstate(invalid="ignore"):
-        return ~(codes >= 0) | ~np.isfinite(codes) | (codes != np.floor(codes))
+        bad = ~(codes >= 0) | ~np.isfinite(codes) | (codes != np.floor(codes))
+    if allow_nan:
+        bad &= ~np.isnan(codes)
+    return bad
 
 
-def checked_codes(column, name, max_categories=None):
+def missing_values(X):
+    """Where an object array holds a missing value: None, NaN, or (pandas
+    loaded) anything ``pandas.isna`` takes for one, pandas' NA among them.
+
+    Element-wise NumPy (or pandas) comparisons, no Python loop: without
+    pandas there is no NA, and NaN is the one value unequal to itself.
+    """
+    pandas = sys.modules.get("pandas")
+    if pandas is not None:
+        return np.asarray(pandas.isna(X), dtype=bool)
+    return np.equal(X, None) | np.not_equal(X, X)
+
+
+def checked_codes(column, name, max_categories=None, allow_nan=False):
     """A column of codes as non-negative integers; ValueError otherwise.
 
-    With ``max_categories`` (fitting), a code must also be below it. The
-    error is about the column's first bad code.
+    With ``max_categories`` (fitting), a code must also be below it. With
+    ``allow_nan``, NaN (a missing value) is kept, and the column is float.
+    The error is about the column's first bad code.
     """
     if column.dtype.kind not in "iuf":
         try:
@@ -132,7 +160,7 @@ def checked_codes(column, name, max_categories=None):
             raise ValueError(
                 f"CategoricalNB: feature {name} mixes numbers with other values."
             ) from exc
-    bad = bad_codes(column)
+    bad = bad_codes(column, allow_nan)
     if max_categories is not None:
         bad |= column >= max_categories
     if bad.any():
@@ -210,7 +238,9 @@ def one_pass_chunks(n_samples, n_features, n_classes):
     return chunk_rows, -(-n_samples // chunk_rows), room
 
 
-def count_codes(codes, y, sample_weight, n_classes, max_categories, least_sizes):
+def count_codes(
+    codes, y, sample_weight, n_classes, max_categories, least_sizes, missing=False
+):
     """Check the codes of a fit and count them, per feature, category and class.
 
     Returns ``(bad, sizes, counts)``: the flat position (row * n_features +
@@ -220,7 +250,8 @@ def count_codes(codes, y, sample_weight, n_classes, max_categories, least_sizes)
     a row per category (feature-major) and a column per class. One pass
     over the codes when each chunk's counts fit their room, else two; the
     counts are sums in row order within chunks, then in chunk order, the
-    same for any number of threads.
+    same for any number of threads. With ``missing``, NaN is a missing
+    value, left out of the counts.
     """
     n_samples, n_features = codes.shape
     weights = np.empty(0) if sample_weight is None else sample_weight
@@ -239,6 +270,7 @@ def count_codes(codes, y, sample_weight, n_classes, max_categories, least_sizes)
         highest,
         layout,
         tables,
+        missing,
         n_threads,
     )
     if bad >= 0:
@@ -270,6 +302,7 @@ def count_codes(codes, y, sample_weight, n_classes, max_categories, least_sizes)
             chunk_rows,
             tables,
             -(-n_features // n_blocks),
+            missing,
             n_threads,
         )
         if n_chunks == 1:
@@ -308,7 +341,9 @@ def sparse_count_chunks(n_samples, nnz, table_size):
     return chunk_rows, -(-n_samples // chunk_rows)
 
 
-def count_sparse_codes(codes, y, sample_weight, n_classes, max_categories, class_count):
+def count_sparse_codes(
+    codes, y, sample_weight, n_classes, max_categories, class_count, missing=False
+):
     """count_codes for a canonical CSR or CSC X of codes, 0 where nothing is stored.
 
     Returns ``(bad, sizes, counts)`` as count_codes does, ``bad`` being the
@@ -318,7 +353,10 @@ def count_sparse_codes(codes, y, sample_weight, n_classes, max_categories, class
     chunks of rows, a table each, added up in chunk order. Each feature's
     implicit zeros go to its code 0: each class's weight (``class_count``)
     less the weight of its stored codes of the feature, O(categories x
-    classes). The counts do not depend on the number of threads.
+    classes). The counts do not depend on the number of threads. With
+    ``missing``, a stored NaN is a missing value: counted in a row of its
+    own after its feature's codes, so that it is not taken for an implicit
+    zero, and that row dropped at the end.
     """
     n_samples, n_features = codes.shape
     data, indices, indptr = sparse_arrays(codes)
@@ -328,23 +366,23 @@ def count_sparse_codes(codes, y, sample_weight, n_classes, max_categories, class
     if codes.format == "csr":
         highest = np.zeros((n_threads, n_features), dtype=data.dtype)
         bad = _kernels.categorical_check_csr(
-            data, indices, indptr, limit, highest, n_threads
+            data, indices, indptr, limit, highest, missing, n_threads
         )
         highest = highest.max(axis=0)
     else:
         highest = np.zeros(n_features, dtype=data.dtype)
         bad = _kernels.categorical_check_csc(
-            data, indices, indptr, limit, highest, n_threads
+            data, indices, indptr, limit, highest, missing, n_threads
         )
     if bad >= 0:
         return bad, None, None
     # Code 0 is always there: implicit, or highest's start.
     sizes = highest.astype(np.int64) + 1
-    counts = new_counts(sizes, n_classes)
-    offsets = table_offsets(sizes, block_extra=0)
+    counts = new_counts(sizes + missing, n_classes)
+    offsets = table_offsets(sizes, block_extra=int(missing))
     if codes.format == "csc":
         _kernels.categorical_count_csc(
-            data, indices, indptr, y, weights, offsets, counts, n_threads
+            data, indices, indptr, y, weights, offsets, counts, missing, n_threads
         )
     else:
         chunk_rows, n_chunks = sparse_count_chunks(n_samples, len(data), counts.size)
@@ -362,6 +400,7 @@ def count_sparse_codes(codes, y, sample_weight, n_classes, max_categories, class
             n_classes,
             chunk_rows,
             tables,
+            missing,
             n_threads,
         )
         if n_chunks > 1:
@@ -376,6 +415,8 @@ def count_sparse_codes(codes, y, sample_weight, n_classes, max_categories, class
     _kernels.categorical_add_zeros(
         counts, offsets, class_count, thread_scratch(n_threads, n_classes), n_threads
     )
+    if missing:
+        counts = np.delete(counts, offsets[1:] - 1, axis=0)
     return None, sizes, counts
 
 
@@ -424,6 +465,19 @@ class CategoricalNB(BaseDiscreteNB):
         otherwise ask for a table of that many rows per class. Raise it for
         features that really have more categories. At predict time any code
         is accepted (a code never seen scores as unseen).
+    missing : {"error", "ignore"}, default="error"
+        What a missing value is to the model: NaN among codes (in a dense
+        X, or stored in a sparse one: a value not stored is still code 0),
+        or None, NaN or pandas' NA among raw values. "error" refuses it
+        with a ValueError, as scikit-learn does. "ignore" leaves it out:
+        at fit, out of its feature's counts (never a category); when
+        scoring, out of the row's joint log-likelihood, which then sums
+        the terms of the row's observed features only (the missing
+        feature marginalised, under the Naive Bayes assumption). A class in
+        which a feature is never observed gets uniform probabilities for
+        it, ``1 / n_i`` for each category, also with ``alpha=0`` (where
+        the estimate would be 0 / 0); a feature never observed at all has
+        no categories and a term of 0.
 
     Attributes
     ----------
@@ -472,6 +526,17 @@ class CategoricalNB(BaseDiscreteNB):
     array(['no'], dtype='<U3')
     >>> clf.categories_[0]
     array(['rain', 'sunny'], dtype=object)
+
+    With ``missing="ignore"`` a missing value is no category, and its
+    feature is left out of its row's score:
+
+    >>> X = np.array([["sunny", None], ["rain", "mild"], [None, "hot"],
+    ...               ["rain", None]])
+    >>> clf = CategoricalNB(missing="ignore").fit(X, ["no", "yes", "no", "yes"])
+    >>> clf.categories_[1]
+    array(['hot', 'mild'], dtype=object)
+    >>> clf.predict([[None, "mild"]])
+    array(['yes'], dtype='<U3')
     """
 
     _parameter_constraints: dict = {
@@ -483,6 +548,7 @@ class CategoricalNB(BaseDiscreteNB):
             Interval(Integral, 1, None, closed="left"),
         ],
         "max_categories": [Interval(Integral, 1, None, closed="left")],
+        "missing": MISSING_CONSTRAINT,
     }
 
     feature_log_prob_ = fitted_table(
@@ -498,6 +564,7 @@ class CategoricalNB(BaseDiscreteNB):
         class_prior=None,
         min_categories=None,
         max_categories=1_000_000,
+        missing="error",
     ):
         super().__init__(
             alpha=alpha,
@@ -507,6 +574,7 @@ class CategoricalNB(BaseDiscreteNB):
         )
         self.min_categories = min_categories
         self.max_categories = max_categories
+        self.missing = missing
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -569,7 +637,13 @@ class CategoricalNB(BaseDiscreteNB):
         class_count = class_weights(y, sample_weight, n_classes)
         if sp.issparse(codes):
             bad, sizes, counts = count_sparse_codes(
-                codes, y, sample_weight, n_classes, self.max_categories, class_count
+                codes,
+                y,
+                sample_weight,
+                n_classes,
+                self.max_categories,
+                class_count,
+                ignores_missing(self),
             )
             if bad is not None:
                 row, column = stored_position(codes, bad)
@@ -583,6 +657,7 @@ class CategoricalNB(BaseDiscreteNB):
                 n_classes,
                 self.max_categories,
                 [0 if v is None else len(v) for v in values],
+                ignores_missing(self),
             )
             if bad is not None:
                 row, column = divmod(bad, codes.shape[1])
@@ -659,7 +734,7 @@ class CategoricalNB(BaseDiscreteNB):
             statistics, "category_count", (n_rows, n_classes), values=values
         )
         if values:
-            check_categories_agree(statistics)
+            check_categories_agree(statistics, ignores_missing(self))
 
     def _table_params(self, statistics, n_classes):
         n_categories = self._with_min_categories(
@@ -705,7 +780,9 @@ class CategoricalNB(BaseDiscreteNB):
         categories; a huge unseen code at predict time costs nothing). A
         matrix of codes of a float or integer dtype is checked by the
         kernels as they read it (count_codes, categorical_score_dense),
-        other columns of codes here.
+        other columns of codes here. With missing="ignore", an object X's
+        missing values (see missing_values) make the codes float64, NaN
+        where missing.
         """
         n_features = X.shape[1]
         numeric = X.dtype.kind in "iu" or (
@@ -713,22 +790,40 @@ class CategoricalNB(BaseDiscreteNB):
         )
         if codes_columns.all() and numeric:
             return kernel_codes(X), [None] * n_features
+        ignore = ignores_missing(self)
         # What validate_data would have checked (see _check_batch).
+        absent = None
         if X.dtype == object:
-            self._refuse_missing(X)
-        assert_all_finite(X, input_name="X", estimator_name=type(self).__name__)
+            absent = missing_values(X)
+            if not ignore:
+                self._refuse_missing(absent)
+            elif not absent.any():
+                absent = None
+        assert_all_finite(
+            X,
+            allow_nan=ignore,
+            input_name="X",
+            estimator_name=type(self).__name__,
+        )
         if known is None:
             known = [np.arange(0)] * n_features
         limit = self.max_categories if learn else None
-        codes = np.empty(X.shape, dtype=np.int64)
+        codes = np.empty(X.shape, dtype=np.int64 if absent is None else np.float64)
         values = []
         for j in range(n_features):
+            column, rows = X[:, j], slice(None)
+            if absent is not None and absent[:, j].any():
+                # Missing values get NaN; the others are coded as usual.
+                rows = ~absent[:, j]
+                codes[absent[:, j], j] = np.nan
+                column = np.where(rows, column, np.nan)
             if codes_columns[j]:
-                codes[:, j] = as_int64_codes(checked_codes(X[:, j], j, limit))
+                column = checked_codes(column, j, limit, ignore)
+                codes[:, j] = column if absent is not None else as_int64_codes(column)
                 values.append(None)
             else:
                 column_codes, column_values = self._encode_values(
-                    X[:, j], known[j], learn, j
+                    column[rows], known[j], learn, j
                 )
                 if learn and len(column_values) > self.max_categories:
                     raise ValueError(
@@ -736,18 +831,15 @@ class CategoricalNB(BaseDiscreteNB):
                         f"categories, more than max_categories={self.max_categories}"
                         "; raise max_categories if it really has that many."
                     )
-                codes[:, j] = column_codes
+                codes[rows, j] = column_codes
                 values.append(column_values)
         return codes, values
 
-    def _refuse_missing(self, X):
-        """ValueError naming the columns of an object X that hold None or NaN
-        (scikit-learn would say only "Input contains NaN")."""
-        missing = [
-            j
-            for j in range(X.shape[1])
-            if any(v is None or (isinstance(v, float) and v != v) for v in X[:, j])
-        ]
+    def _refuse_missing(self, absent):
+        """ValueError naming the columns of an object X that hold missing
+        values, where ``absent`` (missing_values) is True (scikit-learn would
+        say only "Input contains NaN")."""
+        missing = np.flatnonzero(absent.any(axis=0)).tolist()
         if missing:
             names = getattr(self, "feature_names_in_", None)
             columns = [j if names is None else str(names[j]) for j in missing]
@@ -840,6 +932,7 @@ class CategoricalNB(BaseDiscreteNB):
             table,
             padded,
             thread_scratch(n_threads, n_classes),
+            ignores_missing(self),
             n_threads,
         )
         attributes = {
@@ -874,13 +967,13 @@ class CategoricalNB(BaseDiscreteNB):
             out,
             labels,
             thread_scratch(n_threads, n_classes),
+            ignores_missing(self),
             n_threads,
         )
         if bad >= 0:
-            raise bad_row_error(X, bad)
+            raise bad_row_error(X, bad, ignores_missing(self))
 
-    @staticmethod
-    def _score_sparse(X, scoring, output, out, labels):
+    def _score_sparse(self, X, scoring, output, out, labels):
         """_score for canonical CSR codes (see categorical_score_csr)."""
         n_classes = len(scoring["log_prior"])
         zero_scores = scoring["zero_scores"]
@@ -897,10 +990,11 @@ class CategoricalNB(BaseDiscreteNB):
             out,
             labels,
             thread_scratch(n_threads, n_classes),
+            ignores_missing(self),
             n_threads,
         )
         if bad >= 0:
-            raise bad_row_error(X, bad)
+            raise bad_row_error(X, bad, ignores_missing(self))
 
     def _terms(self, X, scoring, selection):
         n_classes = len(scoring["log_prior"])
@@ -915,18 +1009,22 @@ class CategoricalNB(BaseDiscreteNB):
             )
         feature = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
         differences = selection.of(table - zeros[feature])
+        # A missing value's feature has no term: against code 0's, minus it.
+        missing_term = np.empty((0, differences.shape[1]))
+        if ignores_missing(self):
+            missing_term = np.ascontiguousarray(selection.of(-zeros))
         out = terms_output(X, differences.shape[1])
         n_threads = effective_n_threads(data_size(X) * differences.shape[1])
         if sp.issparse(X):
             bad = _kernels.categorical_terms_csr(
-                *sparse_arrays(X), offsets, differences, out, n_threads
+                *sparse_arrays(X), offsets, differences, missing_term, out, n_threads
             )
         else:
             bad = _kernels.categorical_terms_dense(
-                X, offsets, differences, out, n_threads
+                X, offsets, differences, missing_term, out, n_threads
             )
         if bad >= 0:
-            raise bad_row_error(X, bad)
+            raise bad_row_error(X, bad, ignores_missing(self))
         baseline = scoring["log_prior"] + zeros.sum(axis=0)
         return as_term_matrices(X, out), selection.of(baseline)
 
@@ -940,14 +1038,15 @@ class CategoricalNB(BaseDiscreteNB):
         )
 
 
-def bad_row_error(X, row):
+def bad_row_error(X, row, allow_nan=False):
     """The ValueError for the first bad code of row ``row`` of checked X
-    (codes, dense or CSR), which a kernel reported."""
+    (codes, dense or CSR), which a kernel reported; NaN is not bad with
+    ``allow_nan``."""
     if sp.issparse(X):
         start, stop = X.indptr[row], X.indptr[row + 1]
-        first = start + int(np.argmax(bad_codes(X.data[start:stop])))
+        first = start + int(np.argmax(bad_codes(X.data[start:stop], allow_nan)))
         return code_error(X.data[first], int(X.indices[first]), row)
-    column = int(np.argmax(bad_codes(X[row])))
+    column = int(np.argmax(bad_codes(X[row], allow_nan)))
     return code_error(X[row, column], column, row)
 
 
@@ -959,7 +1058,9 @@ def row_pseudo_counts(alpha, n_categories, offsets):
     """
     n_features = len(n_categories)
     feature = np.repeat(np.arange(n_features), n_categories + 1)
-    uniform = 1.0 / n_categories[feature]
+    # (A feature of no categories, never seen with missing="ignore", has
+    # only its unseen row, which categorical_log_tables makes 0.)
+    uniform = 1.0 / np.maximum(n_categories, 1)[feature]
     if isinstance(alpha, MEstimate):
         share = None
         if alpha.prior is not None:
@@ -973,10 +1074,11 @@ def row_pseudo_counts(alpha, n_categories, offsets):
     return np.ascontiguousarray(np.broadcast_to(pseudo, feature.shape), np.float64)
 
 
-def check_categories_agree(statistics):
+def check_categories_agree(statistics, missing=False):
     """Check what fitting makes sure of: each feature's categories unique
     (codes sorted and non-negative), and its counts summing to the class
-    counts (to rounding)."""
+    counts (to rounding); with ``missing`` (missing="ignore"), at most to
+    the class counts, a feature's missing values being left out."""
     class_count = statistics["class_count"]
     start = 0
     for feature, values in enumerate(statistics["categories"]):
@@ -992,7 +1094,13 @@ def check_categories_agree(statistics):
             )
         end = start + len(values)
         total = statistics["category_count"][start:end].sum(axis=0)
-        if not np.allclose(total, class_count, rtol=SUM_RTOL, atol=0.0):
+        if missing:
+            if (total > class_count * (1 + SUM_RTOL)).any():
+                raise ValueError(
+                    f"Statistic 'category_count' of feature {feature} adds up to "
+                    "more than class_count."
+                )
+        elif not np.allclose(total, class_count, rtol=SUM_RTOL, atol=0.0):
             raise ValueError(
                 f"Statistic 'category_count' of feature {feature} does not add "
                 "up to class_count."

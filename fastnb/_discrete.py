@@ -16,6 +16,7 @@ from sklearn.utils._param_validation import Interval
 
 from fastnb._base import (
     FLOAT_DTYPES,
+    MISSING_CONSTRAINT,
     BaseNB,
     check_class_prior,
     check_values,
@@ -26,6 +27,7 @@ from fastnb._base import (
     effective_n_threads,
     fitted_statistic,
     fitted_table,
+    ignores_missing,
     log_class_prior,
     pad_classes,
     raise_refused_value,
@@ -42,15 +44,19 @@ from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
 from fastnb._state import check_rows_agree, check_statistic
 
 
-def accumulate_counts(X, y, sample_weight, out, binarize):
+def accumulate_counts(X, y, sample_weight, out, binarize, missing=None, nan=False):
     """Add the weighted per-class feature sums of X to ``out`` (n_classes, n_features).
 
     ``binarize`` is None to count values as they are, or a threshold above
-    which a value counts as 1 (else 0).
+    which a value counts as 1 (else 0). A NaN (which only a model with
+    missing="ignore" lets through, ``nan``) counts as nothing; its weight is
+    added to ``missing`` (n_classes, n_features) when that is given.
     """
     n_threads = effective_n_threads(data_size(X))
     threshold = 0.0 if binarize is None else float(binarize)
-    counting = (threshold, binarize is not None, out)
+    if missing is None:
+        missing = np.empty((0, 0))
+    counting = (threshold, binarize is not None, out, missing)
     if sp.issparse(X) and X.format == "csr":
         rows = rows_by_class(y, out.shape[0])
         _kernels.discrete_count_csr(
@@ -61,14 +67,17 @@ def accumulate_counts(X, y, sample_weight, out, binarize):
             *sparse_arrays(X), y, sample_weight, *counting, n_threads
         )
     else:
-        chunk_rows, n_chunks = dense_row_chunks(X.shape[0], out.size)
-        chunk_counts = np.zeros((n_chunks - 1, *out.shape))
+        # Each chunk's counts, and then its missing weights if they are kept.
+        tables = 1 + (missing.shape[0] > 0)
+        chunk_rows, n_chunks = dense_row_chunks(X.shape[0], tables * out.size)
+        chunk_counts = np.zeros((n_chunks - 1, tables * out.shape[0], out.shape[1]))
         block_width = dense_block_width(X.shape[1], n_threads)
         _kernels.discrete_count_dense(
             X,
             y,
             sample_weight,
             *counting,
+            nan,
             chunk_counts,
             chunk_rows,
             block_width,
@@ -95,14 +104,51 @@ def per_feature(value, n_features):
     return np.broadcast_to(np.asarray(value, dtype=np.float64), (n_features,))
 
 
+def missing_table(statistics, table):
+    """The output for a table kernel's terms of missing values: zeros of the
+    scoring table's shape if the model keeps missing_count, else empty."""
+    if "missing_count" in statistics:
+        return np.zeros_like(table)
+    return np.empty((0, 0))
+
+
+def missing_indicator(X):
+    """1.0 where X holds NaN (a missing value), else 0 (sparse as X is)."""
+    if sp.issparse(X):
+        X = X.copy()
+        X.data = np.isnan(X.data).astype(np.float64)
+        return X
+    return np.isnan(X).astype(np.float64)
+
+
+def observed_weight(statistics):
+    """The weight of each class's samples in which each feature was seen
+    (n_classes, n_features): the class counts (a stride-0 view), less the
+    weight of the missing values where the model keeps it."""
+    class_count = np.ascontiguousarray(statistics["class_count"])
+    shape = statistics["feature_count"].shape
+    if "missing_count" not in statistics:
+        return np.broadcast_to(class_count[:, np.newaxis], shape)
+    # Summed in other orders, an all-missing class's two sums can differ in
+    # the last place.
+    return np.maximum(class_count[:, np.newaxis] - statistics["missing_count"], 0.0)
+
+
 class BaseDiscreteNB(BaseNB):
     """Fitting and scoring shared by the count-based families.
 
     The statistics are ``class_count`` (n_classes,) and ``feature_count``
-    (n_classes, n_features). Subclasses set ``_counts_binarize()`` (a
-    threshold or None) and ``_log_tables(statistics, params, class_log_prior)``
-    returning the public attributes plus the scoring ``table`` (n_features,
-    n_padded) and ``intercept``.
+    (n_classes, n_features), and, for a family whose rates are per sample
+    (``_keeps_missing``: BernoulliNB, PoissonNB) fitted with
+    missing="ignore", ``missing_count`` (n_classes, n_features), the weight
+    of each class's samples in which each feature was missing. Subclasses
+    set ``_counts_binarize()`` (a threshold or None) and
+    ``_log_tables(statistics, params, class_log_prior)`` returning the
+    public attributes plus the scoring ``table`` (n_features, n_padded) and
+    ``intercept``, and with missing_count, ``missing`` (as ``table``): the
+    term of a missing value, minus the term of a 0 that the intercept holds.
+    For MultinomialNB and ComplementNB a missing value is a value of 0 in
+    fit and scoring alike: their statistics are sums, and a 0 has no term.
     """
 
     _parameter_constraints: dict = {
@@ -110,9 +156,11 @@ class BaseDiscreteNB(BaseNB):
         "fit_prior": ["boolean"],
         "class_prior": ["array-like", None],
         "force_alpha": ["boolean"],
+        "missing": MISSING_CONSTRAINT,
     }
     _requires_non_negative = True
-    _class_axes: dict = {"class_count": 0, "feature_count": 0}
+    _keeps_missing = False
+    _class_axes: dict = {"class_count": 0, "feature_count": 0, "missing_count": 0}
 
     class_count_ = fitted_statistic(
         "class_count", "ndarray of shape (n_classes,): weighted samples per class."
@@ -130,12 +178,19 @@ class BaseDiscreteNB(BaseNB):
     )
 
     def __init__(
-        self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None
+        self,
+        *,
+        alpha=1.0,
+        force_alpha=True,
+        fit_prior=True,
+        class_prior=None,
+        missing="error",
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
+        self.missing = missing
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -177,12 +232,17 @@ class BaseDiscreteNB(BaseNB):
             X = summed_duplicates(X)
         return X, y
 
+    def _statistic_keys(self):
+        """The names of the model's statistics (missing_count only when kept)."""
+        if self._keeps_missing and ignores_missing(self):
+            return ("class_count", "feature_count", "missing_count")
+        return ("class_count", "feature_count")
+
     def _empty_statistics(self, n_classes, X):
-        n_features = X.shape[1]
-        return {
-            "class_count": np.zeros(n_classes, dtype=np.float64),
-            "feature_count": np.zeros((n_classes, n_features), dtype=np.float64),
-        }
+        shape = (n_classes, X.shape[1])
+        statistics = {key: np.zeros(shape) for key in self._statistic_keys()}
+        statistics["class_count"] = np.zeros(n_classes)
+        return statistics
 
     def _batch_statistics(self, X, y, sample_weight, n_classes):
         statistics = self._empty_statistics(n_classes, X)
@@ -193,13 +253,13 @@ class BaseDiscreteNB(BaseNB):
             weights_or_ones(sample_weight, X.shape[0]),
             statistics["feature_count"],
             self._counts_binarize(),
+            statistics.get("missing_count"),
+            ignores_missing(self),
         )
         return statistics
 
     def _combine_statistics(self, first, second):
-        return {
-            key: first[key] + second[key] for key in ("class_count", "feature_count")
-        }
+        return {key: first[key] + second[key] for key in self._statistic_keys()}
 
     def _add_batch(self, statistics, X, y, sample_weight, n_classes):
         # Counting into the model's own arrays, as scikit-learn does, saves a
@@ -208,30 +268,47 @@ class BaseDiscreteNB(BaseNB):
         # written: X was checked (its sparse structure too), and the
         # parameters are checked against the statistics first (a batch does
         # not change their shapes).
-        counts, class_count = statistics["feature_count"], statistics["class_count"]
         if not all(
-            array.flags.writeable and array.flags.c_contiguous
-            for array in (counts, class_count)
+            statistics[key].flags.writeable and statistics[key].flags.c_contiguous
+            for key in self._statistic_keys()
         ):
             return super()._add_batch(statistics, X, y, sample_weight, n_classes)
         self._table_params(statistics, n_classes)
         weights = weights_or_ones(sample_weight, X.shape[0])
-        accumulate_counts(X, y, weights, counts, self._counts_binarize())
-        class_count += class_weights(y, sample_weight, n_classes)
+        accumulate_counts(
+            X,
+            y,
+            weights,
+            statistics["feature_count"],
+            self._counts_binarize(),
+            statistics.get("missing_count"),
+            ignores_missing(self),
+        )
+        statistics["class_count"] += class_weights(y, sample_weight, n_classes)
         return statistics
 
     def _check_statistics(self, statistics, n_classes, n_features, values=True):
         check_statistic(statistics, "class_count", (n_classes,), values=values)
-        check_statistic(
-            statistics, "feature_count", (n_classes, n_features), values=values
-        )
-        if values:
-            # A feature binarized is on in at most every sample of its class.
-            check_rows_agree(
-                statistics,
-                "feature_count",
-                upper_bound=self._counts_binarize() is not None,
+        for key in self._statistic_keys()[1:]:
+            check_statistic(statistics, key, (n_classes, n_features), values=values)
+        unknown = sorted(set(statistics) - set(self._statistic_keys()))
+        if unknown:
+            raise ValueError(
+                f"{type(self).__name__} with missing={self.missing!r} keeps no "
+                f"statistic {unknown[0]!r}."
             )
+        if not values:
+            return
+        if "missing_count" in statistics:
+            check_rows_agree(statistics, "missing_count", upper_bound=True)
+        # A feature binarized is on in at most every sample of its class in
+        # which it was seen.
+        check_rows_agree(
+            statistics,
+            "feature_count",
+            upper_bound=self._counts_binarize() is not None,
+            plus="missing_count" if "missing_count" in statistics else None,
+        )
 
     def _table_params(self, statistics, n_classes):
         n_features = statistics["feature_count"].shape[1]
@@ -279,6 +356,8 @@ class BaseDiscreteNB(BaseNB):
             0.0 if binarize is None else float(binarize),
             binarize is not None,
             self._scores_non_negative,
+            ignores_missing(self),
+            scoring.get("missing", np.empty((0, 0))),
             output,
             out,
             labels,
@@ -301,13 +380,23 @@ class BaseDiscreteNB(BaseNB):
                 "a class, unsmoothed): fit with alpha > 0."
             )
         binarize = self._counts_binarize()
+        coef = selection.of(scoring["table"][:, :n_classes])
+        missing_term = None
+        if ignores_missing(self):
+            missing = scoring.get("missing")
+            missing_term = (
+                np.zeros_like(coef)
+                if missing is None
+                else selection.of(missing[:, :n_classes])
+            )
         terms, bad = linear_terms(
             X,
-            selection.of(scoring["table"][:, :n_classes]),
+            coef,
             None,
             0.0 if binarize is None else float(binarize),
             binarize is not None,
             self._scores_non_negative,
+            missing_term,
         )
         if bad >= 0:
             raise_refused_value(X, bad, self, self._scores_non_negative)
@@ -352,6 +441,10 @@ class MultinomialNB(BaseDiscreteNB):
         Learn class priors from the data; if False use a uniform prior.
     class_prior : array-like of shape (n_classes,), default=None
         Fixed class priors; overrides ``fit_prior``.
+    missing : {"error", "ignore"}, default="error"
+        What a NaN in X is: refused with scikit-learn's message ("error"),
+        or a missing value ("ignore"), which adds nothing to its feature's
+        counts and nothing to the score: as a value of 0 would.
 
     Attributes
     ----------
@@ -426,6 +519,10 @@ class ComplementNB(BaseDiscreteNB):
     norm : bool, default=False
         Normalise each class's weights by their sum (Rennie et al.'s
         weight normalisation).
+    missing : {"error", "ignore"}, default="error"
+        What a NaN in X is: refused with scikit-learn's message ("error"),
+        or a missing value ("ignore"), which adds nothing to its feature's
+        counts and nothing to the score: as a value of 0 would.
 
     Attributes
     ----------
@@ -473,12 +570,14 @@ class ComplementNB(BaseDiscreteNB):
         fit_prior=True,
         class_prior=None,
         norm=False,
+        missing="error",
     ):
         super().__init__(
             alpha=alpha,
             force_alpha=force_alpha,
             fit_prior=fit_prior,
             class_prior=class_prior,
+            missing=missing,
         )
         self.norm = norm
 
@@ -534,6 +633,11 @@ class BernoulliNB(BaseDiscreteNB):
         Learn class priors from the data; if False use a uniform prior.
     class_prior : array-like of shape (n_classes,), default=None
         Fixed class priors; overrides ``fit_prior``.
+    missing : {"error", "ignore"}, default="error"
+        What a NaN in X is: refused with scikit-learn's message ("error"),
+        or a missing value ("ignore"), left out of its feature's statistics
+        (each feature's probability is estimated from the samples in which it was
+        seen) and of its feature's term in the score.
 
     Attributes
     ----------
@@ -568,6 +672,7 @@ class BernoulliNB(BaseDiscreteNB):
         "alpha": [*BaseDiscreteNB._parameter_constraints["alpha"], MEstimate],
     }
     _requires_non_negative = False
+    _keeps_missing = True
 
     def __init__(
         self,
@@ -577,12 +682,14 @@ class BernoulliNB(BaseDiscreteNB):
         binarize=0.0,
         fit_prior=True,
         class_prior=None,
+        missing="error",
     ):
         super().__init__(
             alpha=alpha,
             force_alpha=force_alpha,
             fit_prior=fit_prior,
             class_prior=class_prior,
+            missing=missing,
         )
         self.binarize = binarize
 
@@ -602,13 +709,15 @@ class BernoulliNB(BaseDiscreteNB):
         # are left out of the linear score and checked apart (see _score).
         log_absent = np.empty(n_classes)
         certain = np.zeros((n_classes, n_features), dtype=np.uint8)
+        missing = missing_table(statistics, table)
         n_certain = _kernels.bernoulli_tables(
             feature_count,
-            np.ascontiguousarray(statistics["class_count"]),
+            observed_weight(statistics),
             per_feature(pseudo_on, n_features),
             per_feature(pseudo_total, n_features),
             feature_log_prob,
             table,
+            missing,
             log_absent,
             certain,
             n_threads,
@@ -622,6 +731,8 @@ class BernoulliNB(BaseDiscreteNB):
             "intercept": class_log_prior + log_absent,
             "certain": sp.csr_array(certain.astype(np.float64)) if n_certain else None,
         }
+        if missing.size:
+            scoring["missing"] = missing
         return attributes, scoring
 
     def _score(self, X, scoring, output, out, labels):
@@ -638,6 +749,10 @@ class BernoulliNB(BaseDiscreteNB):
         if sp.issparse(present):
             present = present.toarray()
         needed = np.asarray(certain.sum(axis=1)).reshape(-1, 1)
+        if ignores_missing(self):
+            # A certain feature the row has no value for is not needed.
+            unseen = certain @ missing_indicator(X).T
+            needed = needed - (unseen.toarray() if sp.issparse(unseen) else unseen)
         jll[(present < needed - 0.5).T] = -np.inf
         _kernels.finish_scores(jll, output, out, labels, effective_n_threads(jll.size))
 
@@ -694,6 +809,11 @@ class PoissonNB(BaseDiscreteNB):
         Learn class priors from the data; if False use a uniform prior.
     class_prior : array-like of shape (n_classes,), default=None
         Fixed class priors; overrides ``fit_prior``.
+    missing : {"error", "ignore"}, default="error"
+        What a NaN in X is: refused with scikit-learn's message ("error"),
+        or a missing value ("ignore"), left out of its feature's statistics
+        (each feature's rate is estimated from the samples in which it was
+        seen) and of its feature's term in the score.
 
     Attributes
     ----------
@@ -722,6 +842,8 @@ class PoissonNB(BaseDiscreteNB):
     array(['a'], dtype='<U1')
     """
 
+    _keeps_missing = True
+
     rate_ = fitted_table(
         "rate_", "ndarray of shape (n_classes, n_features): Poisson rates."
     )
@@ -731,18 +853,22 @@ class PoissonNB(BaseDiscreteNB):
         n_classes, n_features = feature_count.shape
         rate, table, n_threads = new_tables(feature_count)
         rate_sums = np.empty(n_classes)
+        missing = missing_table(statistics, table)
         _kernels.poisson_tables(
             feature_count,
-            np.ascontiguousarray(statistics["class_count"]),
+            observed_weight(statistics),
             per_feature(params["alpha"], n_features),
             np.empty(n_features),
             rate,
             table,
+            missing,
             rate_sums,
             n_threads,
         )
         attributes = {"rate_": rate, "class_log_prior_": class_log_prior}
         scoring = {"table": table, "intercept": class_log_prior - rate_sums}
+        if missing.size:
+            scoring["missing"] = missing
         return attributes, scoring
 
     # A negative count has no Poisson probability (and no log-factorial).
@@ -760,11 +886,11 @@ class PoissonNB(BaseDiscreteNB):
         if not selection.pair:
             # -log(x!), the same in every class: it cancels in a pair's log-odds.
             if isinstance(terms, list):
-                log_factorials = gammaln(X.data.astype(np.float64) + 1)
+                log_factorials = log_factorial(X.data)
                 for matrix in terms:
                     matrix.data -= log_factorials
             else:
-                terms -= gammaln(np.asarray(X, dtype=np.float64) + 1)[:, :, None]
+                terms -= log_factorial(X)[:, :, None]
         return terms, intercept
 
     def _score(self, X, scoring, output, out, labels):
@@ -775,13 +901,21 @@ class PoissonNB(BaseDiscreteNB):
             out -= log_factorial_row_sums(X)[:, np.newaxis]
 
 
+def log_factorial(values):
+    """log(x!) of each value (log Gamma(x + 1) for real x), 0 for a missing
+    one (NaN), whose term is left out of the score."""
+    result = gammaln(np.asarray(values, dtype=np.float64) + 1)
+    result[np.isnan(result)] = 0.0
+    return result
+
+
 def log_factorial_row_sums(X):
-    """sum_i log(x_i!) for every row of X (log Gamma(x + 1) for real x)."""
+    """sum_i log(x_i!) over the values of every row of X."""
     if sp.issparse(X):
         X = sp.csr_matrix(X)
         return np.asarray(
             sp.csr_matrix(
-                (gammaln(X.data + 1), X.indices, X.indptr), shape=X.shape
+                (log_factorial(X.data), X.indices, X.indptr), shape=X.shape
             ).sum(axis=1)
         ).reshape(-1)
-    return gammaln(np.asarray(X, dtype=np.float64) + 1).sum(axis=1)
+    return log_factorial(X).sum(axis=1)

@@ -309,6 +309,10 @@ def class_order(const intp_t[::1] y, intp_t[::1] order, intp_t[::1] class_ptr):
 # (sample_weight may be a view of one value, stride 0: unit weights.)
 # Each entry of `out` is written by one thread only, summing rows in their
 # original order, so the result does not depend on the number of threads.
+# A NaN reaches them only from a model with missing="ignore" (check_values
+# refuses it otherwise): it is a missing value, counted as nothing in out
+# and, if `missing` has rows (else it is empty), its weight added to
+# missing[class, feature] in the same order.
 # ---------------------------------------------------------------------------
 
 def discrete_count_csr(
@@ -321,10 +325,12 @@ def discrete_count_csr(
     double threshold,
     bint binarize,
     double[:, ::1] out,
+    double[:, ::1] missing,
     int n_threads,
 ):
     """Add each CSR row's weighted values to its class's row of out; a task a class."""
     cdef Py_ssize_t n_classes = class_ptr.shape[0] - 1
+    cdef bint track = missing.shape[0] > 0
     cdef Py_ssize_t c, q, i, p
     cdef double w
     # Dynamic schedule: classes differ in size; each class row of `out` is
@@ -334,6 +340,10 @@ def discrete_count_csr(
             i = rows_by_class[q]
             w = sample_weight[i]
             for p in range(X_indptr[i], X_indptr[i + 1]):
+                if X_data[p] != X_data[p]:
+                    if track:
+                        missing[c, X_indices[p]] += w
+                    continue
                 out[c, X_indices[p]] += w * fastnb_counted(
                     X_data[p], threshold, binarize
                 )
@@ -348,14 +358,20 @@ def discrete_count_csc(
     double threshold,
     bint binarize,
     double[:, ::1] out,
+    double[:, ::1] missing,
     int n_threads,
 ):
     """Add each CSC column's weighted values to out[y[row], column]; a task a column."""
     cdef Py_ssize_t n_features = X_indptr.shape[0] - 1
+    cdef bint track = missing.shape[0] > 0
     cdef Py_ssize_t j, p, r
     for j in prange(n_features, nogil=True, schedule="static", num_threads=n_threads):
         for p in range(X_indptr[j], X_indptr[j + 1]):
             r = X_indices[p]
+            if X_data[p] != X_data[p]:
+                if track:
+                    missing[y[r], j] += sample_weight[r]
+                continue
             out[y[r], j] += sample_weight[r] * fastnb_counted(
                 X_data[p], threshold, binarize
             )
@@ -368,6 +384,8 @@ def discrete_count_dense(
     double threshold,
     bint binarize,
     double[:, ::1] out,
+    double[:, ::1] missing,
+    bint allow_nan,
     double[:, :, ::1] chunk_counts,
     Py_ssize_t chunk_rows,
     Py_ssize_t block_width,
@@ -378,13 +396,17 @@ def discrete_count_dense(
     The rows are cut in chunks of chunk_rows: the first is counted into
     out, each other one, b, into chunk_counts[b - 1] (zeroed by the
     caller), a task a chunk and a block of block_width columns; then those
-    are added to out in order, a task a block of columns.
+    are added to out in order, a task a block of columns.  Only with
+    allow_nan is X's every value tested for NaN; when missing values are
+    counted, chunk_counts holds two tables a chunk: the counts, then the
+    missing weights, [b - 1, n_classes + c, j].
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
     cdef Py_ssize_t n_classes = out.shape[0]
     cdef Py_ssize_t n_chunks = chunk_counts.shape[0] + 1
     cdef Py_ssize_t n_blocks = (n_features + block_width - 1) // block_width
+    cdef bint track = missing.shape[0] > 0
     cdef Py_ssize_t task, b, i, j, c, j_start, j_stop
     cdef double v
     for task in prange(
@@ -395,7 +417,25 @@ def discrete_count_dense(
         j_stop = min(j_start + block_width, n_features)
         for i in range(b * chunk_rows, min((b + 1) * chunk_rows, n_samples)):
             c = y[i]
+            if not allow_nan:
+                # Without a test for NaN, which would keep the compiler from
+                # vectorising this loop.
+                for j in range(j_start, j_stop):
+                    v = sample_weight[i] * fastnb_counted(X[i, j], threshold, binarize)
+                    if b == 0:
+                        out[c, j] += v
+                    else:
+                        chunk_counts[b - 1, c, j] += v
+                continue
             for j in range(j_start, j_stop):
+                if X[i, j] != X[i, j]:
+                    if not track:
+                        continue
+                    if b == 0:
+                        missing[c, j] += sample_weight[i]
+                    else:
+                        chunk_counts[b - 1, n_classes + c, j] += sample_weight[i]
+                    continue
                 v = sample_weight[i] * fastnb_counted(X[i, j], threshold, binarize)
                 if b == 0:
                     out[c, j] += v
@@ -410,6 +450,8 @@ def discrete_count_dense(
             for b in range(n_chunks - 1):
                 for j in range(j_start, j_stop):
                     out[c, j] += chunk_counts[b, c, j]
+                    if track:
+                        missing[c, j] += chunk_counts[b, n_classes + c, j]
 
 
 # ---------------------------------------------------------------------------
@@ -533,6 +575,8 @@ def discrete_score_csr(
     double threshold,
     bint binarize,
     bint non_negative,
+    bint allow_nan,
+    const double[:, ::1] missing,
     int output,
     double[:, ::1] out,
     intp_t[::1] labels,
@@ -541,11 +585,14 @@ def discrete_score_csr(
 ):
     """Score CSR rows against a feature-major table; scratch has a row per thread.
 
-    Returns the first row with a refused value, or -1.
+    missing is empty, or (with allow_nan) the table of a NaN's terms (see
+    FASTNB_DISCRETE_CSR_ROW). Returns the first row with a refused value, or
+    -1.
     """
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef Py_ssize_t nnz = X_indices.shape[0]
     cdef Py_ssize_t n_padded = table.shape[1]
+    cdef const double* missing_rows = NULL
     # An X without stored values has only empty rows, which read nothing.
     cdef const floating* data = &X_data[0] if nnz else NULL
     cdef const index_t* indices = &X_indices[0] if nnz else NULL
@@ -553,6 +600,10 @@ def discrete_score_csr(
     cdef Py_ssize_t i, k, t
     cdef int status
     cdef double* row
+    if missing.shape[0]:
+        if missing.shape[0] != table.shape[0] or missing.shape[1] != n_padded:
+            raise ValueError("missing must have the shape of table")
+        missing_rows = &missing[0, 0]
     for i in prange(
         n_samples,
         nogil=True,
@@ -568,7 +619,8 @@ def discrete_score_csr(
             row[k] = intercept[k]
         status = discrete_csr_row(
             data, indices, X_indptr[i], X_indptr[i + 1], nnz, &table[0, 0],
-            table.shape[0], n_padded, threshold, binarize, non_negative, row,
+            table.shape[0], n_padded, threshold, binarize, non_negative, allow_nan,
+            missing_rows, row,
         )
         if status < 0:
             with gil:
@@ -590,6 +642,8 @@ def discrete_score_dense(
     double threshold,
     bint binarize,
     bint non_negative,
+    bint allow_nan,
+    const double[:, ::1] missing,
     int output,
     double[:, ::1] out,
     intp_t[::1] labels,
@@ -598,15 +652,22 @@ def discrete_score_dense(
 ):
     """Score dense rows against a feature-major table; scratch has a row per thread.
 
-    Returns the first row with a refused value, or -1.
+    missing is empty, or (with allow_nan) the table of a NaN's terms (see
+    FASTNB_DISCRETE_CSR_ROW). Returns the first row with a refused value, or
+    -1.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_padded = table.shape[1]
+    cdef const double* missing_rows = NULL
     cdef Py_ssize_t stride = X.strides[1] // sizeof(floating)
     cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
     cdef Py_ssize_t i, k, t
     cdef int status
     cdef double* row
+    if missing.shape[0]:
+        if missing.shape[0] != table.shape[0] or missing.shape[1] != n_padded:
+            raise ValueError("missing must have the shape of table")
+        missing_rows = &missing[0, 0]
     for i in prange(
         n_samples,
         nogil=True,
@@ -622,7 +683,7 @@ def discrete_score_dense(
             row[k] = intercept[k]
         status = discrete_dense_row(
             &X[i, 0], stride, X.shape[1], &table[0, 0], table.shape[0], n_padded,
-            threshold, binarize, non_negative, row,
+            threshold, binarize, non_negative, allow_nan, missing_rows, row,
         )
         if status < 0:
             with gil:
@@ -775,6 +836,18 @@ def linear_terms_dense(
 # Categorical: the term of code x of feature j is table[offsets[j] + x, m]
 # (its last row for codes past the feature's categories), the table holding
 # each row's log-probabilities less those of the feature's code 0, combined.
+# As for the linear families, a model with missing="ignore" passes
+# missing_term (n_features, n_out), the term of a NaN code (minus code 0's
+# term); empty otherwise, and NaN is refused.
+
+cdef inline bint _missing_code(code_t x) noexcept nogil:
+    """Whether code x is NaN (a missing value with missing="ignore"); integer
+    codes never are."""
+    if code_t is float or code_t is double:
+        return x != x
+    else:
+        return False
+
 
 cdef inline Py_ssize_t _code_row(
     code_t x, const intp_t[::1] offsets, Py_ssize_t j
@@ -802,6 +875,7 @@ def categorical_terms_csr(
     const index_t[::1] X_indptr,
     const intp_t[::1] offsets,
     const double[:, ::1] table,
+    const double[:, ::1] missing_term,
     double[:, ::1] out,
     int n_threads,
 ):
@@ -811,6 +885,7 @@ def categorical_terms_csr(
     """
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef Py_ssize_t n_out = out.shape[1]
+    cdef bint allow_nan = missing_term.shape[0] > 0
     cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
     cdef Py_ssize_t i, p, m, t, row
     for i in prange(
@@ -826,6 +901,10 @@ def categorical_terms_csr(
         for p in range(X_indptr[i], X_indptr[i + 1]):
             row = _code_row(X_data[p], offsets, X_indices[p])
             if row < 0:
+                if allow_nan and _missing_code(X_data[p]):
+                    for m in range(n_out):
+                        out[p, m] = missing_term[X_indices[p], m]
+                    continue
                 first_bad[t] = i
                 break
             for m in range(n_out):
@@ -837,6 +916,7 @@ def categorical_terms_dense(
     const code_t[:, :] X,
     const intp_t[::1] offsets,
     const double[:, ::1] table,
+    const double[:, ::1] missing_term,
     double[:, :, ::1] out,
     int n_threads,
 ):
@@ -847,6 +927,7 @@ def categorical_terms_dense(
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
     cdef Py_ssize_t n_out = out.shape[2]
+    cdef bint allow_nan = missing_term.shape[0] > 0
     cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
     cdef Py_ssize_t i, j, m, t, row
     for i in prange(
@@ -862,6 +943,10 @@ def categorical_terms_dense(
         for j in range(n_features):
             row = _code_row(X[i, j], offsets, j)
             if row < 0:
+                if allow_nan and _missing_code(X[i, j]):
+                    for m in range(n_out):
+                        out[i, j, m] = missing_term[j, m]
+                    continue
                 first_bad[t] = i
                 break
             for m in range(n_out):
@@ -1565,13 +1650,13 @@ cdef inline void _sum_blocks(
 
 
 cdef inline double _sum_classes(
-    const double[:, ::1] feature_count, Py_ssize_t j
+    const double[:, :] counts, Py_ssize_t j
 ) noexcept nogil:
     """The sum of column j over the classes, in class order."""
     cdef Py_ssize_t c
     cdef double total = 0.0
-    for c in range(feature_count.shape[0]):
-        total = total + feature_count[c, j]
+    for c in range(counts.shape[0]):
+        total = total + counts[c, j]
     return total
 
 
@@ -1669,29 +1754,35 @@ def complement_tables(
 
 def bernoulli_tables(
     const double[:, ::1] feature_count,
-    const double[::1] class_count,
+    const double[:, :] class_count,
     const double[:] pseudo_on,
     const double[:] pseudo_total,
     double[:, ::1] log_prob,
     double[:, ::1] table,
+    double[:, ::1] missing,
     double[::1] absent_sums,
     unsigned char[:, ::1] certain,
     int n_threads,
 ):
     """Bernoulli NB's tables; returns how many (class, feature) are certain.
 
-    log_prob[c, j] = log p = log(N_cj + on_j) - log(N_c + total_j);
-    log(1 - p) is the score of an absent feature, summed over j into
-    absent_sums[c], and table[j, c] = log p - log(1 - p). Where p = 1
-    (no smoothing), log(1 - p) = -inf: such a feature is certain
-    (certain[c, j] = 1, which the caller has zeroed), left out of the
-    sums and the table (its log(1 - p) taken as 0) and checked apart.
+    class_count[c, j] is the weight of class c's samples in which feature
+    j was seen: N_c (a stride-0 view), or less where values were missing.
+    log_prob[c, j] = log p = log(N_cj + on_j) - log(class_count[c, j] +
+    total_j); log(1 - p) is the score of an absent feature, summed over j
+    into absent_sums[c], and table[j, c] = log p - log(1 - p); if missing
+    has rows (missing="ignore"), missing[j, c] = -log(1 - p), the term of a
+    missing value. Where p = 1 (no smoothing), log(1 - p) = -inf: such a
+    feature is certain (certain[c, j] = 1, which the caller has zeroed),
+    left out of the sums and the tables (its log(1 - p) taken as 0) and
+    checked apart.
     """
     cdef Py_ssize_t n_classes = feature_count.shape[0]
     cdef Py_ssize_t n_features = feature_count.shape[1]
     cdef Py_ssize_t n_blocks = _table_blocks(n_features)
     cdef double[:, ::1] block_sums = np.zeros((n_blocks, n_classes))
     cdef intp_t[::1] block_certain = np.zeros(n_blocks, dtype=np.intp)
+    cdef bint track = missing.shape[0] > 0
     cdef Py_ssize_t b, c, j
     cdef double total, value, absent
     for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
@@ -1699,7 +1790,7 @@ def bernoulli_tables(
             total = 0.0
             for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
                 value = log(feature_count[c, j] + pseudo_on[j]) - log(
-                    class_count[c] + pseudo_total[j]
+                    class_count[c, j] + pseudo_total[j]
                 )
                 log_prob[c, j] = value
                 absent = log(1.0 - exp(value))
@@ -1709,6 +1800,8 @@ def bernoulli_tables(
                     absent = 0.0
                 total = total + absent
                 table[j, c] = value - absent
+                if track:
+                    missing[j, c] = -absent
             block_sums[b, c] = total
     _sum_blocks(block_sums, absent_sums)
     return np.sum(block_certain)
@@ -1716,42 +1809,45 @@ def bernoulli_tables(
 
 def poisson_tables(
     const double[:, ::1] feature_count,
-    const double[::1] class_count,
+    const double[:, :] class_count,
     const double[:] alpha,
     double[::1] overall,
     double[:, ::1] rate,
     double[:, ::1] table,
+    double[:, ::1] missing,
     double[::1] rate_sums,
     int n_threads,
 ):
     """Poisson NB's smoothed rates, table[j, c] = log rate[c, j], and
-    rate_sums[c] = sum_j rate[c, j].
+    rate_sums[c] = sum_j rate[c, j]; if missing has rows (missing="ignore"),
+    missing[j, c] = rate[c, j], the term of a missing value.
 
-    overall[j] gets feature j's rate over all samples, (sum_c N_cj) / N (0
-    when N = sum_c N_c is 0); rate[c, j] = (N_cj + a_j overall[j]) / (N_c +
-    a_j), or overall[j] where N_c + a_j = 0, and at least the smallest
-    positive double.
+    class_count[c, j] is the weight of class c's samples in which feature j
+    was seen: N_c (a stride-0 view), or less where values were missing.
+    overall[j] gets feature j's rate over all samples, (sum_c N_cj) /
+    (sum_c class_count[c, j]) (0 when that is 0); rate[c, j] = (N_cj + a_j
+    overall[j]) / (class_count[c, j] + a_j), or overall[j] where that
+    weight is 0, and at least the smallest positive double.
     """
     cdef Py_ssize_t n_classes = feature_count.shape[0]
     cdef Py_ssize_t n_features = feature_count.shape[1]
     cdef Py_ssize_t n_blocks = _table_blocks(n_features)
     cdef double[:, ::1] block_sums = np.zeros((n_blocks, n_classes))
-    cdef double n_samples = 0.0
+    cdef bint track = missing.shape[0] > 0
     cdef double tiny = np.finfo(np.float64).tiny
     cdef Py_ssize_t b, c, j, start, stop
-    cdef double total, value, weight
-    for c in range(n_classes):
-        n_samples = n_samples + class_count[c]
+    cdef double total, value, weight, n_seen
     for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
         start = b * TABLE_BLOCK
         stop = min(start + TABLE_BLOCK, n_features)
         for j in range(start, stop):
             total = _sum_classes(feature_count, j)
-            overall[j] = total / n_samples if n_samples > 0 else 0.0
+            n_seen = _sum_classes(class_count, j)
+            overall[j] = total / n_seen if n_seen > 0 else 0.0
         for c in range(n_classes):
             total = 0.0
             for j in range(start, stop):
-                weight = class_count[c] + alpha[j]
+                weight = class_count[c, j] + alpha[j]
                 if weight > 0:
                     value = (feature_count[c, j] + alpha[j] * overall[j]) / weight
                 else:
@@ -1760,6 +1856,8 @@ def poisson_tables(
                     value = tiny
                 rate[c, j] = value
                 table[j, c] = log(value)
+                if track:
+                    missing[j, c] = value
                 total = total + value
             block_sums[b, c] = total
     _sum_blocks(block_sums, rate_sums)
@@ -1875,6 +1973,7 @@ cdef inline int _check_count_rows(
     intp_t[:, ::1] layout,
     double[:, ::1] tables,
     Py_ssize_t b,
+    bint missing,
     Py_ssize_t* where,
 ) except -1 nogil:
     """Count rows start .. stop - 1 into chunk b's table, checking each code.
@@ -1883,7 +1982,8 @@ cdef inline int _check_count_rows(
     checked: a bad one stops the count (BAD_CODE, its flat position in
     where), a larger good one raises highest[b, j] and widens the table,
     unless that has no room (NO_ROOM, the row in where: the rows before it
-    are counted).  No sample_weight means unit weights.
+    are counted).  No sample_weight means unit weights; with missing, a NaN
+    is a missing value, not counted.
     """
     cdef Py_ssize_t n_features = X.shape[1]
     cdef Py_ssize_t row_stride = X.strides[0] // sizeof(code_t)
@@ -1895,7 +1995,7 @@ cdef inline int _check_count_rows(
         position = categorical_count_rows(
             &X[i, 0], row_stride, stride, stop - i, n_features, j, &y[i],
             &sample_weight[i] if weighted else NULL, &highest[b, 0], &layout[b, 0],
-            n_classes, &tables[b, 0], tables.shape[1],
+            n_classes, &tables[b, 0], tables.shape[1], missing,
         )
         if position == -1:
             break
@@ -1932,6 +2032,7 @@ cdef inline Py_ssize_t _check_count_chunk(
     intp_t[:, ::1] layout,
     double[:, ::1] tables,
     Py_ssize_t b,
+    bint missing,
 ) except -2 nogil:
     """Check and count rows start .. stop - 1 as chunk b; the first bad code or -1.
 
@@ -1951,14 +2052,14 @@ cdef inline Py_ssize_t _check_count_chunk(
     bad = categorical_check_rows(
         &X[start, 0], row_stride, stride,
         min(max(1, CODE_BLOCK // n_features), stop - start), n_features, limit,
-        &highest[b, 0],
+        missing, &highest[b, 0],
     )
     if bad >= 0:
         return start * n_features + bad
     if _chunk_layout(highest, layout, tables, b, n_classes):
         status = _check_count_rows(
             X, y, sample_weight, n_classes, limit, start, stop, highest, layout,
-            tables, b, &where,
+            tables, b, missing, &where,
         )
     if status == BAD_CODE:
         return where
@@ -1967,7 +2068,7 @@ cdef inline Py_ssize_t _check_count_chunk(
         layout[b, n_features] = -1
         bad = categorical_check_rows(
             &X[where, 0], row_stride, stride, stop - where, n_features, limit,
-            &highest[b, 0],
+            missing, &highest[b, 0],
         )
         if bad >= 0:
             return where * n_features + bad
@@ -1984,6 +2085,7 @@ def categorical_check_count_dense(
     code_t[:, ::1] highest,
     intp_t[:, ::1] layout,
     double[:, ::1] tables,
+    bint missing,
     int n_threads,
 ):
     """Check the codes of a fit and count each chunk of rows into its own table.
@@ -1994,7 +2096,8 @@ def categorical_check_count_dense(
     each feature, and tables[b] its counts as layout[b] lays them out (see
     _chunk_layout), unless they had no room: then layout[b, -1] is -1.
     Chunk b is the chunk_rows rows from b * chunk_rows; no sample_weight
-    means unit weights.
+    means unit weights.  With missing (missing="ignore"), a NaN is a missing
+    value: neither refused nor counted.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_codes = n_samples * X.shape[1]
@@ -2011,6 +2114,7 @@ def categorical_check_count_dense(
             bad = _check_count_chunk(
                 X, y, sample_weight, n_classes, limit, b * chunk_rows,
                 min((b + 1) * chunk_rows, n_samples), highest, layout, tables, b,
+                missing,
             )
             if bad >= 0:
                 first_bad[t] = bad
@@ -2028,6 +2132,7 @@ def categorical_count_dense(
     Py_ssize_t chunk_rows,
     double[:, ::1] tables,
     Py_ssize_t block_width,
+    bint missing,
     int n_threads,
 ):
     """Count codes from 0 to highest[j] into each chunk's table, laid out by layout.
@@ -2035,8 +2140,8 @@ def categorical_count_dense(
     tables[b, layout[j] + X[i, j] * n_classes + y[i]] += w[i] over the rows
     i of chunk b (chunk_rows rows from b * chunk_rows); a task is a chunk
     and a block of block_width columns.  No sample_weight means unit
-    weights.  A code outside 0 .. highest[j] raises IndexError (a checked X
-    has none).
+    weights; with missing, a NaN is not counted.  A code outside 0 ..
+    highest[j] raises IndexError (a checked X has none).
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
@@ -2063,7 +2168,7 @@ def categorical_count_dense(
                 &X[start, j], row_stride, stride, stop - start,
                 min(block_width, n_features - j), 0, &y[start],
                 &sample_weight[start] if weighted else NULL, &highest[j],
-                &layout[j], n_classes, &tables[b, 0], tables.shape[1],
+                &layout[j], n_classes, &tables[b, 0], tables.shape[1], missing,
             )
         if position != -1:
             outside[threadid()] = b
@@ -2125,6 +2230,7 @@ def categorical_check_csr(
     const index_t[::1] X_indptr,
     int64_t limit,
     code_t[:, ::1] highest,
+    bint missing,
     int n_threads,
 ):
     """The position in X_data of the first stored code of a canonical CSR
@@ -2134,7 +2240,7 @@ def categorical_check_csr(
     highest (a row a thread, zeroed by the caller) gets in highest[t, j]
     the largest code of feature j in the rows thread t read: their maximum
     over the threads is the feature's largest stored code (or 0), unless a
-    code is bad.
+    code is bad.  With missing, a stored NaN is a missing value, not bad.
     """
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef Py_ssize_t nnz = X_indices.shape[0]
@@ -2155,6 +2261,8 @@ def categorical_check_csr(
         for p in range(X_indptr[i], X_indptr[i + 1]):
             x = X_data[p]
             if not _fit_code(x, limit):
+                if missing and _missing_code(x):
+                    continue
                 first_bad[t] = p
                 break
             j = X_indices[p]
@@ -2169,6 +2277,7 @@ def categorical_check_csc(
     const index_t[::1] X_indptr,
     int64_t limit,
     code_t[::1] highest,
+    bint missing,
     int n_threads,
 ):
     """As categorical_check_csr for a canonical CSC matrix, a task a column;
@@ -2194,6 +2303,8 @@ def categorical_check_csc(
                 break  # past the thread's first bad code
             x = X_data[p]
             if not _fit_code(x, limit):
+                if missing and _missing_code(x):
+                    continue
                 bad_row[t], bad_column[t], bad_position[t] = r, j, p
                 break
             if x > highest[j]:
@@ -2219,6 +2330,7 @@ def categorical_count_csr(
     Py_ssize_t n_classes,
     Py_ssize_t chunk_rows,
     double[:, ::1] tables,
+    bint missing,
     int n_threads,
 ):
     """Count the stored codes of a CSR matrix into a table a chunk of rows.
@@ -2226,14 +2338,16 @@ def categorical_count_csr(
     tables[b, (offsets[j] + x) * n_classes + y[i]] += w[i] for each stored
     code x at (i, j) of chunk b's rows (chunk_rows rows from b *
     chunk_rows), in row order; a task a chunk. No sample_weight means unit
-    weights. A code outside 0 .. offsets[j + 1] - offsets[j] - 1 raises
-    IndexError (a checked X has none).
+    weights. With missing, feature j's last row (offsets[j + 1] - 1) counts
+    its stored NaN (missing values), the rows before it its codes. A code
+    outside the feature's rows for codes raises IndexError (a checked X has
+    none).
     """
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef bint weighted = sample_weight.shape[0] > 0
     # A chunk with a code outside the table, for each thread.
     cdef intp_t[::1] outside = np.full(n_threads, -1, dtype=np.intp)
-    cdef Py_ssize_t b, i, j, p, c
+    cdef Py_ssize_t b, i, j, p, c, row
     cdef double w
     cdef code_t x
     for b in prange(
@@ -2245,10 +2359,14 @@ def categorical_count_csr(
             for p in range(X_indptr[i], X_indptr[i + 1]):
                 j = X_indices[p]
                 x = X_data[p]
-                if not _counted_code(x, offsets[j + 1] - offsets[j] - 1):
+                if _counted_code(x, offsets[j + 1] - offsets[j] - 1 - missing):
+                    row = offsets[j] + <Py_ssize_t> x
+                elif missing and _missing_code(x):
+                    row = offsets[j + 1] - 1
+                else:
                     outside[threadid()] = b
                     continue
-                tables[b, (offsets[j] + <Py_ssize_t> x) * n_classes + c] += w
+                tables[b, row * n_classes + c] += w
     if np.max(outside) >= 0:
         raise IndexError(
             f"chunk {np.max(outside)} has a category code outside the table"
@@ -2263,19 +2381,21 @@ def categorical_count_csc(
     const double[::1] sample_weight,
     const intp_t[::1] offsets,
     double[:, ::1] out,
+    bint missing,
     int n_threads,
 ):
     """out[offsets[j] + x, y[r]] += w[r] for each stored code x at (r, j) of a
     CSC matrix; a task a column, its rows in order.
 
-    No sample_weight means unit weights. A code outside 0 .. offsets[j + 1]
-    - offsets[j] - 1 raises IndexError (a checked X has none).
+    No sample_weight means unit weights. With missing, a stored NaN goes to
+    the feature's last row, as in categorical_count_csr. A code outside the
+    feature's rows for codes raises IndexError (a checked X has none).
     """
     cdef Py_ssize_t n_features = X_indptr.shape[0] - 1
     cdef bint weighted = sample_weight.shape[0] > 0
     # A column with a code outside the table, for each thread.
     cdef intp_t[::1] outside = np.full(n_threads, -1, dtype=np.intp)
-    cdef Py_ssize_t j, p, r
+    cdef Py_ssize_t j, p, r, row
     cdef code_t x
     for j in prange(
         n_features, nogil=True, schedule="dynamic", num_threads=n_threads
@@ -2283,12 +2403,14 @@ def categorical_count_csc(
         for p in range(X_indptr[j], X_indptr[j + 1]):
             r = X_indices[p]
             x = X_data[p]
-            if not _counted_code(x, offsets[j + 1] - offsets[j] - 1):
+            if _counted_code(x, offsets[j + 1] - offsets[j] - 1 - missing):
+                row = offsets[j] + <Py_ssize_t> x
+            elif missing and _missing_code(x):
+                row = offsets[j + 1] - 1
+            else:
                 outside[threadid()] = j
                 continue
-            out[offsets[j] + <Py_ssize_t> x, y[r]] += (
-                sample_weight[r] if weighted else 1.0
-            )
+            out[row, y[r]] += sample_weight[r] if weighted else 1.0
     if np.max(outside) >= 0:
         raise IndexError(
             f"column {np.max(outside)} has a category code outside the table"
@@ -2338,14 +2460,16 @@ def categorical_score_dense(
     double[:, ::1] out,
     intp_t[::1] labels,
     double[:, :] scratch,
+    bint missing,
     int n_threads,
 ):
     """Score rows of category codes; class-padded table and intercept.
 
     Codes past a feature's categories score as its unseen row; scratch has
-    a row a thread, with room for the padded classes.  Returns the first
-    row with a code that is not a whole number >= 0 (NaN and infinities
-    are not), or -1; rows from it on may be left unscored.
+    a row a thread, with room for the padded classes.  With missing, a NaN
+    is a missing value, whose feature adds no term.  Returns the first row
+    with a code that is not a whole number >= 0 (NaN and infinities are
+    not), or -1; rows from it on may be left unscored.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
@@ -2371,7 +2495,7 @@ def categorical_score_dense(
             row[k] = intercept[k]
         status = categorical_dense_row(
             &X[i, 0], stride, n_features, &offsets[0], offsets.shape[0],
-            &table[0, 0], table.shape[0], n_padded, row,
+            &table[0, 0], table.shape[0], n_padded, missing, row,
         )
         if status > 0:
             first_bad[t] = i
@@ -2430,6 +2554,7 @@ def categorical_score_csr(
     double[:, ::1] out,
     intp_t[::1] labels,
     double[:, :] scratch,
+    bint missing,
     int n_threads,
 ):
     """Score canonical CSR rows of category codes (0 where nothing is stored).
@@ -2439,7 +2564,9 @@ def categorical_score_csr(
     0's; with every_feature True (some term of code 0 is not finite), the
     class intercept, and every feature's term is added. Otherwise as
     categorical_score_dense: returns the first row with a stored code that
-    is not a whole number >= 0, or -1.
+    is not a whole number >= 0, or -1.  With missing, a stored NaN is a
+    missing value: its feature has no term (with every_feature False, its
+    code-0 term is taken away from the all-zeros row's scores).
     """
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef Py_ssize_t nnz = X_indices.shape[0]
@@ -2467,7 +2594,7 @@ def categorical_score_csr(
         status = categorical_csr_row(
             data, indices, X_indptr[i], X_indptr[i + 1], nnz, offsets.shape[0] - 1,
             &offsets[0], offsets.shape[0], &table[0, 0], table.shape[0], n_padded,
-            every_feature, row,
+            every_feature, missing, row,
         )
         if status > 0:
             first_bad[t] = i
@@ -2491,6 +2618,7 @@ def categorical_log_tables(
     double[:, ::1] log_table,
     double[:, ::1] padded,
     double[:, :] scratch,
+    bint missing,
     int n_threads,
 ):
     """The smoothed log tables from the counts; a task a feature.
@@ -2504,10 +2632,17 @@ def categorical_log_tables(
     categories (not the unseen row), in order; padded gets log_table in its
     first columns (the rest left as they are).  scratch has a row a
     thread, with a column a class.
+
+    With missing (missing="ignore"), a class whose total is 0 (no value of
+    the feature seen in it, and no smoothing) gets the uniform log(1 / n)
+    over the feature's n categories in every row (the limit of any
+    smoothing), and a feature with no category at all gets 0 (its only row,
+    unseen, the same for every class); without missing these give NaN or
+    infinities, as log(0 / 0) does.
     """
     cdef Py_ssize_t n_classes = count_table.shape[1]
-    cdef Py_ssize_t j, r, c, t, n_counted, first
-    cdef double v
+    cdef Py_ssize_t j, r, c, t, n_counted, first, n_categories
+    cdef double v, uniform
     cdef double* total
     for j in prange(
         offsets.shape[0] - 1, nogil=True, schedule="dynamic", num_threads=n_threads
@@ -2528,11 +2663,16 @@ def categorical_log_tables(
                 log_table[r, c] = v
                 if r < offsets[j + 1] - 1:
                     total[c] += v
+        n_categories = offsets[j + 1] - offsets[j] - 1
+        uniform = -log(<double> n_categories) if n_categories > 0 else 0.0
         for c in range(n_classes):
             total[c] = log(total[c])
         for r in range(offsets[j], offsets[j + 1]):
             for c in range(n_classes):
-                v = log(log_table[r, c]) - total[c]
+                if missing and total[c] == -INFINITY:
+                    v = uniform
+                else:
+                    v = log(log_table[r, c]) - total[c]
                 log_table[r, c] = v
                 padded[r, c] = v
 

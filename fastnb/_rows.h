@@ -301,17 +301,26 @@ static inline int fastnb_refused(double x, int non_negative, int allow_nan)
 FASTNB_ROW_REFUSED(double)
 FASTNB_ROW_REFUSED(float)
 
+/* A row helper's body is written once, as an always-inline function with
+ * an allow_nan argument, and called with it constant: a model that refuses
+ * NaN gets a copy of the loop without the test for it. */
+#define FASTNB_ALWAYS_INLINE static inline __attribute__((always_inline))
+
 /* scores[k] += sum of v * table[j, k] over the values v of a sparse row,
  * stored at data[start:stop] with their columns j at indices[start:stop]
  * (nnz stored values in all); table is (n_rows, n_padded). A value of zero
  * (or one binarized to zero) adds nothing, even where the table holds -inf:
- * x log p is 0 for x = 0. The values are checked (fastnb_row_refused). */
+ * x log p is 0 for x = 0. The values are checked (fastnb_row_refused).
+ * With allow_nan (missing="ignore"), a NaN is a missing value: it adds
+ * row j of missing (n_rows, n_padded), minus the term of a 0 that the
+ * intercept holds, or nothing if missing is NULL (a term of 0 is 0). */
 #define FASTNB_DISCRETE_CSR_ROW(NAME, T, I)                                   \
-    static inline int NAME(                                                   \
+    FASTNB_ALWAYS_INLINE int NAME##_body(                                     \
         const T* data, const I* indices, Py_ssize_t start, Py_ssize_t stop,   \
         Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,               \
         Py_ssize_t n_padded, double threshold, int binarize,                  \
-        int non_negative, double* scores)                                     \
+        int non_negative, const int allow_nan, const double* missing,         \
+        double* scores)                                                       \
     {                                                                         \
         FASTNB_CHECK(0 <= start && start <= stop && stop <= nnz);             \
         if (start == stop)                                                    \
@@ -319,7 +328,7 @@ FASTNB_ROW_REFUSED(float)
         const int check_first = non_negative || binarize;                     \
         if (check_first                                                       \
             && fastnb_row_refused_##T(data + start, 1, stop - start,          \
-                                      non_negative, 0))                       \
+                                      non_negative, allow_nan))               \
             return 1;                                                         \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
             FASTNB_ZERO8(acc);                                                \
@@ -330,6 +339,11 @@ FASTNB_ROW_REFUSED(float)
                         n_padded);                                            \
                 const Py_ssize_t j = indices[p];                              \
                 FASTNB_CHECK(0 <= j && j < n_rows);                           \
+                if (allow_nan && data[p] != data[p]) {                        \
+                    if (missing)                                              \
+                        FASTNB_AXPY8(acc, 1.0, missing + j * n_padded + k0);  \
+                    continue;                                                 \
+                }                                                             \
                 const double v =                                              \
                     fastnb_counted(data[p], threshold, binarize);             \
                 if (v == 0.0)                                                 \
@@ -340,32 +354,54 @@ FASTNB_ROW_REFUSED(float)
                 scores[k0 + k] += FASTNB_LANE(acc, k);                        \
         }                                                                     \
         if (!check_first && !(scores[0] - scores[0] == 0.0)                   \
-            && fastnb_row_refused_##T(data + start, 1, stop - start, 0, 0))   \
+            && fastnb_row_refused_##T(data + start, 1, stop - start, 0,       \
+                                      allow_nan))                             \
             return 1;                                                         \
         return 0;                                                             \
+    }                                                                         \
+    static inline int NAME(                                                   \
+        const T* data, const I* indices, Py_ssize_t start, Py_ssize_t stop,   \
+        Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,               \
+        Py_ssize_t n_padded, double threshold, int binarize,                  \
+        int non_negative, int allow_nan, const double* missing,               \
+        double* scores)                                                       \
+    {                                                                         \
+        if (allow_nan)                                                        \
+            return NAME##_body(data, indices, start, stop, nnz, table,        \
+                               n_rows, n_padded, threshold, binarize,         \
+                               non_negative, 1, missing, scores);             \
+        return NAME##_body(data, indices, start, stop, nnz, table, n_rows,    \
+                           n_padded, threshold, binarize, non_negative, 0,    \
+                           NULL, scores);                                     \
     }
 
 /* scores[k] += sum_j v_j * table[j, k] for a dense row x (elements x_stride
  * apart), v_j its values as counted; table is (n_rows, n_padded) with a row
- * per feature. As in sparse rows, a zero adds nothing, and the values are
- * checked. */
+ * per feature. As in sparse rows, a zero adds nothing, the values are
+ * checked, and with allow_nan a NaN adds its row of missing (if any). */
 #define FASTNB_DISCRETE_DENSE_ROW(NAME, T)                                    \
-    static inline int NAME(                                                   \
+    FASTNB_ALWAYS_INLINE int NAME##_body(                                     \
         const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
         const double* table, Py_ssize_t n_rows, Py_ssize_t n_padded,          \
-        double threshold, int binarize, int non_negative, double* scores)     \
+        double threshold, int binarize, int non_negative,                     \
+        const int allow_nan, const double* missing, double* scores)           \
     {                                                                         \
         FASTNB_CHECK(n_features <= n_rows);                                   \
         const int check_first = non_negative || binarize;                     \
         if (check_first                                                       \
             && fastnb_row_refused_##T(x, x_stride, n_features, non_negative,  \
-                                   0))                                        \
+                                      allow_nan))                             \
             return 1;                                                         \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
             FASTNB_ZERO8(acc);                                                \
             for (Py_ssize_t j = 0; j < n_features; j++) {                     \
-                const double v =                                              \
-                    fastnb_counted(x[j * x_stride], threshold, binarize);     \
+                const T value = x[j * x_stride];                              \
+                if (allow_nan && value != value) {                            \
+                    if (missing)                                              \
+                        FASTNB_AXPY8(acc, 1.0, missing + j * n_padded + k0);  \
+                    continue;                                                 \
+                }                                                             \
+                const double v = fastnb_counted(value, threshold, binarize);  \
                 if (v == 0.0)                                                 \
                     continue;                                                 \
                 FASTNB_AXPY8(acc, v, table + j * n_padded + k0);              \
@@ -374,9 +410,23 @@ FASTNB_ROW_REFUSED(float)
                 scores[k0 + k] += FASTNB_LANE(acc, k);                        \
         }                                                                     \
         if (!check_first && !(scores[0] - scores[0] == 0.0)                   \
-            && fastnb_row_refused_##T(x, x_stride, n_features, 0, 0))         \
+            && fastnb_row_refused_##T(x, x_stride, n_features, 0, allow_nan)) \
             return 1;                                                         \
         return 0;                                                             \
+    }                                                                         \
+    static inline int NAME(                                                   \
+        const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
+        const double* table, Py_ssize_t n_rows, Py_ssize_t n_padded,          \
+        double threshold, int binarize, int non_negative, int allow_nan,      \
+        const double* missing, double* scores)                                \
+    {                                                                         \
+        if (allow_nan)                                                        \
+            return NAME##_body(x, x_stride, n_features, table, n_rows,        \
+                               n_padded, threshold, binarize, non_negative,   \
+                               1, missing, scores);                           \
+        return NAME##_body(x, x_stride, n_features, table, n_rows, n_padded,  \
+                           threshold, binarize, non_negative, 0, NULL,        \
+                           scores);                                           \
     }
 
 /* scores[k] += log f_jk(x[j]) summed over the features of a dense row x
@@ -611,6 +661,9 @@ static inline int fastnb_code_f32(float x, int64_t* code)
 #define FASTNB_FIT_FLOAT_CODE(v, limit)                                       \
     (((double) (v) >= 0.0) & ((double) (v) < (double) (limit))                \
      & fastnb_whole((double) (v)))
+/* The same, or NaN (a missing value, for a model with missing="ignore"). */
+#define FASTNB_FIT_FLOAT_CODE_OR_NAN(v, limit)                                \
+    (FASTNB_FIT_FLOAT_CODE(v, limit) | ((v) != (v)))
 
 /* scores[k] += sum_j table[offsets[j] + code_j, k] for a dense row of
  * category codes x (elements x_stride apart), read by CODE: feature j owns
@@ -618,8 +671,10 @@ static inline int fastnb_code_f32(float x, int64_t* code)
  * them for codes never seen in training, which every larger code is
  * clamped to. offsets has n_offsets entries. Returns 1, leaving scores
  * half done, at the first code that is not a whole number >= 0 (NaN and
- * infinities are not). */
-#define FASTNB_CATEGORICAL_DENSE_ROW(NAME, T, CODE)                           \
+ * infinities are not). With MISSING (a compile-time 1, the variants of a
+ * model with missing="ignore"), a NaN is a missing value: its feature adds
+ * no term. */
+#define FASTNB_CATEGORICAL_DENSE_ROW(NAME, T, CODE, MISSING)                  \
     static inline int NAME(                                                   \
         const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
         const Py_ssize_t* offsets, Py_ssize_t n_offsets, const double* table, \
@@ -631,8 +686,11 @@ static inline int fastnb_code_f32(float x, int64_t* code)
             for (Py_ssize_t j = 0; j < n_features; j++) {                     \
                 const Py_ssize_t unseen = offsets[j + 1] - offsets[j] - 1;    \
                 int64_t code;                                                 \
-                if (CODE(x[j * x_stride], &code) != 0)                        \
+                if (CODE(x[j * x_stride], &code) != 0) {                      \
+                    if (MISSING && x[j * x_stride] != x[j * x_stride])        \
+                        continue;                                             \
                     return 1;                                                 \
+                }                                                             \
                 FASTNB_CHECK(unseen >= 0);                                    \
                 const Py_ssize_t row =                                        \
                     offsets[j]                                                \
@@ -655,8 +713,10 @@ static inline int fastnb_code_f32(float x, int64_t* code)
  * finite. With every_feature 1, every feature's term is added in feature
  * order, the row's indices being strictly increasing (canonical format).
  * Returns 1, leaving scores half done, at the first stored code that is not
- * a whole number >= 0. */
-#define FASTNB_CATEGORICAL_CSR_ROW(NAME, T, I, CODE)                          \
+ * a whole number >= 0. With MISSING, a stored NaN is a missing value, whose
+ * feature has no term: with every_feature 0 it takes away the code-0 term
+ * that the all-zeros row's scores hold. */
+#define FASTNB_CATEGORICAL_CSR_ROW(NAME, T, I, CODE, MISSING)                 \
     static inline int NAME(                                                   \
         const T* data, const I* indices, Py_ssize_t start, Py_ssize_t stop,   \
         Py_ssize_t nnz, Py_ssize_t n_features, const Py_ssize_t* offsets,     \
@@ -673,14 +733,25 @@ static inline int fastnb_code_f32(float x, int64_t* code)
                 const Py_ssize_t j =                                          \
                     every_feature ? q : (Py_ssize_t) indices[p];              \
                 int64_t code = 0;                                             \
+                int absent = 0;                                               \
                 if (p < stop && (Py_ssize_t) indices[p] == j) {               \
-                    if (CODE(data[p], &code) != 0)                            \
-                        return 1;                                             \
+                    if (CODE(data[p], &code) != 0) {                          \
+                        if (!(MISSING && data[p] != data[p]))                 \
+                            return 1;                                         \
+                        absent = 1;                                           \
+                    }                                                         \
                     p++;                                                      \
                 }                                                             \
                 FASTNB_CHECK(0 <= j && j < n_features);                       \
                 const Py_ssize_t unseen = offsets[j + 1] - offsets[j] - 1;    \
                 FASTNB_CHECK(unseen >= 0);                                    \
+                if (MISSING && absent) {                                      \
+                    FASTNB_CHECK(offsets[j] >= 0 && offsets[j] < n_rows);     \
+                    if (!every_feature)                                       \
+                        FASTNB_AXPY8(acc, -1.0, table + offsets[j] * n_padded \
+                                                    + k0);                    \
+                    continue;                                                 \
+                }                                                             \
                 const Py_ssize_t row =                                        \
                     offsets[j]                                                \
                     + (code > unseen ? unseen : (Py_ssize_t) code);           \
@@ -764,7 +835,8 @@ static inline void fastnb_zero(double* p, Py_ssize_t n)
  * (row * n_features + j) of the first that is not: the codes before it are
  * counted, it is not. In a FASTNB_DEBUG build it returns -2 - i instead,
  * before counting, at row i if its class is outside 0 .. n_classes - 1 or
- * an index outside the table's n_table entries. */
+ * an index outside the table's n_table entries. With MISSING (the variants
+ * of a model with missing="ignore"), a NaN is a missing value, skipped. */
 #ifdef FASTNB_DEBUG
 #define FASTNB_COUNT_CHECK(condition)                                         \
     do {                                                                      \
@@ -778,7 +850,7 @@ static inline void fastnb_zero(double* p, Py_ssize_t n)
 #define FASTNB_WITHIN_INT(v, top) ((uint64_t) (int64_t) (v) <= (uint64_t) (top))
 #define FASTNB_WITHIN_FLOAT(v, top)                                           \
     (((v) >= 0) & ((v) <= (top)) & fastnb_whole((double) (v)))
-#define FASTNB_CATEGORICAL_COUNT_ROWS(NAME, T, WITHIN)                        \
+#define FASTNB_CATEGORICAL_COUNT_ROWS(NAME, T, WITHIN, MISSING)               \
     static inline Py_ssize_t NAME(                                            \
         const T* FASTNB_RESTRICT x, Py_ssize_t row_stride,                    \
         Py_ssize_t x_stride, Py_ssize_t n_rows, Py_ssize_t n_features,        \
@@ -794,8 +866,11 @@ static inline void fastnb_zero(double* p, Py_ssize_t n)
             FASTNB_COUNT_CHECK(0 <= c && c < n_classes);                      \
             for (Py_ssize_t j = i ? 0 : j0; j < n_features; j++) {            \
                 const T v = row[j * x_stride];                                \
-                if (!WITHIN(v, highest[j]))                                   \
+                if (!WITHIN(v, highest[j])) {                                 \
+                    if (MISSING && v != v)                                    \
+                        continue;                                             \
                     return i * n_features + j;                                \
+                }                                                             \
                 const Py_ssize_t at =                                         \
                     layout[j] + (Py_ssize_t) v * n_classes + c;               \
                 FASTNB_COUNT_CHECK(0 <= at && at < n_table);                  \
@@ -828,29 +903,41 @@ FASTNB_GAUSSIAN_CSR_ROW(
 FASTNB_GAUSSIAN_CSR_ROW(
     fastnb_gaussian_csr_missing_row_f32_i64, float, int64_t, 1)
 FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_i32, int32_t,
-                             fastnb_code_i32)
+                             fastnb_code_i32, 0)
 FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_i64, int64_t,
-                             fastnb_code_i64)
+                             fastnb_code_i64, 0)
 FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_f32, float,
-                             fastnb_code_f32)
+                             fastnb_code_f32, 0)
 FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_f64, double,
-                             fastnb_code_f64)
+                             fastnb_code_f64, 0)
+FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_missing_f32, float,
+                             fastnb_code_f32, 1)
+FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_missing_f64, double,
+                             fastnb_code_f64, 1)
 FASTNB_CATEGORICAL_CSR_ROW(
-    fastnb_categorical_csr_row_i32_i32, int32_t, int32_t, fastnb_code_i32)
+    fastnb_categorical_csr_row_i32_i32, int32_t, int32_t, fastnb_code_i32, 0)
 FASTNB_CATEGORICAL_CSR_ROW(
-    fastnb_categorical_csr_row_i32_i64, int32_t, int64_t, fastnb_code_i32)
+    fastnb_categorical_csr_row_i32_i64, int32_t, int64_t, fastnb_code_i32, 0)
 FASTNB_CATEGORICAL_CSR_ROW(
-    fastnb_categorical_csr_row_i64_i32, int64_t, int32_t, fastnb_code_i64)
+    fastnb_categorical_csr_row_i64_i32, int64_t, int32_t, fastnb_code_i64, 0)
 FASTNB_CATEGORICAL_CSR_ROW(
-    fastnb_categorical_csr_row_i64_i64, int64_t, int64_t, fastnb_code_i64)
+    fastnb_categorical_csr_row_i64_i64, int64_t, int64_t, fastnb_code_i64, 0)
 FASTNB_CATEGORICAL_CSR_ROW(
-    fastnb_categorical_csr_row_f32_i32, float, int32_t, fastnb_code_f32)
+    fastnb_categorical_csr_row_f32_i32, float, int32_t, fastnb_code_f32, 0)
 FASTNB_CATEGORICAL_CSR_ROW(
-    fastnb_categorical_csr_row_f32_i64, float, int64_t, fastnb_code_f32)
+    fastnb_categorical_csr_row_f32_i64, float, int64_t, fastnb_code_f32, 0)
 FASTNB_CATEGORICAL_CSR_ROW(
-    fastnb_categorical_csr_row_f64_i32, double, int32_t, fastnb_code_f64)
+    fastnb_categorical_csr_row_f64_i32, double, int32_t, fastnb_code_f64, 0)
 FASTNB_CATEGORICAL_CSR_ROW(
-    fastnb_categorical_csr_row_f64_i64, double, int64_t, fastnb_code_f64)
+    fastnb_categorical_csr_row_f64_i64, double, int64_t, fastnb_code_f64, 0)
+FASTNB_CATEGORICAL_CSR_ROW(fastnb_categorical_csr_row_missing_f32_i32, float,
+                           int32_t, fastnb_code_f32, 1)
+FASTNB_CATEGORICAL_CSR_ROW(fastnb_categorical_csr_row_missing_f32_i64, float,
+                           int64_t, fastnb_code_f32, 1)
+FASTNB_CATEGORICAL_CSR_ROW(fastnb_categorical_csr_row_missing_f64_i32, double,
+                           int32_t, fastnb_code_f64, 1)
+FASTNB_CATEGORICAL_CSR_ROW(fastnb_categorical_csr_row_missing_f64_i64, double,
+                           int64_t, fastnb_code_f64, 1)
 FASTNB_CATEGORICAL_CHECK_ROWS(fastnb_categorical_check_rows_i32, int32_t,
                               FASTNB_FIT_INT_CODE)
 FASTNB_CATEGORICAL_CHECK_ROWS(fastnb_categorical_check_rows_i64, int64_t,
@@ -859,14 +946,22 @@ FASTNB_CATEGORICAL_CHECK_ROWS(fastnb_categorical_check_rows_f32, float,
                               FASTNB_FIT_FLOAT_CODE)
 FASTNB_CATEGORICAL_CHECK_ROWS(fastnb_categorical_check_rows_f64, double,
                               FASTNB_FIT_FLOAT_CODE)
+FASTNB_CATEGORICAL_CHECK_ROWS(fastnb_categorical_check_rows_missing_f32, float,
+                              FASTNB_FIT_FLOAT_CODE_OR_NAN)
+FASTNB_CATEGORICAL_CHECK_ROWS(fastnb_categorical_check_rows_missing_f64, double,
+                              FASTNB_FIT_FLOAT_CODE_OR_NAN)
 FASTNB_CATEGORICAL_COUNT_ROWS(fastnb_categorical_count_rows_i32, int32_t,
-                              FASTNB_WITHIN_INT)
+                              FASTNB_WITHIN_INT, 0)
 FASTNB_CATEGORICAL_COUNT_ROWS(fastnb_categorical_count_rows_i64, int64_t,
-                              FASTNB_WITHIN_INT)
+                              FASTNB_WITHIN_INT, 0)
 FASTNB_CATEGORICAL_COUNT_ROWS(fastnb_categorical_count_rows_f32, float,
-                              FASTNB_WITHIN_FLOAT)
+                              FASTNB_WITHIN_FLOAT, 0)
 FASTNB_CATEGORICAL_COUNT_ROWS(fastnb_categorical_count_rows_f64, double,
-                              FASTNB_WITHIN_FLOAT)
+                              FASTNB_WITHIN_FLOAT, 0)
+FASTNB_CATEGORICAL_COUNT_ROWS(fastnb_categorical_count_rows_missing_f32, float,
+                              FASTNB_WITHIN_FLOAT, 1)
+FASTNB_CATEGORICAL_COUNT_ROWS(fastnb_categorical_count_rows_missing_f64, double,
+                              FASTNB_WITHIN_FLOAT, 1)
 
 FASTNB_KDE_DENSE_ROW(fastnb_kde_dense_row_f64, double, 0)
 FASTNB_KDE_DENSE_ROW(fastnb_kde_dense_row_f32, float, 0)

@@ -43,36 +43,38 @@ cdef extern from "_rows.h":
         const double* data, const int32_t* indices, Py_ssize_t start,
         Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
         Py_ssize_t n_padded, double threshold, int binarize, int non_negative,
-        double* scores,
+        int allow_nan, const double* missing, double* scores,
     ) noexcept nogil
     int fastnb_discrete_csr_row_f64_i64(
         const double* data, const int64_t* indices, Py_ssize_t start,
         Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
         Py_ssize_t n_padded, double threshold, int binarize, int non_negative,
-        double* scores,
+        int allow_nan, const double* missing, double* scores,
     ) noexcept nogil
     int fastnb_discrete_csr_row_f32_i32(
         const float* data, const int32_t* indices, Py_ssize_t start,
         Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
         Py_ssize_t n_padded, double threshold, int binarize, int non_negative,
-        double* scores,
+        int allow_nan, const double* missing, double* scores,
     ) noexcept nogil
     int fastnb_discrete_csr_row_f32_i64(
         const float* data, const int64_t* indices, Py_ssize_t start,
         Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
         Py_ssize_t n_padded, double threshold, int binarize, int non_negative,
-        double* scores,
+        int allow_nan, const double* missing, double* scores,
     ) noexcept nogil
 
     int fastnb_discrete_dense_row_f64(
         const double* x, Py_ssize_t x_stride, Py_ssize_t n_features,
         const double* table, Py_ssize_t n_rows, Py_ssize_t n_padded,
-        double threshold, int binarize, int non_negative, double* scores,
+        double threshold, int binarize, int non_negative, int allow_nan,
+        const double* missing, double* scores,
     ) noexcept nogil
     int fastnb_discrete_dense_row_f32(
         const float* x, Py_ssize_t x_stride, Py_ssize_t n_features,
         const double* table, Py_ssize_t n_rows, Py_ssize_t n_padded,
-        double threshold, int binarize, int non_negative, double* scores,
+        double threshold, int binarize, int non_negative, int allow_nan,
+        const double* missing, double* scores,
     ) noexcept nogil
 
     int fastnb_gaussian_dense_row_f64(
@@ -190,7 +192,17 @@ cdef extern from "_rows.h":
         const intp_t* offsets, Py_ssize_t n_offsets, const double* table,
         Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
     ) noexcept nogil
+    int fastnb_categorical_dense_row_missing_f32(
+        const float* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const intp_t* offsets, Py_ssize_t n_offsets, const double* table,
+        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
+    ) noexcept nogil
     int fastnb_categorical_dense_row_f64(
+        const double* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const intp_t* offsets, Py_ssize_t n_offsets, const double* table,
+        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
+    ) noexcept nogil
+    int fastnb_categorical_dense_row_missing_f64(
         const double* x, Py_ssize_t x_stride, Py_ssize_t n_features,
         const intp_t* offsets, Py_ssize_t n_offsets, const double* table,
         Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
@@ -226,7 +238,19 @@ cdef extern from "_rows.h":
         Py_ssize_t n_offsets, const double* table, Py_ssize_t n_rows,
         Py_ssize_t n_padded, bint every_feature, double* scores,
     ) noexcept nogil
+    int fastnb_categorical_csr_row_missing_f32_i32(
+        const float* data, const int32_t* indices, Py_ssize_t start, Py_ssize_t stop,
+        Py_ssize_t nnz, Py_ssize_t n_features, const intp_t* offsets,
+        Py_ssize_t n_offsets, const double* table, Py_ssize_t n_rows,
+        Py_ssize_t n_padded, bint every_feature, double* scores,
+    ) noexcept nogil
     int fastnb_categorical_csr_row_f32_i64(
+        const float* data, const int64_t* indices, Py_ssize_t start, Py_ssize_t stop,
+        Py_ssize_t nnz, Py_ssize_t n_features, const intp_t* offsets,
+        Py_ssize_t n_offsets, const double* table, Py_ssize_t n_rows,
+        Py_ssize_t n_padded, bint every_feature, double* scores,
+    ) noexcept nogil
+    int fastnb_categorical_csr_row_missing_f32_i64(
         const float* data, const int64_t* indices, Py_ssize_t start, Py_ssize_t stop,
         Py_ssize_t nnz, Py_ssize_t n_features, const intp_t* offsets,
         Py_ssize_t n_offsets, const double* table, Py_ssize_t n_rows,
@@ -238,7 +262,19 @@ cdef extern from "_rows.h":
         Py_ssize_t n_offsets, const double* table, Py_ssize_t n_rows,
         Py_ssize_t n_padded, bint every_feature, double* scores,
     ) noexcept nogil
+    int fastnb_categorical_csr_row_missing_f64_i32(
+        const double* data, const int32_t* indices, Py_ssize_t start, Py_ssize_t stop,
+        Py_ssize_t nnz, Py_ssize_t n_features, const intp_t* offsets,
+        Py_ssize_t n_offsets, const double* table, Py_ssize_t n_rows,
+        Py_ssize_t n_padded, bint every_feature, double* scores,
+    ) noexcept nogil
     int fastnb_categorical_csr_row_f64_i64(
+        const double* data, const int64_t* indices, Py_ssize_t start, Py_ssize_t stop,
+        Py_ssize_t nnz, Py_ssize_t n_features, const intp_t* offsets,
+        Py_ssize_t n_offsets, const double* table, Py_ssize_t n_rows,
+        Py_ssize_t n_padded, bint every_feature, double* scores,
+    ) noexcept nogil
+    int fastnb_categorical_csr_row_missing_f64_i64(
         const double* data, const int64_t* indices, Py_ssize_t start, Py_ssize_t stop,
         Py_ssize_t nnz, Py_ssize_t n_features, const intp_t* offsets,
         Py_ssize_t n_offsets, const double* table, Py_ssize_t n_rows,
@@ -263,7 +299,19 @@ cdef extern from "_rows.h":
         const float* highest, const intp_t* layout, Py_ssize_t n_classes,
         double* table, Py_ssize_t n_table,
     ) noexcept nogil
+    Py_ssize_t fastnb_categorical_count_rows_missing_f32(
+        const float* x, Py_ssize_t row_stride, Py_ssize_t x_stride, Py_ssize_t n_rows,
+        Py_ssize_t n_features, Py_ssize_t j0, const intp_t* y, const double* w,
+        const float* highest, const intp_t* layout, Py_ssize_t n_classes,
+        double* table, Py_ssize_t n_table,
+    ) noexcept nogil
     Py_ssize_t fastnb_categorical_count_rows_f64(
+        const double* x, Py_ssize_t row_stride, Py_ssize_t x_stride, Py_ssize_t n_rows,
+        Py_ssize_t n_features, Py_ssize_t j0, const intp_t* y, const double* w,
+        const double* highest, const intp_t* layout, Py_ssize_t n_classes,
+        double* table, Py_ssize_t n_table,
+    ) noexcept nogil
+    Py_ssize_t fastnb_categorical_count_rows_missing_f64(
         const double* x, Py_ssize_t row_stride, Py_ssize_t x_stride, Py_ssize_t n_rows,
         Py_ssize_t n_features, Py_ssize_t j0, const intp_t* y, const double* w,
         const double* highest, const intp_t* layout, Py_ssize_t n_classes,
@@ -281,7 +329,15 @@ cdef extern from "_rows.h":
         const float* x, Py_ssize_t row_stride, Py_ssize_t x_stride,
         Py_ssize_t n_rows, Py_ssize_t n_features, int64_t limit, float* highest,
     ) noexcept nogil
+    Py_ssize_t fastnb_categorical_check_rows_missing_f32(
+        const float* x, Py_ssize_t row_stride, Py_ssize_t x_stride,
+        Py_ssize_t n_rows, Py_ssize_t n_features, int64_t limit, float* highest,
+    ) noexcept nogil
     Py_ssize_t fastnb_categorical_check_rows_f64(
+        const double* x, Py_ssize_t row_stride, Py_ssize_t x_stride,
+        Py_ssize_t n_rows, Py_ssize_t n_features, int64_t limit, double* highest,
+    ) noexcept nogil
+    Py_ssize_t fastnb_categorical_check_rows_missing_f64(
         const double* x, Py_ssize_t row_stride, Py_ssize_t x_stride,
         Py_ssize_t n_rows, Py_ssize_t n_features, int64_t limit, double* highest,
     ) noexcept nogil
@@ -294,44 +350,45 @@ cdef inline int discrete_csr_row(
     const floating* data, const index_t* indices, Py_ssize_t start,
     Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
     Py_ssize_t n_padded, double threshold, bint binarize, bint non_negative,
-    double* scores,
+    bint allow_nan, const double* missing, double* scores,
 ) noexcept nogil:
     if floating is double and index_t is int32_t:
         return fastnb_discrete_csr_row_f64_i32(
             data, indices, start, stop, nnz, table, n_rows, n_padded, threshold,
-            binarize, non_negative, scores,
+            binarize, non_negative, allow_nan, missing, scores,
         )
     elif floating is double:
         return fastnb_discrete_csr_row_f64_i64(
             data, indices, start, stop, nnz, table, n_rows, n_padded, threshold,
-            binarize, non_negative, scores,
+            binarize, non_negative, allow_nan, missing, scores,
         )
     elif index_t is int32_t:
         return fastnb_discrete_csr_row_f32_i32(
             data, indices, start, stop, nnz, table, n_rows, n_padded, threshold,
-            binarize, non_negative, scores,
+            binarize, non_negative, allow_nan, missing, scores,
         )
     else:
         return fastnb_discrete_csr_row_f32_i64(
             data, indices, start, stop, nnz, table, n_rows, n_padded, threshold,
-            binarize, non_negative, scores,
+            binarize, non_negative, allow_nan, missing, scores,
         )
 
 
 cdef inline int discrete_dense_row(
     const floating* x, Py_ssize_t x_stride, Py_ssize_t n_features,
     const double* table, Py_ssize_t n_rows, Py_ssize_t n_padded,
-    double threshold, bint binarize, bint non_negative, double* scores,
+    double threshold, bint binarize, bint non_negative, bint allow_nan,
+    const double* missing, double* scores,
 ) noexcept nogil:
     if floating is double:
         return fastnb_discrete_dense_row_f64(
             x, x_stride, n_features, table, n_rows, n_padded, threshold,
-            binarize, non_negative, scores,
+            binarize, non_negative, allow_nan, missing, scores,
         )
     else:
         return fastnb_discrete_dense_row_f32(
             x, x_stride, n_features, table, n_rows, n_padded, threshold,
-            binarize, non_negative, scores,
+            binarize, non_negative, allow_nan, missing, scores,
         )
 
 
@@ -415,8 +472,10 @@ cdef inline int gaussian_csr_row(
 cdef inline int categorical_dense_row(
     const code_t* x, Py_ssize_t x_stride, Py_ssize_t n_features,
     const intp_t* offsets, Py_ssize_t n_offsets, const double* table,
-    Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
+    Py_ssize_t n_rows, Py_ssize_t n_padded, bint missing, double* scores,
 ) noexcept nogil:
+    # missing: the helper that takes NaN for a missing value (missing="ignore");
+    # integer codes hold no NaN, and have one helper.
     if code_t is int32_t:
         return fastnb_categorical_dense_row_i32(
             x, x_stride, n_features, offsets, n_offsets, table, n_rows, n_padded,
@@ -428,11 +487,21 @@ cdef inline int categorical_dense_row(
             scores,
         )
     elif code_t is float:
+        if missing:
+            return fastnb_categorical_dense_row_missing_f32(
+                x, x_stride, n_features, offsets, n_offsets, table, n_rows,
+                n_padded, scores,
+            )
         return fastnb_categorical_dense_row_f32(
             x, x_stride, n_features, offsets, n_offsets, table, n_rows, n_padded,
             scores,
         )
     else:
+        if missing:
+            return fastnb_categorical_dense_row_missing_f64(
+                x, x_stride, n_features, offsets, n_offsets, table, n_rows,
+                n_padded, scores,
+            )
         return fastnb_categorical_dense_row_f64(
             x, x_stride, n_features, offsets, n_offsets, table, n_rows, n_padded,
             scores,
@@ -443,7 +512,7 @@ cdef inline int categorical_csr_row(
     const code_t* data, const index_t* indices, Py_ssize_t start, Py_ssize_t stop,
     Py_ssize_t nnz, Py_ssize_t n_features, const intp_t* offsets,
     Py_ssize_t n_offsets, const double* table, Py_ssize_t n_rows,
-    Py_ssize_t n_padded, bint every_feature, double* scores,
+    Py_ssize_t n_padded, bint every_feature, bint missing, double* scores,
 ) noexcept nogil:
     if code_t is int32_t and index_t is int32_t:
         return fastnb_categorical_csr_row_i32_i32(
@@ -466,21 +535,41 @@ cdef inline int categorical_csr_row(
             n_rows, n_padded, every_feature, scores,
         )
     elif code_t is float and index_t is int32_t:
+        if missing:
+            return fastnb_categorical_csr_row_missing_f32_i32(
+                data, indices, start, stop, nnz, n_features, offsets, n_offsets,
+                table, n_rows, n_padded, every_feature, scores,
+            )
         return fastnb_categorical_csr_row_f32_i32(
             data, indices, start, stop, nnz, n_features, offsets, n_offsets, table,
             n_rows, n_padded, every_feature, scores,
         )
     elif code_t is float and index_t is int64_t:
+        if missing:
+            return fastnb_categorical_csr_row_missing_f32_i64(
+                data, indices, start, stop, nnz, n_features, offsets, n_offsets,
+                table, n_rows, n_padded, every_feature, scores,
+            )
         return fastnb_categorical_csr_row_f32_i64(
             data, indices, start, stop, nnz, n_features, offsets, n_offsets, table,
             n_rows, n_padded, every_feature, scores,
         )
     elif code_t is double and index_t is int32_t:
+        if missing:
+            return fastnb_categorical_csr_row_missing_f64_i32(
+                data, indices, start, stop, nnz, n_features, offsets, n_offsets,
+                table, n_rows, n_padded, every_feature, scores,
+            )
         return fastnb_categorical_csr_row_f64_i32(
             data, indices, start, stop, nnz, n_features, offsets, n_offsets, table,
             n_rows, n_padded, every_feature, scores,
         )
     else:
+        if missing:
+            return fastnb_categorical_csr_row_missing_f64_i64(
+                data, indices, start, stop, nnz, n_features, offsets, n_offsets,
+                table, n_rows, n_padded, every_feature, scores,
+            )
         return fastnb_categorical_csr_row_f64_i64(
             data, indices, start, stop, nnz, n_features, offsets, n_offsets, table,
             n_rows, n_padded, every_feature, scores,
@@ -489,7 +578,7 @@ cdef inline int categorical_csr_row(
 
 cdef inline Py_ssize_t categorical_check_rows(
     const code_t* x, Py_ssize_t row_stride, Py_ssize_t x_stride, Py_ssize_t n_rows,
-    Py_ssize_t n_features, int64_t limit, code_t* highest,
+    Py_ssize_t n_features, int64_t limit, bint missing, code_t* highest,
 ) noexcept nogil:
     if code_t is int32_t:
         return fastnb_categorical_check_rows_i32(
@@ -500,10 +589,18 @@ cdef inline Py_ssize_t categorical_check_rows(
             x, row_stride, x_stride, n_rows, n_features, limit, highest
         )
     elif code_t is float:
+        if missing:
+            return fastnb_categorical_check_rows_missing_f32(
+                x, row_stride, x_stride, n_rows, n_features, limit, highest
+            )
         return fastnb_categorical_check_rows_f32(
             x, row_stride, x_stride, n_rows, n_features, limit, highest
         )
     else:
+        if missing:
+            return fastnb_categorical_check_rows_missing_f64(
+                x, row_stride, x_stride, n_rows, n_features, limit, highest
+            )
         return fastnb_categorical_check_rows_f64(
             x, row_stride, x_stride, n_rows, n_features, limit, highest
         )
@@ -513,7 +610,7 @@ cdef inline Py_ssize_t categorical_count_rows(
     const code_t* x, Py_ssize_t row_stride, Py_ssize_t x_stride, Py_ssize_t n_rows,
     Py_ssize_t n_features, Py_ssize_t j0, const intp_t* y, const double* w,
     const code_t* highest, const intp_t* layout, Py_ssize_t n_classes,
-    double* table, Py_ssize_t n_table,
+    double* table, Py_ssize_t n_table, bint missing,
 ) noexcept nogil:
     if code_t is int32_t:
         return fastnb_categorical_count_rows_i32(
@@ -526,11 +623,21 @@ cdef inline Py_ssize_t categorical_count_rows(
             n_classes, table, n_table,
         )
     elif code_t is float:
+        if missing:
+            return fastnb_categorical_count_rows_missing_f32(
+                x, row_stride, x_stride, n_rows, n_features, j0, y, w, highest,
+                layout, n_classes, table, n_table,
+            )
         return fastnb_categorical_count_rows_f32(
             x, row_stride, x_stride, n_rows, n_features, j0, y, w, highest, layout,
             n_classes, table, n_table,
         )
     else:
+        if missing:
+            return fastnb_categorical_count_rows_missing_f64(
+                x, row_stride, x_stride, n_rows, n_features, j0, y, w, highest,
+                layout, n_classes, table, n_table,
+            )
         return fastnb_categorical_count_rows_f64(
             x, row_stride, x_stride, n_rows, n_features, j0, y, w, highest, layout,
             n_classes, table, n_table,

@@ -404,19 +404,23 @@ def check_statistic(statistics, key, shape, non_negative=True, values=True):
 SUM_RTOL = 1e-9
 
 
-def check_rows_agree(statistics, key, upper_bound=None):
+def check_rows_agree(statistics, key, upper_bound=None, plus=None):
     """Check a statistic whose rows (axis 0) are classes against the class
     counts: a class of no weight has a row of zeros, and, with
-    ``upper_bound``, no value exceeds its class's count (to rounding)."""
+    ``upper_bound``, no value exceeds its class's count (to rounding), nor,
+    with ``plus`` (the name of another such statistic), the sum of the two."""
     count = statistics["class_count"]
     rows = statistics[key]
     if (rows[count == 0] != 0).any():
         raise ValueError(
             f"Statistic {key!r} has non-zero values for a class of zero class_count."
         )
+    if plus is not None:
+        rows = rows + statistics[plus]
     if upper_bound and (rows > count[:, None] * (1 + SUM_RTOL)).any():
+        counted = key if plus is None else f"{key} + {plus}"
         raise ValueError(
-            f"Statistic {key!r} counts more than class_count for some class."
+            f"Statistic {counted!r} counts more than class_count for some class."
         )
 
 

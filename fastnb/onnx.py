@@ -46,9 +46,10 @@ strings; a code or string never seen in training scores as fastnb scores
 an unseen category, and so does a negative code (which fastnb refuses).
 
 KernelDensityNB, alone or as a MixedNB family, is not converted yet (its
-interpolated log-density tables have no graph here): refused with an error
-saying so. Also refused with an error naming the case: a count family's
-log table holding
+interpolated log-density tables have no graph here), nor is a model with
+``missing="ignore"`` (the graphs have no way yet to leave a NaN's feature
+out of the score): both are refused with an error saying so. Also
+refused with an error naming the case: a count family's log table holding
 -inf, which the graph would multiply by X (``alpha=0`` and a feature some
 class never had), and raw categories that are not strings (booleans,
 numbers in an object column: encode them as strings or codes). The graphs
@@ -118,7 +119,7 @@ import scipy.sparse as sp
 from sklearn import naive_bayes
 
 import fastnb
-from fastnb._base import BaseNB
+from fastnb._base import BaseNB, ignores_missing
 from fastnb._categorical import CategoricalNB
 from fastnb._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
 from fastnb._gaussian import GaussianNB
@@ -269,6 +270,13 @@ def check_model(model):
             "call skl2onnx.to_onnx."
         )
     model._check_fitted_state()
+    if ignores_missing(model):
+        raise ValueError(
+            f"fastnb.onnx does not convert a {type(model).__name__} with "
+            "missing='ignore' yet: its graph would score a NaN instead of "
+            "leaving its feature out. Keep the model with fastnb.save, skops or "
+            "pickle instead, or fit it with missing='error'."
+        )
     for estimator, where in family_estimators(model):
         if isinstance(estimator, KernelDensityNB):
             raise ValueError(

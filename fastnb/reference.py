@@ -55,6 +55,8 @@ MixedNB
     One model over families of columns of different kinds.
 """
 
+import sys
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
@@ -133,6 +135,26 @@ def _linear_scores(X, weights):
         X = sp.csr_array(X, copy=True)
         X.eliminate_zeros()
     return _dense(X @ weights)
+
+
+def _missing(X):
+    """1.0 where X holds NaN (a missing value), else 0: sparse as X is."""
+    X = _numeric(X)
+    if sp.issparse(X):
+        X = sp.csr_array(X, copy=True)
+        X.data = np.isnan(X.data).astype(np.float64)
+        return X
+    return np.isnan(X).astype(np.float64)
+
+
+def _without_missing(X):
+    """X with its missing values (NaN) as 0, which adds to no sum."""
+    X = _numeric(X)
+    if sp.issparse(X):
+        X = sp.csr_array(X, copy=True)
+        X.data = np.nan_to_num(X.data, nan=0.0, posinf=np.inf, neginf=-np.inf)
+        return X
+    return np.where(np.isnan(X), 0.0, X)
 
 
 def _is_m_estimate(alpha):
@@ -479,16 +501,23 @@ class _ReferenceCountNB(_ReferenceNB):
 
     Statistics: ``class_count`` (n_classes,) and ``feature_count``
     (n_classes, n_features), the weighted sum of each feature (as
-    ``_counted`` reads it) over the samples of each class. A subclass
-    supplies ``_feature_tables(statistics, alpha)``, the tables other than
-    the counts and the class log prior, and ``_score``.
+    ``_counted`` reads it) over the samples of each class; with
+    ``missing="ignore"`` a NaN is a missing value, which adds nothing to
+    them, and the families whose parameters are per sample
+    (``_keeps_missing``) also keep ``missing_count``, the weight of each
+    class's samples missing each feature. A subclass supplies
+    ``_feature_tables(statistics, alpha)``, the tables other than the counts
+    and the class log prior, and ``_score``.
     """
 
-    def __init__(self, *, alpha, force_alpha, fit_prior, class_prior):
+    _keeps_missing = False
+
+    def __init__(self, *, alpha, force_alpha, fit_prior, class_prior, missing):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
+        self.missing = missing
 
     def _counted(self, X):
         """X as the model counts and scores it (its numbers, by default)."""
@@ -496,13 +525,21 @@ class _ReferenceCountNB(_ReferenceNB):
 
     def _batch_statistics(self, X, y_encoded, sample_weight, n_classes):
         indicator = _class_indicator(y_encoded, sample_weight, n_classes)
-        return {
+        statistics = {
             "class_count": _class_count(y_encoded, sample_weight, n_classes),
-            "feature_count": _dense(indicator @ self._counted(X)),
+            "feature_count": _dense(indicator @ self._counted(_without_missing(X))),
         }
+        if self._keeps_missing and self.missing == "ignore":
+            statistics["missing_count"] = _dense(indicator @ _missing(X))
+        return statistics
 
     def _combine_statistics(self, a, b):
-        return {key: a[key] + b[key] for key in ("class_count", "feature_count")}
+        return {key: a[key] + b[key] for key in a}
+
+    def _seen(self, statistics):
+        """The weight of each class's samples in which each feature was seen."""
+        seen = statistics["class_count"][:, np.newaxis]
+        return seen - statistics.get("missing_count", 0.0)
 
     def _tables(self, statistics):
         return {
@@ -535,6 +572,10 @@ class MultinomialNB(_ReferenceCountNB):
         is uniform. Ignored when ``class_prior`` is given.
     class_prior : array-like of shape (n_classes,), default=None
         Fixed prior probabilities of the classes.
+    missing : {"error", "ignore"}, default="error"
+        What a NaN in X is: refused ("error", what the estimator's input
+        validation does), or a missing value ("ignore"), left out of its
+        feature's statistics and of its feature's term in the score.
 
     Attributes
     ----------
@@ -574,13 +615,20 @@ class MultinomialNB(_ReferenceCountNB):
     """
 
     def __init__(
-        self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None
+        self,
+        *,
+        alpha=1.0,
+        force_alpha=True,
+        fit_prior=True,
+        class_prior=None,
+        missing="error",
     ):
         super().__init__(
             alpha=alpha,
             force_alpha=force_alpha,
             fit_prior=fit_prior,
             class_prior=class_prior,
+            missing=missing,
         )
 
     def _feature_tables(self, statistics, alpha):
@@ -601,9 +649,9 @@ class MultinomialNB(_ReferenceCountNB):
         }
 
     def _score(self, X):
-        # sum_j x_j log P(j | c) + log P(c)
+        # sum_j x_j log P(j | c) + log P(c); a missing x_j adds nothing.
         return (
-            _linear_scores(_numeric(X), self.feature_log_prob_.T)
+            _linear_scores(_without_missing(X), self.feature_log_prob_.T)
             + self.class_log_prior_
         )
 
@@ -630,6 +678,10 @@ class ComplementNB(_ReferenceCountNB):
     norm : bool, default=False
         Whether to divide each class's weights by their sum (the second
         normalisation of Rennie et al.).
+    missing : {"error", "ignore"}, default="error"
+        What a NaN in X is: refused ("error", what the estimator's input
+        validation does), or a missing value ("ignore"), left out of its
+        feature's statistics and of its feature's term in the score.
 
     Attributes
     ----------
@@ -674,12 +726,14 @@ class ComplementNB(_ReferenceCountNB):
         fit_prior=True,
         class_prior=None,
         norm=False,
+        missing="error",
     ):
         super().__init__(
             alpha=alpha,
             force_alpha=force_alpha,
             fit_prior=fit_prior,
             class_prior=class_prior,
+            missing=missing,
         )
         self.norm = norm
 
@@ -696,7 +750,7 @@ class ComplementNB(_ReferenceCountNB):
         return {"feature_all_": feature_all, "feature_log_prob_": weights}
 
     def _score(self, X):
-        jll = _linear_scores(_numeric(X), self.feature_log_prob_.T)
+        jll = _linear_scores(_without_missing(X), self.feature_log_prob_.T)
         # The prior only matters when there is nothing to compare against.
         if len(self.classes_) == 1:
             jll += self.class_log_prior_
@@ -728,6 +782,10 @@ class BernoulliNB(_ReferenceCountNB):
         is uniform. Ignored when ``class_prior`` is given.
     class_prior : array-like of shape (n_classes,), default=None
         Fixed prior probabilities of the classes.
+    missing : {"error", "ignore"}, default="error"
+        What a NaN in X is: refused ("error", what the estimator's input
+        validation does), or a missing value ("ignore"), left out of its
+        feature's statistics and of its feature's term in the score.
 
     Attributes
     ----------
@@ -767,6 +825,8 @@ class BernoulliNB(_ReferenceCountNB):
     spam
     """
 
+    _keeps_missing = True
+
     def __init__(
         self,
         *,
@@ -775,12 +835,14 @@ class BernoulliNB(_ReferenceCountNB):
         binarize=0.0,
         fit_prior=True,
         class_prior=None,
+        missing="error",
     ):
         super().__init__(
             alpha=alpha,
             force_alpha=force_alpha,
             fit_prior=fit_prior,
             class_prior=class_prior,
+            missing=missing,
         )
         self.binarize = binarize
 
@@ -807,12 +869,13 @@ class BernoulliNB(_ReferenceCountNB):
             pseudo_on, pseudo_total = alpha, 2 * alpha
         with np.errstate(divide="ignore", invalid="ignore"):
             feature_log_prob = np.log(statistics["feature_count"] + pseudo_on) - np.log(
-                statistics["class_count"][:, np.newaxis] + pseudo_total
+                self._seen(statistics) + pseudo_total
             )
         return {"feature_log_prob_": feature_log_prob}
 
     def _score(self, X):
-        X = self._counted(X)
+        missing = _missing(X)
+        X = self._counted(_without_missing(X))
         log_present = self.feature_log_prob_
         with np.errstate(divide="ignore"):
             log_absent = np.log(1 - np.exp(log_present))
@@ -825,9 +888,14 @@ class BernoulliNB(_ReferenceCountNB):
         # so only the nonzeros of X are touched.
         jll = _linear_scores(X, (log_present - log_absent).T)
         jll += self.class_log_prior_ + log_absent.sum(axis=1)
+        # A missing feature's term, log(1 - p_j) as a 0, is taken back out.
+        jll -= _linear_scores(missing, log_absent.T)
         if certain.any():
             present = _linear_scores(X, certain.T.astype(np.float64))
-            jll[present < certain.sum(axis=1) - 0.5] = -np.inf
+            needed = certain.sum(axis=1) - _linear_scores(
+                missing, certain.T.astype(np.float64)
+            )
+            jll[present < needed - 0.5] = -np.inf
         return jll
 
 
@@ -851,6 +919,10 @@ class PoissonNB(_ReferenceCountNB):
         is uniform. Ignored when ``class_prior`` is given.
     class_prior : array-like of shape (n_classes,), default=None
         Fixed prior probabilities of the classes.
+    missing : {"error", "ignore"}, default="error"
+        What a NaN in X is: refused ("error", what the estimator's input
+        validation does), or a missing value ("ignore"), left out of its
+        feature's statistics and of its feature's term in the score.
 
     Attributes
     ----------
@@ -879,22 +951,32 @@ class PoissonNB(_ReferenceCountNB):
     a
     """
 
+    _keeps_missing = True
+
     def __init__(
-        self, *, alpha=1.0, force_alpha=True, fit_prior=True, class_prior=None
+        self,
+        *,
+        alpha=1.0,
+        force_alpha=True,
+        fit_prior=True,
+        class_prior=None,
+        missing="error",
     ):
         super().__init__(
             alpha=alpha,
             force_alpha=force_alpha,
             fit_prior=fit_prior,
             class_prior=class_prior,
+            missing=missing,
         )
 
     def _feature_tables(self, statistics, alpha):
         feature_count = statistics["feature_count"]
-        class_count = statistics["class_count"][:, np.newaxis]
-        total = class_count.sum()
-        overall = feature_count.sum(axis=0) / total if total > 0 else 0.0
-        weight = class_count + alpha
+        seen = self._seen(statistics) + np.zeros_like(feature_count)
+        total = seen.sum(axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            overall = np.where(total > 0, feature_count.sum(axis=0) / total, 0.0)
+        weight = seen + alpha
         # A class with no weight (and alpha 0) takes the overall rate.
         with np.errstate(divide="ignore", invalid="ignore"):
             rate = np.where(
@@ -903,8 +985,10 @@ class PoissonNB(_ReferenceCountNB):
         return {"rate_": np.maximum(rate, np.finfo(np.float64).tiny)}
 
     def _score(self, X):
-        # sum_j [x_j log rate_cj - rate_cj - log(x_j!)] + log P(c)
-        X = _numeric(X)
+        # sum_j [x_j log rate_cj - rate_cj - log(x_j!)] + log P(c), over the
+        # features seen: a missing one's -rate_cj is taken back out.
+        missing = _missing(X)
+        X = _without_missing(X)
         if sp.issparse(X):
             factorials = sp.csr_array(X, copy=True)
             factorials.sum_duplicates()
@@ -913,6 +997,7 @@ class PoissonNB(_ReferenceCountNB):
         else:
             log_factorials = gammaln(X.astype(np.float64) + 1).sum(axis=1)
         jll = _linear_scores(X, np.log(self.rate_).T) - self.rate_.sum(axis=1)
+        jll += _linear_scores(missing, self.rate_.T)
         return jll - log_factorials[:, np.newaxis] + self.class_log_prior_
 
 
@@ -1184,18 +1269,8 @@ class GaussianNB(_ReferencePriorsNB):
         normaliser = -0.5 * log_var.sum(axis=1)
         if self.missing == "ignore":
             # Each row's normaliser over its observed features only.
-            normaliser = normaliser + 0.5 * _dense(_missing_mask(X) @ log_var.T)
+            normaliser = normaliser + 0.5 * _dense(_missing(X) @ log_var.T)
         return self._log_prior() + normaliser - 0.5 * squared
-
-
-def _missing_mask(X):
-    """1.0 where X holds NaN, else 0; sparse for sparse X (its stored NaN)."""
-    if sp.issparse(X):
-        X = sp.csr_array(X)
-        return sp.csr_array(
-            (np.isnan(X.data).astype(np.float64), X.indices, X.indptr), shape=X.shape
-        )
-    return np.isnan(X).astype(np.float64)
 
 
 def _squared_distances(X, theta, variance):
@@ -1640,6 +1715,25 @@ class KernelDensityNB(_ReferencePriorsNB):
 # ---------------------------------------------------------------------------
 
 
+def _missing_in_column(column):
+    """Where a column holds a missing value: NaN among numbers; None, NaN or
+    pandas' NA among other values."""
+    if column.dtype.kind == "f":
+        return np.isnan(column)
+    if column.dtype != object:
+        return np.zeros(len(column), dtype=bool)
+    na = getattr(sys.modules.get("pandas"), "NA", None)
+    return np.array(
+        [
+            value is None
+            or value is na
+            or (isinstance(value, float) and value != value)
+            for value in column.tolist()
+        ],
+        dtype=bool,
+    )
+
+
 def _encode(column, categories, unseen):
     """The code of each value of ``column`` among ``categories``; ``unseen`` if none."""
     values, inverse = np.unique(column, return_inverse=True)
@@ -1679,6 +1773,13 @@ class CategoricalNB(_ReferenceNB):
         Fixed prior probabilities of the classes.
     min_categories : int or ndarray of shape (n_features,), default=None
         Least number of categories of each feature.
+    missing : {"error", "ignore"}, default="error"
+        With "ignore", NaN codes and None, NaN or pandas' NA among raw values
+        are missing: left out of their feature's counts and of its term in
+        the joint log-likelihood. A class that never saw a feature has
+        uniform probabilities for it (also without smoothing); a feature
+        never seen has no categories and a term of 0. With "error" the
+        reference does not look for them (it trusts its input).
 
     Attributes
     ----------
@@ -1728,26 +1829,39 @@ class CategoricalNB(_ReferenceNB):
         fit_prior=True,
         class_prior=None,
         min_categories=None,
+        missing="error",
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.min_categories = min_categories
+        self.missing = missing
+
+    def _observed(self, column):
+        """Where a column's values are observed (all of them unless missing
+        values are ignored)."""
+        if self.missing == "ignore":
+            return ~_missing_in_column(column)
+        return np.ones(len(column), dtype=bool)
 
     def _batch_statistics(self, X, y_encoded, sample_weight, n_classes):
         categories, counts = [], []
         for column in _columns(X):
+            # Missing values are left out of the counts.
+            observed = self._observed(column)
+            column, classes = column[observed], y_encoded[observed]
+            weights = None if sample_weight is None else sample_weight[observed]
             if column.dtype.kind in "iuf":
                 codes = column.astype(np.int64)
-                values = np.arange(codes.max() + 1, dtype=np.int64)
+                values = np.arange(codes.max(initial=-1) + 1, dtype=np.int64)
             else:
                 values, codes = np.unique(column, return_inverse=True)
                 values, codes = values.astype(object), codes.reshape(-1)
             # Row a, column c: the weight of category a in class c.
             count = np.bincount(
-                codes * n_classes + y_encoded,
-                weights=sample_weight,
+                codes * n_classes + classes,
+                weights=weights,
                 minlength=len(values) * n_classes,
             )
             categories.append(values)
@@ -1810,10 +1924,10 @@ class CategoricalNB(_ReferenceNB):
         for j, (n, m) in enumerate(zip(n_categories, ms, strict=True)):
             # An unseen category is smoothed as if the prior were uniform.
             if alpha.prior is None:
-                share = np.full(n, 1.0 / n)
+                share = np.full(n, 1.0 / max(n, 1))
             else:
                 share = np.asarray(alpha.prior[j], dtype=np.float64)
-            pseudo.append((m * share, m / n))
+            pseudo.append((m * share, m / max(n, 1)))
         return pseudo
 
     def _log_tables(self, statistics):
@@ -1834,10 +1948,16 @@ class CategoricalNB(_ReferenceNB):
             unseen = np.full((1, count.shape[1]), pseudo_unseen)
             smoothed = np.vstack([count + pseudo[:, np.newaxis], unseen])
             # Without smoothing an unseen category has log(0) = -inf.
-            with np.errstate(divide="ignore"):
+            with np.errstate(divide="ignore", invalid="ignore"):
                 # The unseen row is not one of the n categories of the total.
-                log_total = np.log(smoothed[:-1].sum(axis=0))
-                tables.append((np.log(smoothed) - log_total).T)
+                total = smoothed[:-1].sum(axis=0)
+                table = np.log(smoothed) - np.log(total)
+            if self.missing == "ignore":
+                # A class that saw none of the feature's values (and has no
+                # smoothing) is uniform over its n categories; with none,
+                # the feature's term is 0.
+                table[:, total == 0] = -np.log(n) if n else 0.0
+            tables.append(table.T)
         return tables
 
     def _tables(self, statistics):
@@ -1872,12 +1992,15 @@ class CategoricalNB(_ReferenceNB):
             self._log_tables(self.statistics_),
             strict=True,
         ):
+            # A missing value's feature adds nothing to its row.
+            observed = self._observed(column)
+            column = column[observed]
             unseen = table.shape[1] - 1
             if values.dtype == object:
                 codes = _encode(column, values, unseen)
             else:
                 codes = np.minimum(column.astype(np.int64), unseen)
-            jll += table[:, codes].T
+            jll[observed] += table[:, codes].T
         return jll
 
 

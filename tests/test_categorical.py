@@ -26,6 +26,7 @@ import fastnb._simd
 from _helpers import (
     ADULT_COLUMNS,
     SPARSE,
+    as_container,
     assert_same_outputs,
     assert_same_state,
     dense_c,
@@ -35,6 +36,7 @@ from _helpers import (
     sparse_with_zeros,
     split_uci,
     tol,
+    with_index_dtype,
 )
 
 N_FEATURES = 5
@@ -531,6 +533,34 @@ def test_results_are_the_same_for_any_thread_count(kernel_threads, counting, dty
         assert_agrees(one, theirs, X[:2000], tol(np.float64))
 
 
+@pytest.mark.parametrize("counting", COUNTING)
+def test_missing_values_in_every_way_of_counting(kernel_threads, counting):
+    widest, kernels = COUNTING[counting]
+    X, y, w = make_big_codes(widest)
+    X = X.astype(np.float64)
+    X[np.random.default_rng(5).random(X.shape) < 0.1] = np.nan
+    models = {}
+    for n_threads in (1, 3):
+        models[n_threads], _ = fit_and_score(
+            X, y, w, n_threads, kernel_threads, missing="ignore"
+        )
+        assert kernels <= set(kernel_threads.threads)
+    assert_same_state(models[3], models[1])
+    class_index = np.searchsorted(BIG_LABELS, y)
+    for j in range(BIG_FEATURES):
+        seen = ~np.isnan(X[:, j])
+        codes = X[seen, j].astype(np.int64)
+        expected = np.zeros((len(BIG_LABELS), codes.max() + 1))
+        np.add.at(expected, (class_index[seen], codes), w[seen])
+        assert_allclose(models[1].category_count_[j], expected, rtol=1e-12)
+    # The same codes sparse (stored NaN, zeros not stored): counted in
+    # chunks of rows (CSR) or a column a task (CSC).
+    for container in SPARSE:
+        sparse = getattr(sp, f"{container}_matrix")(X)
+        model = fastnb.CategoricalNB(missing="ignore").fit(sparse, y, sample_weight=w)
+        assert_same_list(model.category_count_, models[1].category_count_, 1e-10)
+
+
 def test_counts_in_one_pass_are_the_counts(kernel_threads):
     # Chunks meet new largest codes late, and lay their tables out again.
     X, y, w = make_big_codes(seed=4)
@@ -558,7 +588,17 @@ def test_float32_codes_are_checked_against_max_categories_exactly():
         highest = np.empty((1, 1), dtype=np.float32)
         layout = np.empty((1, 2), dtype=np.intp)
         bad = fastnb._simd.kernels.categorical_check_count_dense(
-            X, y, np.empty(0), 2**24 + 1, 1, 5_000, highest, layout, np.empty((1, 8)), 1
+            X,
+            y,
+            np.empty(0),
+            2**24 + 1,
+            1,
+            5_000,
+            highest,
+            layout,
+            np.empty((1, 8)),
+            False,
+            1,
         )
         assert bad == first_bad
         if bad < 0:
@@ -1349,3 +1389,412 @@ def test_missing_raw_values_are_named(missing):
     model = fastnb.CategoricalNB().fit(frame.fillna("calm"), [0, 1, 0])
     with pytest.raises(ValueError, match=message):
         model.predict(frame)
+
+
+# ---------------------------------------------------------------------------
+# Missing values (missing="ignore")
+# ---------------------------------------------------------------------------
+
+MISSING_CONTAINERS = ("dense_c", "dense_f", "csr", "csc", "strings", "frame")
+
+
+def missing_case(container, seed=0, share=0.25):
+    """Data with missing values in every feature, as ``container`` holds them.
+
+    Returns ``(X, columns, y, sample_weight)``: X as given to the model;
+    ``columns`` its values per feature as 1-D arrays (float codes with NaN,
+    or objects with None and NaN), for fits on a feature's observed rows.
+    Row 0 is missing in every feature, and feature 0 is missing in every
+    row of the first class ("ant").
+    """
+    X, y, sample_weight = make_codes(LABELS["5 str"], seed=seed)
+    rng = np.random.default_rng(seed + 1)
+    absent = rng.random(X.shape) < share
+    absent[0] = True
+    absent[:, 0] |= y == "ant"
+    codes = np.where(absent, np.nan, X.astype(np.float64))
+    if container in ("strings", "frame"):
+        values = np.array([f"v{code}" for code in X.ravel()], dtype=object)
+        values = values.reshape(X.shape)
+        # None and NaN both stand for a missing value.
+        values[absent] = None
+        values[absent & (rng.random(X.shape) < 0.5)] = np.nan
+        if container == "strings":
+            return values, list(values.T), y, sample_weight
+        # A frame: raw values, and a column of float codes with NaN.
+        frame = pd.DataFrame({f"f{j}": values[:, j] for j in range(X.shape[1])})
+        frame["f1"] = codes[:, 1]
+        columns = list(values.T)
+        columns[1] = codes[:, 1]
+        return frame, columns, y, sample_weight
+    if container in SPARSE:
+        # NaN stored; zeros are not (an implicit zero is code 0).
+        return (
+            getattr(sp, f"{container}_matrix")(codes),
+            list(codes.T),
+            y,
+            sample_weight,
+        )
+    return globals()[container](codes), list(codes.T), y, sample_weight
+
+
+def is_missing(column):
+    """Where a column of missing_case holds a missing value."""
+    return np.array([v is None or v != v for v in column], dtype=bool)
+
+
+def observed_rows_fit(column, y, sample_weight, **params):
+    """A missing="error" fit on the rows where the feature is observed."""
+    seen = ~is_missing(column)
+    values = column[seen]
+    values = values.astype(np.int64) if values.dtype.kind == "f" else values
+    return fastnb.CategoricalNB(**params).fit(
+        values[:, None], y[seen], sample_weight=sample_weight[seen]
+    )
+
+
+def dropping_reference(model, columns):
+    """Each row's joint log-likelihood from the fitted attributes: log prior
+    plus feature_log_prob_[j][class, code] over its observed features."""
+    jll = np.tile(model.class_log_prior_, (len(columns[0]), 1))
+    for j, column in enumerate(columns):
+        seen = ~is_missing(column)
+        if column.dtype == object:
+            position = {v: i for i, v in enumerate(model.categories_[j].tolist())}
+            codes = np.array([position[v] for v in column[seen]])
+        else:
+            codes = column[seen].astype(np.int64)
+        jll[seen] += model.feature_log_prob_[j][:, codes].T
+    return jll
+
+
+@pytest.mark.parametrize("container", MISSING_CONTAINERS)
+def test_missing_values_left_out_of_each_feature(container):
+    X, columns, y, weights = missing_case(container)
+    model = fastnb.CategoricalNB(missing="ignore").fit(X, y, sample_weight=weights)
+    rtol = tol(np.float64)
+    for j, column in enumerate(columns):
+        alone = observed_rows_fit(column, y, weights)
+        assert_array_equal(model.categories_[j], alone.categories_[0])
+        # Feature 0 is never seen in class "ant": a column of zeros for it.
+        counts = model.category_count_[j]
+        assert (counts[0] == 0).all() == (j == 0)
+        # Its fit on feature 0's observed rows has no class "ant".
+        classes = slice(1, None) if j == 0 else slice(None)
+        assert_allclose(counts[classes], alone.category_count_[0], rtol=rtol)
+        assert_allclose(
+            model.feature_log_prob_[j][classes], alone.feature_log_prob_[0], rtol=rtol
+        )
+    # A missing value is never a category.
+    for categories in model.categories_:
+        assert not is_missing(np.asarray(categories, dtype=object)).any()
+    assert_allclose(
+        model.class_count_,
+        np.bincount(np.searchsorted(model.classes_, y), weights=weights),
+        rtol=rtol,
+    )
+
+    # Scores: the log prior plus the terms of the row's observed features.
+    jll = model.predict_joint_log_proba(X)
+    assert_allclose(jll, dropping_reference(model, columns), rtol=rtol)
+    # Row 0 is missing in every feature: its log prior.
+    assert_allclose(jll[0], model.class_log_prior_, rtol=rtol)
+    assert jll.dtype == np.float64 and np.isfinite(jll).all()
+
+
+def test_feature_missing_in_a_class_is_uniform_there():
+    X, columns, y, weights = missing_case("dense_c")
+    for alpha in (1.0, 0.0):
+        model = fastnb.CategoricalNB(alpha=alpha, missing="ignore").fit(X, y)
+        # Feature 0 is never seen in class "ant": 1 / n for every category.
+        n = model.n_categories_[0]
+        assert_allclose(model.feature_log_prob_[0][0], np.full(n, -np.log(n)))
+        jll = model.predict_joint_log_proba(X)
+        assert not np.isnan(jll).any()
+        if alpha == 0.0:
+            # Without smoothing other terms may be -inf, never NaN.
+            assert np.isfinite(model.feature_log_prob_[0]).any()
+        assert_allclose(jll, dropping_reference(model, columns), rtol=tol(np.float64))
+
+
+def test_feature_never_observed_has_no_categories_and_no_term():
+    X, y, _ = make_codes(LABELS["2 int"])
+    X = X.astype(np.float64)
+    X[:, 2] = np.nan
+    model = fastnb.CategoricalNB(missing="ignore").fit(X, y)
+    assert model.n_categories_[2] == 0 and len(model.categories_[2]) == 0
+    assert model.feature_log_prob_[2].shape == (2, 0)
+    without = fastnb.CategoricalNB().fit(np.delete(X, 2, axis=1).astype(int), y)
+    # Any code of it at predict is unseen, with a term of 0.
+    X_test = X.copy()
+    X_test[:, 2] = 1
+    expected = without.predict_joint_log_proba(np.delete(X, 2, axis=1).astype(int))
+    assert_allclose(model.predict_joint_log_proba(X), expected, rtol=tol(np.float64))
+    assert_allclose(
+        model.predict_joint_log_proba(X_test), expected, rtol=tol(np.float64)
+    )
+
+
+@pytest.mark.parametrize("container", MISSING_CONTAINERS)
+def test_missing_values_against_the_reference(container):
+    X, columns, y, weights = missing_case(container)
+    ours = fastnb.CategoricalNB(alpha=0.5, missing="ignore")
+    ours.fit(X, y, sample_weight=weights)
+    oracle = fastnb.reference.CategoricalNB(alpha=0.5, missing="ignore")
+    oracle.fit(X, y, sample_weight=weights)
+    rtol = tol(np.float64)
+    assert_same_list(ours.feature_log_prob_, oracle.feature_log_prob_, rtol)
+    assert_same_list(ours.category_count_, oracle.category_count_, rtol)
+    assert_allclose(
+        ours.predict_joint_log_proba(X), oracle.predict_joint_log_proba(X), rtol=rtol
+    )
+
+
+@pytest.mark.parametrize("container", MISSING_CONTAINERS)
+def test_missing_partial_fit_weights_and_merge_equal_one_fit(container):
+    X, columns, y, weights = missing_case(container)
+    whole = fastnb.CategoricalNB(missing="ignore").fit(X, y)
+    rows = np.arange(len(y))
+    parts = [rows[:30], rows[30:31], rows[31:]]
+
+    def take(rows):
+        return X.iloc[rows] if container == "frame" else X[rows]
+
+    stepwise = fastnb.CategoricalNB(missing="ignore")
+    for part in parts:
+        stepwise.partial_fit(take(part), y[part], classes=np.unique(y))
+    models = [
+        fastnb.CategoricalNB(missing="ignore").fit(take(part), y[part])
+        for part in parts
+    ]
+    merged = fastnb.merge(models)
+    for other in (stepwise, merged):
+        # partial_fit codes raw values in the order the batches bring them.
+        assert_same_list(in_sorted_order(other), in_sorted_order(whole), 1e-12)
+        assert_allclose(
+            other.predict_joint_log_proba(X),
+            whole.predict_joint_log_proba(X),
+            rtol=tol(np.float64),
+        )
+    # Whole weights are repeated rows.
+    repeats = np.random.default_rng(3).integers(0, 3, size=len(y))
+    weighted = fastnb.CategoricalNB(missing="ignore")
+    weighted.fit(X, y, sample_weight=repeats)
+    repeated = fastnb.CategoricalNB(missing="ignore")
+    repeated.fit(take(np.repeat(rows, repeats)), np.repeat(y, repeats))
+    assert_same_list(in_sorted_order(weighted), in_sorted_order(repeated), 1e-12)
+
+
+def in_sorted_order(model):
+    """Each feature's counts and log probabilities, categories sorted."""
+    tables = []
+    for categories, counts, log_probs in zip(
+        model.categories_, model.category_count_, model.feature_log_prob_, strict=True
+    ):
+        order = np.argsort(np.asarray(categories), kind="stable")
+        tables += [counts[:, order], log_probs[:, order]]
+    return tables
+
+
+@pytest.mark.parametrize("container", SPARSE)
+def test_missing_sparse_equals_dense(container):
+    dense, columns, y, weights = missing_case("dense_c")
+    X, _, _, _ = missing_case(container)
+    ours = fastnb.CategoricalNB(missing="ignore").fit(X, y, sample_weight=weights)
+    theirs = fastnb.CategoricalNB(missing="ignore")
+    theirs.fit(dense, y, sample_weight=weights)
+    assert_same_list(ours.category_count_, theirs.category_count_, 1e-12)
+    for X_test in (X, sp.csr_matrix(dense), dense):
+        assert_allclose(
+            ours.predict_joint_log_proba(X_test),
+            theirs.predict_joint_log_proba(dense),
+            rtol=tol(np.float64),
+        )
+    # A stored NaN is missing, an implicit zero code 0, a stored 0 code 0.
+    row = sp.csr_matrix(np.array([[np.nan, 0, 0, 0, 0]]))
+    row_zero = sp.csr_matrix(
+        (np.array([0.0]), np.array([0]), np.array([0, 1])), shape=(1, 5)
+    )
+    dense_row = np.array([[np.nan, 0, 0, 0, 0]])
+    assert_allclose(
+        ours.predict_joint_log_proba(row), ours.predict_joint_log_proba(dense_row)
+    )
+    assert_allclose(
+        ours.predict_joint_log_proba(row_zero),
+        ours.predict_joint_log_proba(np.zeros((1, 5))),
+    )
+
+
+@pytest.mark.parametrize("container", ["dense_c", "csr", "csc"])
+def test_missing_float32_codes_and_int64_indices(container):
+    X, _, y, weights = missing_case("dense_c")
+    expected = fastnb.CategoricalNB(missing="ignore").fit(X, y, sample_weight=weights)
+    X32 = as_container(X.astype(np.float32), container)
+    if container in SPARSE:
+        X32 = with_index_dtype(X32, np.int64)
+    ours = fastnb.CategoricalNB(missing="ignore").fit(X32, y, sample_weight=weights)
+    assert_same_list(ours.category_count_, expected.category_count_, 1e-12)
+    assert_allclose(
+        ours.predict_joint_log_proba(X32),
+        expected.predict_joint_log_proba(X),
+        rtol=tol(np.float64),
+    )
+
+
+def test_missing_with_min_categories_and_unseen_categories():
+    X, columns, y, _ = missing_case("dense_c")
+    model = fastnb.CategoricalNB(missing="ignore", min_categories=9).fit(X, y)
+    assert (model.n_categories_ == 9).all()
+    assert_allclose(
+        model.predict_joint_log_proba(X),
+        dropping_reference(model, columns),
+        rtol=tol(np.float64),
+    )
+    # A code past every category scores as unseen, beside a missing value.
+    X_test = np.array([[12.0, np.nan, 1, 0, 2]])
+    unseen = model.class_log_prior_ + sum(
+        model.predict_joint_log_proba(np.where(np.arange(5) == j, X_test, np.nan))[0]
+        - model.class_log_prior_
+        for j in (0, 2, 3, 4)
+    )
+    assert_allclose(model.predict_joint_log_proba(X_test)[0], unseen, rtol=1e-12)
+    strings, _, y, _ = missing_case("strings")
+    raw = fastnb.CategoricalNB(missing="ignore").fit(strings, y)
+    row = np.array([["never seen", None, "v1", np.nan, "v0"]], dtype=object)
+    assert np.isfinite(raw.predict_joint_log_proba(row)).all()
+
+
+@pytest.mark.parametrize("container", ["dense_c", "csr", "strings"])
+def test_missing_contributions_add_up(container):
+    X, _, y, _ = missing_case(container)
+    model = fastnb.CategoricalNB(missing="ignore").fit(X, y)
+    terms, intercept = model.contributions(X)
+    total = np.asarray(terms.sum(axis=1)).reshape(len(y), -1) + intercept
+    assert_allclose(total, model.predict_joint_log_proba(X), rtol=1e-10, atol=1e-10)
+    # A row missing in every feature: the intercept plus its terms is its prior.
+    assert_allclose(total[0], model.class_log_prior_, atol=1e-10)
+
+
+BAD_CODES_WITH_MISSING = {
+    "negative": (-1.0, "Negative values"),
+    "fractional": (1.5, "non-integer codes"),
+    "infinite": (np.inf, "infinity"),
+}
+
+
+@pytest.mark.parametrize("container", ["dense_c", "csr", "csc"])
+@pytest.mark.parametrize("bad", BAD_CODES_WITH_MISSING)
+def test_missing_ignore_still_refuses_bad_codes(container, bad):
+    value, message = BAD_CODES_WITH_MISSING[bad]
+    X, columns, y, _ = missing_case("dense_c")
+    model = fastnb.CategoricalNB(missing="ignore").fit(X, y)
+    before = copy.deepcopy(model)
+    codes = np.asarray(X).copy()
+    codes[7, 3] = value
+    bad_X = (
+        codes if container == "dense_c" else getattr(sp, f"{container}_matrix")(codes)
+    )
+    with pytest.raises(ValueError, match=message):
+        fastnb.CategoricalNB(missing="ignore").fit(bad_X, y)
+    with pytest.raises(ValueError, match=message):
+        model.partial_fit(bad_X, y)
+    # A failed fit leaves the model as it was.
+    assert_same_state(model, before)
+    with pytest.raises(ValueError, match=message):
+        model.predict(bad_X)
+
+
+def test_missing_error_keeps_its_messages():
+    X, _, y, _ = missing_case("dense_c")
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        fastnb.CategoricalNB().fit(X, y)
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        fastnb.CategoricalNB().fit(sp.csr_matrix(X), y)
+    model = fastnb.CategoricalNB().fit(np.nan_to_num(X).astype(int), y)
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        model.predict(X)
+    strings, _, y, _ = missing_case("strings")
+    with pytest.raises(ValueError, match=r"missing values \(NaN or None\) in columns"):
+        fastnb.CategoricalNB().fit(strings, y)
+    frame = pd.DataFrame({"a": pd.array(["x", None, "y"], dtype="string")})
+    with pytest.raises(ValueError, match=r"in columns \['a'\]"):
+        fastnb.CategoricalNB().fit(frame, [0, 1, 1])
+    # pandas' NA is a missing value to "ignore".
+    model = fastnb.CategoricalNB(missing="ignore").fit(frame, [0, 1, 1])
+    assert_array_equal(model.categories_[0], ["x", "y"])
+    assert_allclose(model.category_count_[0], [[1, 0], [0, 1]])
+
+
+def test_missing_state_round_trips_and_is_checked(tmp_path):
+    X, _, y, weights = missing_case("strings")
+    model = fastnb.CategoricalNB(missing="ignore").fit(X, y, sample_weight=weights)
+    for copy_ in (
+        fastnb.load(save_to(model, tmp_path / "model.fnb")),
+        fastnb.from_state(fastnb.get_state(model)),
+    ):
+        assert copy_.missing == "ignore"
+        assert_same_list(copy_.feature_log_prob_, model.feature_log_prob_, 0.0)
+        assert_array_equal(
+            copy_.predict_joint_log_proba(X), model.predict_joint_log_proba(X)
+        )
+    state = fastnb.get_state(model)
+    # Counts below the class counts are what "ignore" fits; above, never.
+    counts = state.statistics["category_count"]
+    first = counts[: len(state.statistics["categories"][0])]
+    assert (first.sum(axis=0) < state.statistics["class_count"]).all()
+    with pytest.raises(ValueError, match="does not add up to class_count"):
+        fastnb.from_state(
+            dataclass_replace(state, params={**state.params, "missing": "error"})
+        )
+    too_many = counts.copy()
+    too_many[0] += state.statistics["class_count"]
+    with pytest.raises(ValueError, match="more than class_count"):
+        fastnb.from_state(
+            dataclass_replace(
+                state, statistics={**state.statistics, "category_count": too_many}
+            )
+        )
+
+
+def save_to(model, path):
+    fastnb.save(model, path)
+    return path
+
+
+def dataclass_replace(state, **changes):
+    import dataclasses
+
+    return dataclasses.replace(state, **changes)
+
+
+def test_adult_with_question_marks_as_missing():
+    # bench/bench_missing_categorical.py prints these figures: Adult's
+    # categorical columns, its own train/test files, '?' as missing.
+    X_train, X_test, y_train, y_test = adult(require_data)
+    X_train, X_test = X_train.copy(), X_test.copy()
+    X_train[X_train == "?"] = None
+    X_test[X_test == "?"] = None
+    ignore = fastnb.CategoricalNB(missing="ignore").fit(X_train, y_train)
+    assert round(ignore.score(X_test, y_test), 4) == 0.7972
+    assert all("?" not in c and None not in c.tolist() for c in ignore.categories_)
+    # Dropping the rows with a '?': in training, and in testing (such a
+    # row cannot be scored), where "ignore" does about as well.
+    complete_train = ~pd.isna(X_train).any(axis=1)
+    complete_test = ~pd.isna(X_test).any(axis=1)
+    dropped = fastnb.CategoricalNB().fit(
+        X_train[complete_train], y_train[complete_train]
+    )
+    X_complete, y_complete = X_test[complete_test], y_test[complete_test]
+    assert round(dropped.score(X_complete, y_complete), 4) == 0.7940
+    assert round(ignore.score(X_complete, y_complete), 4) == 0.7936
+    # Each column's most frequent training value in place of a '?'.
+    imputed_train, imputed_test = X_train.copy(), X_test.copy()
+    for j in range(X_train.shape[1]):
+        mode = pd.Series(X_train[:, j]).mode()[0]
+        imputed_train[pd.isna(imputed_train[:, j]), j] = mode
+        imputed_test[pd.isna(imputed_test[:, j]), j] = mode
+    imputed = fastnb.CategoricalNB().fit(imputed_train, y_train)
+    assert round(imputed.score(imputed_test, y_test), 4) == 0.7958
+    # missing="error" names the columns holding them.
+    with pytest.raises(ValueError, match=r"in columns \[0, 3, 7\]"):
+        fastnb.CategoricalNB().fit(X_train, y_train)

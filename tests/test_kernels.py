@@ -41,17 +41,29 @@ def tfidf_like(n_samples, n_features, n_classes, seed=0):
 
 
 def count_with(kernel, args, options, n_threads, shape):
-    out = np.zeros(shape)
+    """The counts and the missing values' weights a counting kernel gives."""
+    out, missing = np.zeros(shape), np.zeros(shape)
     fresh = {
         k: v.copy() if isinstance(v, np.ndarray) else v for k, v in options.items()
     }
-    kernel(*args, threshold=0.0, binarize=False, out=out, n_threads=n_threads, **fresh)
-    return out
+    kernel(
+        *args,
+        threshold=0.0,
+        binarize=False,
+        out=out,
+        missing=missing,
+        n_threads=n_threads,
+        **fresh,
+    )
+    return out, missing
 
 
 @pytest.mark.parametrize("n_threads", [2, 3, 7])
 def test_counting_does_not_depend_on_thread_count(n_threads):
     X, y = tfidf_like(3000, 300, 5)
+    # Some stored values missing (missing="ignore"): their weights are
+    # summed apart, in the same order.
+    X.data[np.random.default_rng(5).random(X.nnz) < 0.1] = np.nan
     weights = np.random.default_rng(1).random(X.shape[0])
     shape = (5, X.shape[1])
     rows_by_class = np.argsort(y, kind="stable")
@@ -61,7 +73,8 @@ def test_counting_does_not_depend_on_thread_count(n_threads):
     dense = X.toarray()
     # Chunks of 1000 rows, each counted apart and added in order.
     blocks = {
-        "chunk_counts": np.zeros((2, *shape)),
+        "allow_nan": True,
+        "chunk_counts": np.zeros((2, 2 * shape[0], shape[1])),
         "chunk_rows": 1000,
         "block_width": 16,
     }
@@ -87,11 +100,16 @@ def test_counting_does_not_depend_on_thread_count(n_threads):
     for name, (kernel, args, options) in cases.items():
         serial = count_with(kernel, args, options, 1, shape)
         parallel = count_with(kernel, args, options, n_threads, shape)
-        assert np.array_equal(serial, parallel), name
-        counted[name] = serial
+        assert np.array_equal(np.stack(serial), np.stack(parallel)), name
+        counted[name] = np.stack(serial)
     # Summed in another order (dense: by chunks of rows), to rounding.
     for name in ("csc", "dense C", "dense F"):
         np.testing.assert_allclose(counted[name], counted["csr"], rtol=1e-13)
+    # Against NumPy: the values as 0 where missing, the weights where missing.
+    is_missing = sp.csr_matrix((np.isnan(X.data) * 1.0, X.indices, X.indptr))
+    one_hot = np.eye(5)[y].T * weights
+    expected = one_hot @ np.nan_to_num(dense), one_hot @ is_missing.toarray()
+    np.testing.assert_allclose(counted["csr"], np.stack(expected), rtol=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -161,7 +179,7 @@ def out_of_range_calls():
         return X.data, X.indices, indptr
 
     table, intercept = pad_classes(np.zeros((4, 2))), pad_classes(np.zeros(2))
-    discrete = (table, intercept, 0.0, False, False)
+    discrete = (table, intercept, 0.0, False, False, False, np.empty((0, 0)))
     gaussian = np.zeros((len(table) + 1, 4, table.shape[1]))
     no_log_var = table[:0]  # NaN refused
     dense_nan = dense.copy()
@@ -169,12 +187,22 @@ def out_of_range_calls():
     # Class 1 for every row (y's first rows are some kernels' output).
     ones = np.ones(3, dtype=np.intp)
     csr_nan, csc_nan = sp.csr_matrix(dense_nan), sp.csc_matrix(dense_nan)
+    no_missing = np.empty((0, 0))
+
+    def narrow():
+        """Missing weights with room for two of the four features."""
+        return np.zeros((2, 2))
 
     def finish():
         """Output, out, labels, scratch and threads of the scoring kernels."""
         output = k.Output.JOINT_LOG_LIKELIHOOD
         labels = np.empty(3, dtype=np.intp)
         return output, np.empty((3, 2)), labels, thread_scratch(2, 2), 2
+
+    def categorical_finish(missing=False):
+        """finish() with the categorical scoring kernels' missing flag."""
+        *arguments, n_threads = finish()
+        return *arguments, missing, n_threads
 
     def kde_score(X, n_points, missing=False):
         """kde_score_dense of X with four features' tables of 3 points, each
@@ -211,6 +239,12 @@ def out_of_range_calls():
 
     codes = np.array([[0, 1], [2, 0], [1, 2]])
     codes_csr, codes_csc = sp.csr_matrix(codes), sp.csc_matrix(codes)
+    # Float codes with a missing value (NaN) stored in feature 1.
+    missing_codes = np.array([[0.0, 1], [2, np.nan], [1, 2]])
+    missing_csr = sp.csr_matrix(missing_codes)
+    # Feature 1 stores nothing but its NaN: only the NaN reads its rows.
+    only_nan = np.array([[0.0, 0], [2, np.nan], [1, 0]])
+    only_nan_csr, only_nan_csc = sp.csr_matrix(only_nan), sp.csc_matrix(only_nan)
     offsets = np.array([0, 4, 8], dtype=np.intp)  # 3 categories + unseen each
     count_offsets = np.array([0, 3, 6], dtype=np.intp)  # 3 categories each
     categorical = pad_classes(np.zeros((8, 2)))
@@ -236,6 +270,7 @@ def out_of_range_calls():
             np.empty((8, 2)),
             np.zeros((8, 8)),
             thread_scratch(2, 2),
+            False,
             2,
         )
 
@@ -253,7 +288,15 @@ def out_of_range_calls():
     return {
         "discrete_count_csr column": (
             lambda: k.discrete_count_csr(
-                *bad_column(csr), rows, class_ptr, weights, 0.0, False, counts(), 2
+                *bad_column(csr),
+                rows,
+                class_ptr,
+                weights,
+                0.0,
+                False,
+                counts(),
+                no_missing,
+                2,
             ),
             bounds,
         ),
@@ -266,25 +309,79 @@ def out_of_range_calls():
                 0.0,
                 False,
                 counts(),
+                no_missing,
                 2,
             ),
             bounds,
         ),
         "discrete_count_csc class": (
             lambda: k.discrete_count_csc(
-                *sparse_arrays(csc), bad_y, weights, 0.0, False, counts(), 2
+                *sparse_arrays(csc), bad_y, weights, 0.0, False, counts(), no_missing, 2
             ),
             bounds,
         ),
         "discrete_count_dense class": (
             lambda: k.discrete_count_dense(
-                dense, bad_y, weights, 0.0, False, counts(), chunks(), 2, 64, 2
+                dense,
+                bad_y,
+                weights,
+                0.0,
+                False,
+                counts(),
+                no_missing,
+                False,
+                chunks(),
+                2,
+                64,
+                2,
             ),
             bounds,
         ),
         "discrete_count_dense negative class": (
             lambda: k.discrete_count_dense(
-                dense, negative_y, weights, 0.0, False, counts(), chunks(), 2, 64, 2
+                dense,
+                negative_y,
+                weights,
+                0.0,
+                False,
+                counts(),
+                no_missing,
+                False,
+                chunks(),
+                2,
+                64,
+                2,
+            ),
+            bounds,
+        ),
+        "discrete_count_dense missing": (
+            lambda: k.discrete_count_dense(
+                with_nan,
+                y,
+                weights,
+                0.0,
+                False,
+                counts(),
+                narrow(),
+                True,
+                chunks(),
+                2,
+                64,
+                2,
+            ),
+            bounds,
+        ),
+        "discrete_count_csr missing": (
+            lambda: k.discrete_count_csr(
+                *sparse_arrays(sp.csr_matrix(with_nan)),
+                rows,
+                class_ptr,
+                weights,
+                0.0,
+                False,
+                counts(),
+                narrow(),
+                2,
             ),
             bounds,
         ),
@@ -443,20 +540,29 @@ def out_of_range_calls():
         ),
         "categorical_check_count_dense class": (
             lambda: k.categorical_check_count_dense(
-                codes, bad_y, weights, 10, 2, 3, *chunk_counts(1), 2
+                codes, bad_y, weights, 10, 2, 3, *chunk_counts(1), False, 2
             ),
             row,
         ),
         "categorical_check_count_dense negative class": (
             lambda: k.categorical_check_count_dense(
-                codes, negative_y, weights, 10, 2, 3, *chunk_counts(1), 2
+                codes, negative_y, weights, 10, 2, 3, *chunk_counts(1), False, 2
             ),
             row,
         ),
         "categorical_check_count_dense chunk": (
             # Two chunks of two rows, largest codes and layout for one.
             lambda: k.categorical_check_count_dense(
-                codes, y, weights, 10, 2, 2, *chunk_counts(1)[:2], np.empty((2, 64)), 2
+                codes,
+                y,
+                weights,
+                10,
+                2,
+                2,
+                *chunk_counts(1)[:2],
+                np.empty((2, 64)),
+                False,
+                2,
             ),
             bounds,
         ),
@@ -471,13 +577,14 @@ def out_of_range_calls():
                 3,
                 count_table(),
                 2,
+                False,
                 2,
             ),
             chunk,
         ),
         "categorical_count_dense class": (
             lambda: k.categorical_count_dense(
-                codes, bad_y, weights, 2, highest, layout, 3, count_table(), 2, 2
+                codes, bad_y, weights, 2, highest, layout, 3, count_table(), 2, False, 2
             ),
             chunk,
         ),
@@ -507,19 +614,23 @@ def out_of_range_calls():
                 np.array([0, 6, 12], dtype=np.intp),  # rows 6-11 of 8
                 categorical,
                 intercept,
-                *finish(),
+                *categorical_finish(),
             ),
             row,
         ),
         "categorical_check_csr column": (
             lambda: k.categorical_check_csr(
-                *bad_column(codes_csr), 10, np.zeros((2, 2), dtype=codes.dtype), 2
+                *bad_column(codes_csr),
+                10,
+                np.zeros((2, 2), dtype=codes.dtype),
+                False,
+                2,
             ),
             bounds,
         ),
         "categorical_check_csc offset": (
             lambda: k.categorical_check_csc(
-                *past_stored(codes_csc), 10, np.zeros(2, dtype=codes.dtype), 2
+                *past_stored(codes_csc), 10, np.zeros(2, dtype=codes.dtype), False, 2
             ),
             bounds,
         ),
@@ -532,6 +643,7 @@ def out_of_range_calls():
                 2,
                 3,
                 np.zeros((1, 12)),
+                False,
                 2,
             ),
             bounds,
@@ -545,6 +657,7 @@ def out_of_range_calls():
                 2,
                 3,
                 np.zeros((1, 12)),
+                False,
                 2,
             ),
             chunk,
@@ -556,6 +669,7 @@ def out_of_range_calls():
                 weights,
                 count_offsets,
                 np.zeros((6, 2)),
+                False,
                 2,
             ),
             bounds,
@@ -567,6 +681,7 @@ def out_of_range_calls():
                 weights,
                 count_offsets,
                 np.zeros((6, 2)),
+                False,
                 2,
             ),
             "column [0-9]+ has",
@@ -598,7 +713,7 @@ def out_of_range_calls():
                 categorical,
                 intercept,
                 False,
-                *finish(),
+                *categorical_finish(),
             ),
             row,
         ),
@@ -609,7 +724,7 @@ def out_of_range_calls():
                 categorical,
                 intercept,
                 True,
-                *finish(),
+                *categorical_finish(),
             ),
             row,
         ),
@@ -642,6 +757,7 @@ def out_of_range_calls():
                 *bad_column(codes_csr),
                 offsets,
                 np.zeros((8, 1)),
+                np.zeros((0, 1)),
                 np.empty((codes_csr.nnz, 1)),
                 2,
             ),
@@ -652,7 +768,70 @@ def out_of_range_calls():
                 codes,
                 np.array([0, 6, 12], dtype=np.intp),  # rows 6-11 of 8
                 np.zeros((8, 1)),
+                np.zeros((0, 1)),
                 np.empty((3, 2, 1)),
+                2,
+            ),
+            bounds,
+        ),
+        # missing="ignore": the new indices, each out of range once.
+        "categorical_terms_csr missing": (
+            lambda: k.categorical_terms_csr(
+                *sparse_arrays(missing_csr),
+                offsets,
+                np.zeros((8, 1)),
+                np.zeros((1, 1)),  # feature 1's NaN past missing_term's row
+                np.empty((missing_csr.nnz, 1)),
+                2,
+            ),
+            bounds,
+        ),
+        "categorical_terms_dense missing": (
+            lambda: k.categorical_terms_dense(
+                missing_codes,
+                offsets,
+                np.zeros((8, 1)),
+                np.zeros((1, 1)),
+                np.empty((3, 2, 1)),
+                2,
+            ),
+            bounds,
+        ),
+        "categorical_score_csr missing offset": (
+            # Feature 1's code-0 row, taken away for its NaN, is row 9 of 8.
+            lambda: k.categorical_score_csr(
+                *sparse_arrays(only_nan_csr),
+                np.array([0, 9, 12], dtype=np.intp),
+                categorical,
+                intercept,
+                False,
+                *categorical_finish(missing=True),
+            ),
+            row,
+        ),
+        "categorical_count_csr missing row": (
+            # Feature 1's row for missing values, 6, is past the 6 rows.
+            lambda: k.categorical_count_csr(
+                *sparse_arrays(only_nan_csr),
+                y,
+                weights,
+                np.array([0, 4, 7], dtype=np.intp),
+                2,
+                3,
+                np.zeros((1, 12)),
+                True,
+                2,
+            ),
+            bounds,
+        ),
+        "categorical_count_csc missing row": (
+            lambda: k.categorical_count_csc(
+                *sparse_arrays(only_nan_csc),
+                y,
+                weights,
+                np.array([0, 4, 7], dtype=np.intp),
+                np.zeros((6, 2)),
+                True,
                 2,
             ),
             bounds,
@@ -817,6 +996,9 @@ def score_all_kernels(kernels):
     X_nan.data[::7] = np.nan
     log_var = pad_classes(rng.normal(size=(13, 11)))
     sparse_log_var = pad_classes(rng.normal(size=(40, 11)))
+    # missing="ignore": a tenth of the values missing, each adding its row.
+    with_nan = np.where(rng.random(dense.shape) < 0.1, np.nan, dense)
+    missing_table = pad_classes(rng.normal(size=(40, 11)))
 
     def score(kernel, n_samples, output, *arguments):
         out = np.empty((n_samples, 11))
@@ -845,6 +1027,21 @@ def score_all_kernels(kernels):
                 0.0,
                 False,
                 False,
+                False,
+                np.empty((0, 0)),
+            ),
+            score(
+                kernels.discrete_score_dense,
+                300,
+                output,
+                with_nan,
+                table,
+                zeros,
+                0.0,
+                False,
+                False,
+                True,
+                missing_table,
             ),
         ]
         # missing="error" (no log_var table), then "ignore" on data with NaN.
@@ -918,31 +1115,36 @@ def table_outputs(kernel, n_threads):
             counts, alpha, True, feature_all, attribute, table, n_threads
         )
         return attribute, table, feature_all
+    # Some of each class's samples lack each feature (missing="ignore").
+    seen = class_count[:, np.newaxis] * rng.uniform(0.5, 1.0, counts.shape)
+    missing = np.zeros_like(table)
     if kernel == "bernoulli":
         certain = np.zeros(counts.shape, dtype=np.uint8)
         _kernels.bernoulli_tables(
             counts,
-            class_count,
+            seen + counts,
             alpha,
             2 * alpha,
             attribute,
             table,
+            missing,
             sums,
             certain,
             n_threads,
         )
-        return attribute, table, sums
+        return attribute, table, missing, sums
     _kernels.poisson_tables(
         counts,
-        class_count,
+        seen,
         alpha,
         np.empty(n_features),
         attribute,
         table,
+        missing,
         sums,
         n_threads,
     )
-    return attribute, table, sums
+    return attribute, table, missing, sums
 
 
 @pytest.mark.parametrize(
@@ -1011,7 +1213,7 @@ def test_scoring_kernels_report_the_first_refused_row(n_threads):
         output = _kernels.Output.PROBA
         return output, out, labels, thread_scratch(n_threads, 3), n_threads
 
-    discrete = (table, intercept, 0.0, False, False)
+    discrete = (table, intercept, 0.0, False, False, False, np.empty((0, 0)))
     csr = sp.csr_matrix(dense)
     assert _kernels.discrete_score_dense(dense, *discrete, *finish()) == 700
     assert _kernels.discrete_score_csr(*sparse_arrays(csr), *discrete, *finish()) == 700
@@ -1026,8 +1228,15 @@ def test_scoring_kernels_report_the_first_refused_row(n_threads):
     negative = np.abs(np.nan_to_num(dense, posinf=1.0, neginf=1.0))
     negative[[40, 30], [1, 4]] = -2.0
     assert _kernels.discrete_score_dense(negative, *discrete, *finish()) == -1
-    non_negative = (table, intercept, 0.0, False, True)
+    no_missing = np.empty((0, 0))
+    non_negative = (table, intercept, 0.0, False, True, False, no_missing)
     assert _kernels.discrete_score_dense(negative, *non_negative, *finish()) == 30
+    # missing="ignore": NaN is a missing value, infinity still refused.
+    ignoring = (table, intercept, 0.0, False, False, True, np.zeros_like(table))
+    assert _kernels.discrete_score_dense(dense, *ignoring, *finish()) == 700
+    assert _kernels.discrete_score_csr(*sparse_arrays(csr), *ignoring, *finish()) == 700
+    finite = np.where(np.isinf(dense), 1.0, dense)
+    assert _kernels.discrete_score_dense(finite, *ignoring, *finish()) == -1
 
 
 def test_class_order_is_a_stable_sort():

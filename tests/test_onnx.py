@@ -556,6 +556,15 @@ def test_refuses_kernel_densities():
         to_onnx(mixed.fit(X, y))
 
 
+@pytest.mark.parametrize("name", ["MultinomialNB", "BernoulliNB"])
+def test_refuses_models_that_ignore_missing_values(name):
+    X, y, _ = CASES[0].make()
+    params = {"families": {"bernoulli": "remaining"}} if name == "MixedNB" else {}
+    model = getattr(fastnb, name)(missing="ignore", **params).fit(X, y)
+    with pytest.raises(ValueError, match=f"a {name} with missing='ignore' yet"):
+        to_onnx(model)
+
+
 def test_refuses_raw_categories_other_than_strings():
     X = np.array([[True, "a"], [False, "b"], [True, "b"]], dtype=object)
     model = fastnb.CategoricalNB().fit(X, [0, 1, 1])
