@@ -424,11 +424,6 @@ class GaussianNB(BaseNB):
         """ndarray of shape (n_classes,): linear intercepts (tied variance)."""
         return self._linear_model()[1]
 
-    def _class_axes_of(self, statistics):
-        return {
-            key: axis for key, axis in self._class_axes.items() if key in statistics
-        }
-
     def _linear_model(self):
         check_is_fitted(self)
         if self._params["var_type"] != "tied":

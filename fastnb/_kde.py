@@ -593,11 +593,6 @@ class KernelDensityNB(BaseNB):
         # As GaussianNB: float32 only when both the model and X are float32.
         return np.result_type(self._statistics["dtype"], X.dtype)
 
-    def _class_axes_of(self, statistics):
-        return {
-            key: axis for key, axis in self._class_axes.items() if key in statistics
-        }
-
     # -- the state protocol ------------------------------------------------------
 
     def _check_batch(self, X, y, reset):
