@@ -2,10 +2,12 @@
 
 The sufficient statistics are, per class, the weighted count, the mean and
 the sum of squared deviations (ssd) of every feature, plus the unweighted
-moments of all samples (for the variance-smoothing scale). Batches are
-merged with the pairwise formula of Chan, Golub and LeVeque, so fitting in
-chunks equals one fit. Variances, priors and scoring tables are derived
-from the statistics when first needed.
+moments of all samples (for the variance-smoothing scale); with
+missing="ignore", also the weight of each class's missing values of each
+feature, and the number of all samples' missing values of each feature.
+Batches are merged with the pairwise formula of Chan, Golub and LeVeque,
+so fitting in chunks equals one fit. Variances, priors and scoring tables
+are derived from the statistics when first needed.
 """
 
 from numbers import Real
@@ -17,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from fastnb._base import (
     FLOAT_DTYPES,
+    MISSING_CONSTRAINT,
     BaseNB,
     check_class_prior,
     check_values,
@@ -25,6 +28,7 @@ from fastnb._base import (
     dense_row_chunks,
     effective_n_threads,
     fitted_table,
+    ignores_missing,
     pad_classes,
     raise_refused_value,
     read_only,
@@ -37,7 +41,7 @@ from fastnb._base import (
 )
 from fastnb._explain import gaussian_grid_values, linear_terms
 from fastnb._simd import kernels as _kernels
-from fastnb._state import check_rows_agree, check_statistic
+from fastnb._state import SUM_RTOL, check_rows_agree, check_statistic
 
 # The largest magnitude whose square float64 holds: fit refuses larger values
 # (their sums of squared deviations overflow), so no mean is larger.
@@ -67,37 +71,54 @@ def merge_moments(count, mean, ssd, batch_count, batch_mean, batch_ssd):
     return count + batch_count, merged_mean, merged_ssd
 
 
-def class_moments(X, y, sample_weight, n_classes):
-    """Weighted count, mean and ssd of every feature in each class of a batch."""
+def observed_count(count, missing):
+    """The weight of each entry's observed values: the class weights less
+    the missing weights, never below 0 by rounding, (n_classes, n_features);
+    the class weights as a column (n_classes, 1) where missing is None."""
+    if missing is None:
+        return count[:, None]
+    return np.maximum(count[:, None] - missing, 0.0)
+
+
+def class_moments(X, y, sample_weight, n_classes, ignore=False):
+    """Weighted count, mean and ssd of every feature in each class of a batch,
+    and, with ``ignore`` (missing="ignore"), the (n_classes, n_features)
+    weight of each class's missing values (NaN) of each feature, which are
+    left out of the moments (None otherwise)."""
     n_features = X.shape[1]
     n_threads = effective_n_threads(data_size(X))
     if not sp.issparse(X):
-        return dense_class_moments(X, y, sample_weight, n_classes, n_threads)
+        return dense_class_moments(X, y, sample_weight, n_classes, n_threads, ignore)
     count = class_weights(y, sample_weight, n_classes)
     mean = np.zeros((n_classes, n_features))
     ssd = np.zeros((n_classes, n_features))
     X = summed_duplicates(X)  # a repeated entry is one value, not two samples
     stored = np.zeros((n_classes, n_features))
+    missing = np.zeros((n_classes, n_features) if ignore else (0, 0))
     if X.format == "csr":
         _kernels.gaussian_moments_csr(
             *sparse_arrays(X),
             *rows_by_class(y, n_classes),
             sample_weight,
             stored,
+            missing,
             mean,
             ssd,
             n_threads,
         )
     else:
         _kernels.gaussian_moments_csc(
-            *sparse_arrays(X), y, sample_weight, stored, mean, ssd, n_threads
+            *sparse_arrays(X), y, sample_weight, stored, missing, mean, ssd, n_threads
         )
-    # Merge in the implicit zeros: weight count - stored, mean 0, ssd 0.
-    _kernels.merge_zero_moments(count, stored, mean, ssd, n_threads)
-    return count, mean, ssd
+    # Merge in the implicit zeros: weight count - stored (- missing), mean 0,
+    # ssd 0.
+    missing = missing if ignore else None
+    observed = np.broadcast_to(observed_count(count, missing), mean.shape)
+    _kernels.merge_zero_moments(observed, stored, mean, ssd, n_threads)
+    return count, mean, ssd, missing
 
 
-def dense_class_moments(X, y, sample_weight, n_classes, n_threads):
+def dense_class_moments(X, y, sample_weight, n_classes, n_threads, ignore=False):
     """class_moments of dense X: chunks of rows in parallel (dense_row_chunks),
     merged in order."""
     n_samples, n_features = X.shape
@@ -107,10 +128,24 @@ def dense_class_moments(X, y, sample_weight, n_classes, n_threads):
     chunk_count = np.zeros((n_chunks, n_classes))
     chunk_mean = np.zeros((n_chunks, n_classes, n_features))
     chunk_ssd = np.zeros((n_chunks, n_classes, n_features))
+    # The weight of each entry's values that are not NaN (missing="ignore").
+    chunk_observed = np.zeros(chunk_mean.shape if ignore else (0, 0, 0))
     _kernels.gaussian_moments_dense(
-        X, y, sample_weight, chunk_rows, chunk_count, chunk_mean, chunk_ssd, n_threads
+        X,
+        y,
+        sample_weight,
+        chunk_rows,
+        chunk_count,
+        chunk_observed,
+        chunk_mean,
+        chunk_ssd,
+        n_threads,
     )
-    return chunk_count[0], chunk_mean[0], chunk_ssd[0]
+    count = chunk_count[0]
+    # Observed weights are sums of some of the class weight's terms, in the
+    # same order: never above it, and equal where nothing is missing.
+    missing = count[:, None] - chunk_observed[0] if ignore else None
+    return count, chunk_mean[0], chunk_ssd[0], missing
 
 
 def sparse_gaussian_table(theta, inv_var):
@@ -132,14 +167,85 @@ def sparse_gaussian_table(theta, inv_var):
 
 
 def pooled_moments(count, mean, ssd):
-    """Moments of all classes together from each class's: (1,), (1, F), (1, F)."""
-    total = count.sum()
-    if total == 0:
-        return np.zeros(1), np.zeros_like(mean[:1]), np.zeros_like(ssd[:1])
+    """Moments of all classes together from each class's: (1,), (1, F), (1, F).
+
+    ``count`` is the classes' weights (n_classes,), or each entry's
+    (n_classes, n_features) where values are missing; the pooled count is
+    then each feature's, (1, F), and a feature of no weight has mean and
+    ssd 0.
+    """
+    total = count.sum(axis=0, keepdims=count.ndim > 1)
+    if count.ndim == 1:
+        if total == 0:
+            return np.zeros(1), np.zeros_like(mean[:1]), np.zeros_like(ssd[:1])
+        total = np.array([total])
     overall, spread = np.empty((1, mean.shape[1])), np.empty((1, mean.shape[1]))
     n_threads = effective_n_threads(mean.size)
-    _kernels.pooled_moments(count, mean, ssd, overall[0], spread[0], n_threads)
-    return np.array([total]), overall, spread
+    counts = count[:, None] if count.ndim == 1 else count
+    _kernels.pooled_moments(
+        np.broadcast_to(counts, mean.shape), mean, ssd, overall[0], spread[0], n_threads
+    )
+    return total, overall, spread
+
+
+def sample_observed(statistics):
+    """The number of all samples' observed values of each feature (F,), or
+    the number of samples () where none are missing."""
+    if "sample_missing_count" not in statistics:
+        return statistics["sample_count"]
+    return np.maximum(
+        statistics["sample_count"] - statistics["sample_missing_count"], 0.0
+    )
+
+
+def pooled_variances(count, missing, ssd, var_type, var_estimator):
+    """The ssds and degrees of freedom whose ratio is each variance, for
+    gaussian_tables: (n_classes, n_features) or broadcasting to it.
+
+    With missing weights (missing="ignore"), each entry's weight is that of
+    its observed values; "tied" pools, for each feature, the classes with
+    observed values of it; "spherical" pools, for each class, the features
+    it has observed values of.
+    """
+    unbiased = var_estimator == "unbiased"
+    if missing is None:
+        if var_type == "diag":
+            return ssd, count[:, None] - unbiased
+        if var_type == "tied":
+            seen = np.count_nonzero(count)
+            return ssd.sum(axis=0), count.sum() - unbiased * seen
+        n_features = ssd.shape[1]
+        return ssd.sum(axis=1, keepdims=True), n_features * (count[:, None] - unbiased)
+    observed = observed_count(count, missing)
+    if var_type == "diag":
+        return ssd, observed - unbiased
+    if var_type == "tied":
+        seen = np.count_nonzero(observed, axis=0)
+        return ssd.sum(axis=0), observed.sum(axis=0) - unbiased * seen
+    dof = np.where(observed > 0, observed - unbiased, 0.0)
+    return ssd.sum(axis=1, keepdims=True), dof.sum(axis=1, keepdims=True)
+
+
+def check_missing_counts(statistics, ignore, n_classes, n_features, values):
+    """Check GaussianNB's missing_count and sample_missing_count: present
+    exactly when the model ignores missing values, at most the class counts
+    and the sample count."""
+    keys = ("missing_count", "sample_missing_count")
+    if not ignore:
+        for key in keys:
+            if key in statistics:
+                raise ValueError(
+                    f"Statistic {key!r} belongs to a model with "
+                    "missing='ignore'; this one has missing='error'."
+                )
+        return
+    check_statistic(statistics, keys[0], (n_classes, n_features), values=values)
+    check_statistic(statistics, keys[1], (n_features,), values=values)
+    if not values:
+        return
+    check_rows_agree(statistics, keys[0], upper_bound=True)
+    if (statistics[keys[1]] > statistics["sample_count"] * (1 + SUM_RTOL)).any():
+        raise ValueError(f"Statistic {keys[1]!r} counts more than sample_count.")
 
 
 class GaussianNB(BaseNB):
@@ -181,6 +287,20 @@ class GaussianNB(BaseNB):
         - "spherical": one per class shared by all features,
           ``sigma_c = sum_i ssd_ci / (n_features N_c)`` (unbiased:
           ``N_c - 1``).
+    missing : {"error", "ignore"}, default="error"
+        What a NaN in X is. "error" refuses it, as scikit-learn does.
+        "ignore" takes it for a missing value and marginalises it out, as
+        the Naive Bayes assumption allows: in fit and partial_fit it is left
+        out of its feature's statistics (``theta_``, ``var_`` and the
+        weights ``N_ci`` of class c's observed values of feature i, which
+        take the place of ``N_c`` above, and the smoothing scale, computed
+        over each feature's observed values as ``np.nanvar`` would); in
+        scoring, its feature's term is left out of the row's joint
+        log-likelihood, so a row of NaN scores its log prior. A class
+        without an observed value of a feature has, for that feature, mean 0
+        and variance ``epsilon_`` (var smoothing alone), as a class without
+        samples has. Infinity is refused either way; sparse X's NaN must be
+        stored explicitly (implicit entries are zeros).
 
     Attributes
     ----------
@@ -213,7 +333,8 @@ class GaussianNB(BaseNB):
     Differences from scikit-learn: sparse input is accepted; ``epsilon_``
     after several ``partial_fit`` calls is computed from all the data seen
     (scikit-learn uses the last batch only), so chunked fitting equals one
-    fit; and sample weights must be finite and non-negative.
+    fit; sample weights must be finite and non-negative; and
+    ``missing="ignore"`` (scikit-learn has no such option).
 
     Attributes are float32 when the model was fitted on float32 data, as in
     scikit-learn; the statistics behind them are kept in float64.
@@ -233,21 +354,29 @@ class GaussianNB(BaseNB):
         "var_smoothing": [Interval(Real, 0, None, closed="left")],
         "var_estimator": [StrOptions({"mle", "unbiased"})],
         "var_type": [StrOptions({"diag", "tied", "spherical"})],
+        "missing": MISSING_CONSTRAINT,
     }
 
-    _class_axes: dict = {"class_count": 0, "mean": 0, "ssd": 0}
+    _class_axes: dict = {"class_count": 0, "mean": 0, "ssd": 0, "missing_count": 0}
 
     var_ = fitted_table("var_", "ndarray (n_classes, n_features): variances.")
     epsilon_ = fitted_table("epsilon_", "float: amount added to every variance.")
     class_prior_ = fitted_table("class_prior_", "ndarray (n_classes,): P(c).")
 
     def __init__(
-        self, *, priors=None, var_smoothing=1e-9, var_estimator="mle", var_type="diag"
+        self,
+        *,
+        priors=None,
+        var_smoothing=1e-9,
+        var_estimator="mle",
+        var_type="diag",
+        missing="error",
     ):
         self.priors = priors
         self.var_smoothing = var_smoothing
         self.var_estimator = var_estimator
         self.var_type = var_type
+        self.missing = missing
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -256,7 +385,12 @@ class GaussianNB(BaseNB):
 
     # The statistics: per class the weighted count, mean and sum of squared
     # deviations (ssd) of each feature; the unweighted count, mean and ssd of
-    # all samples (the variance-smoothing scale); the dtype of the data.
+    # all samples (the variance-smoothing scale); the dtype of the data. With
+    # missing="ignore", also missing_count, the weight of each class's
+    # missing values of each feature (the moments are those of the others,
+    # of weight class_count[:, None] - missing_count), and
+    # sample_missing_count, the number of all samples' missing values of each
+    # feature (the unweighted moments are those of the others).
 
     @property
     def theta_(self):
@@ -308,8 +442,8 @@ class GaussianNB(BaseNB):
     # -- the state protocol ------------------------------------------------------
 
     def _check_batch(self, X, y, reset):
-        # NaN and infinity are caught in the moments (see _batch_statistics),
-        # saving a pass over X.
+        # NaN (unless missing="ignore") and infinity are caught in the moments
+        # (see _batch_statistics), saving a pass over X.
         return validate_input(
             self,
             X,
@@ -322,7 +456,7 @@ class GaussianNB(BaseNB):
 
     def _empty_statistics(self, n_classes, X):
         n_features = X.shape[1]
-        return {
+        statistics = {
             "class_count": np.zeros(n_classes),
             "mean": np.zeros((n_classes, n_features)),
             "ssd": np.zeros((n_classes, n_features)),
@@ -331,38 +465,52 @@ class GaussianNB(BaseNB):
             "sample_ssd": np.zeros(n_features),
             "dtype": X.dtype,
         }
+        if ignores_missing(self):
+            statistics["missing_count"] = np.zeros((n_classes, n_features))
+            statistics["sample_missing_count"] = np.zeros(n_features)
+        return statistics
 
     def _batch_statistics(self, X, y, sample_weight, n_classes):
-        """The batch's moments, refusing X with NaN or infinity.
+        """The batch's moments, refusing X with NaN (unless missing="ignore")
+        or infinity.
 
-        A non-finite value makes the moments of its class non-finite, and the
+        A refused value makes the moments of its class non-finite, and the
         unweighted moments include every sample. With unit weights those
         follow from the classes' moments; otherwise they take a second pass.
         """
         n_samples = X.shape[0]
+        ignore = ignores_missing(self)
         # Non-finite input overflows on the way: the error below says so.
         with np.errstate(over="ignore", invalid="ignore"):
-            count, mean, ssd = class_moments(
-                X, y, weights_or_ones(sample_weight, n_samples), n_classes
+            count, mean, ssd, missing = class_moments(
+                X, y, weights_or_ones(sample_weight, n_samples), n_classes, ignore
             )
             if sample_weight is None:
-                everyone = pooled_moments(count, mean, ssd)
+                everyone = pooled_moments(
+                    count if missing is None else observed_count(count, missing),
+                    mean,
+                    ssd,
+                )
+                sample_count = count.sum()
+                sample_missing = None if missing is None else missing.sum(axis=0)
             else:
-                everyone = class_moments(
+                *everyone, sample_missing = class_moments(
                     X,
                     np.zeros(n_samples, dtype=np.intp),
                     weights_or_ones(None, n_samples),
                     1,
+                    ignore,
                 )
-        sample_count, sample_mean, sample_ssd = (part[0] for part in everyone)
+                sample_count = everyone[0][0]
+        sample_mean, sample_ssd = everyone[1][0], everyone[2][0]
         if not (np.isfinite(sample_mean).all() and np.isfinite(sample_ssd).all()):
-            # Names the first NaN or infinity, if that is the cause.
+            # Names the first refused value, if that is the cause.
             check_values(X, self, non_negative=False)
             raise ValueError(
                 "Input X contains NaN or infinity (or values so large that their "
                 "squares overflow float64)."
             )
-        return {
+        statistics = {
             "class_count": count,
             "mean": mean,
             "ssd": ssd,
@@ -371,34 +519,46 @@ class GaussianNB(BaseNB):
             "sample_ssd": sample_ssd,
             "dtype": X.dtype,
         }
+        if ignore:
+            statistics["missing_count"] = missing
+            statistics["sample_missing_count"] = np.reshape(sample_missing, -1)
+        return statistics
 
     def _combine_statistics(self, first, second):
-        count, mean, ssd = merge_moments(
-            first["class_count"][:, None],
+        # Each entry's moments are of its observed values (all of them unless
+        # missing="ignore"); the missing weights add up.
+        _, mean, ssd = merge_moments(
+            observed_count(first["class_count"], first.get("missing_count")),
             first["mean"],
             first["ssd"],
-            second["class_count"][:, None],
+            observed_count(second["class_count"], second.get("missing_count")),
             second["mean"],
             second["ssd"],
         )
-        sample_count, sample_mean, sample_ssd = merge_moments(
-            first["sample_count"],
+        _, sample_mean, sample_ssd = merge_moments(
+            sample_observed(first),
             first["sample_mean"],
             first["sample_ssd"],
-            second["sample_count"],
+            sample_observed(second),
             second["sample_mean"],
             second["sample_ssd"],
         )
-        return {
-            "class_count": count[:, 0],
+        combined = {
+            "class_count": first["class_count"] + second["class_count"],
             "mean": mean,
             "ssd": ssd,
-            "sample_count": np.asarray(sample_count, dtype=np.float64),
+            "sample_count": np.asarray(
+                first["sample_count"] + second["sample_count"], dtype=np.float64
+            ),
             "sample_mean": sample_mean,
             "sample_ssd": sample_ssd,
             # The model keeps the dtype of the data it was first fitted on.
             "dtype": first["dtype"],
         }
+        for key in ("missing_count", "sample_missing_count"):
+            if key in first:
+                combined[key] = first[key] + second[key]
+        return combined
 
     def _check_statistics(self, statistics, n_classes, n_features, values=True):
         check_statistic(statistics, "class_count", (n_classes,), values=values)
@@ -415,6 +575,9 @@ class GaussianNB(BaseNB):
             statistics, "sample_mean", (n_features,), non_negative=False, values=values
         )
         check_statistic(statistics, "sample_ssd", (n_features,), values=values)
+        check_missing_counts(
+            statistics, ignores_missing(self), n_classes, n_features, values
+        )
         if statistics.get("dtype") not in FLOAT_DTYPES:
             raise ValueError(
                 "Statistic 'dtype' must be float32 or float64; got "
@@ -444,23 +607,27 @@ class GaussianNB(BaseNB):
         count, ssd = statistics["class_count"], statistics["ssd"]
         theta = statistics["mean"]
         n_features = ssd.shape[1]
-        unbiased = params["var_estimator"] == "unbiased"
-        if params["var_type"] == "diag":
-            pooled_ssd, dof = ssd, count[:, None] - unbiased
-        elif params["var_type"] == "tied":
-            seen = np.count_nonzero(count)
-            pooled_ssd, dof = ssd.sum(axis=0), count.sum() - unbiased * seen
-        else:
-            pooled_ssd = ssd.sum(axis=1, keepdims=True)
-            dof = n_features * (count[:, None] - unbiased)
+        missing = statistics.get("missing_count")
+        pooled_ssd, dof = pooled_variances(
+            count, missing, ssd, params["var_type"], params["var_estimator"]
+        )
         # Smoothing scale: the largest (unweighted, maximum-likelihood)
-        # variance of any feature over all samples seen.
-        scale = (statistics["sample_ssd"] / max(statistics["sample_count"], 1)).max()
+        # variance of any feature over all samples seen (its observed values).
+        if missing is None:
+            scale = statistics["sample_ssd"] / max(statistics["sample_count"], 1)
+        else:
+            scale = statistics["sample_ssd"] / np.maximum(
+                sample_observed(statistics), 1
+            )
+        scale = scale.max()
         epsilon = params["var_smoothing"] * (scale if scale > 0 else 1.0)
         variance = np.empty((n_classes, n_features))
         n_padded = pad_classes(np.zeros(n_classes)).shape[0]
         theta_table = np.zeros((n_features, n_padded))
         inv_var_table = np.zeros((n_features, n_padded))
+        # log(2 pi var), which a missing value's feature adds back to the
+        # intercept (missing="ignore" only).
+        log_var_table = np.zeros((0 if missing is None else n_features, n_padded))
         log_var_sums = np.empty(n_classes)
         n_not_positive = _kernels.gaussian_tables(
             np.ascontiguousarray(theta),
@@ -470,6 +637,7 @@ class GaussianNB(BaseNB):
             variance,
             theta_table,
             inv_var_table,
+            log_var_table,
             log_var_sums,
             effective_n_threads(n_classes * n_features),
         )
@@ -497,6 +665,7 @@ class GaussianNB(BaseNB):
             "log_prior": log_prior,
             "theta": theta_table,
             "inv_var": inv_var_table,
+            "log_var": log_var_table,
             "intercept": pad_classes(intercept),
             "sparse_table": sparse_gaussian_table(theta_table, inv_var_table),
         }
@@ -525,11 +694,15 @@ class GaussianNB(BaseNB):
             n_threads,
         )
         theta, inv_var = scoring["theta"], scoring["inv_var"]
-        sparse_table = scoring["sparse_table"]
+        log_var, sparse_table = scoring["log_var"], scoring["sparse_table"]
         bad = -1
         if sp.issparse(X) and sparse_table is not None:
             bad = _kernels.gaussian_score_csr(
-                *sparse_arrays(X), sparse_table, scoring["intercept"], *arguments
+                *sparse_arrays(X),
+                sparse_table,
+                log_var,
+                scoring["intercept"],
+                *arguments,
             )
         elif sp.issparse(X):
             # A zero's term overflows (|theta| above about 1e154, or a
@@ -542,6 +715,7 @@ class GaussianNB(BaseNB):
                     X[rows].toarray(),
                     theta,
                     inv_var,
+                    log_var,
                     scoring["intercept"],
                     output,
                     # (The cost matrix, for MIN_EXPECTED_COST, is read whole.)
@@ -554,7 +728,7 @@ class GaussianNB(BaseNB):
                     break
         else:
             bad = _kernels.gaussian_score_dense(
-                X, theta, inv_var, scoring["intercept"], *arguments
+                X, theta, inv_var, log_var, scoring["intercept"], *arguments
             )
         if bad >= 0:
             raise_refused_value(X, bad, self, non_negative=False)
@@ -564,6 +738,12 @@ class GaussianNB(BaseNB):
         n_classes = len(scoring["log_prior"])
         theta = scoring["theta"][:, :n_classes]
         inv_var = scoring["inv_var"][:, :n_classes]
+        missing_term = None
+        if len(scoring["log_var"]):
+            # A missing value's feature is left out of the score: its term
+            # is minus that of a 0, 0.5 (log(2 pi var) + theta^2 / var).
+            log_var = scoring["log_var"][:, :n_classes]
+            missing_term = selection.of(0.5 * (log_var + theta * theta * inv_var))
         terms, bad = linear_terms(
             X,
             selection.of(theta * inv_var),
@@ -571,6 +751,7 @@ class GaussianNB(BaseNB):
             0.0,
             False,
             False,
+            missing_term,
         )
         if bad >= 0:
             raise_refused_value(X, bad, self, non_negative=False)

@@ -37,6 +37,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from fastnb._base import (
     FLOAT_DTYPES,
+    MISSING_CONSTRAINT,
     BaseNB,
     check_class_prior,
     check_values,
@@ -45,6 +46,7 @@ from fastnb._base import (
     dense_block_width,
     effective_n_threads,
     fitted_table,
+    ignores_missing,
     pad_classes,
     raise_refused_value,
     read_only,
@@ -57,6 +59,7 @@ from fastnb._gaussian import (
     LARGEST_VALUE,
     class_moments,
     merge_moments,
+    observed_count,
     pooled_moments,
 )
 from fastnb._simd import kernels as _kernels
@@ -163,7 +166,18 @@ def rebinned(grid, n_columns, source, target, n_target_columns):
 
 def joined_extents(first, second):
     """low and high of two statistics' data together (of either if the other
-    has none)."""
+    has none; with missing values, feature by feature)."""
+    if "missing_count" in first:
+        has = [observed_weights(part).sum(axis=0) > 0 for part in (first, second)]
+        both = has[0] & has[1]
+        return tuple(
+            np.where(
+                both,
+                joined(first[key], second[key]),
+                np.where(has[0], first[key], second[key]),
+            )
+            for key, joined in (("low", np.minimum), ("high", np.maximum))
+        )
     if first["class_count"].sum() == 0:
         return second["low"], second["high"]
     if second["class_count"].sum() == 0:
@@ -172,6 +186,21 @@ def joined_extents(first, second):
         np.minimum(first["low"], second["low"]),
         np.maximum(first["high"], second["high"]),
     )
+
+
+def observed_weights(statistics):
+    """Each class's weight of each feature's observed values (n_classes,
+    n_features); the class weights as a column where none are missing."""
+    return observed_count(statistics["class_count"], statistics.get("missing_count"))
+
+
+def observed_squares(statistics):
+    """As observed_weights, for the sums of the squared weights."""
+    squares = statistics["weight_squares"]
+    missing = statistics.get("missing_weight_squares")
+    if missing is None:
+        return squares[:, None]
+    return np.maximum(squares[:, None] - missing, 0.0)
 
 
 def canonical_order(points, point_weight):
@@ -196,10 +225,45 @@ def bandwidths(statistics, bandwidth, adjust):
     sigma below ROUNDING of the feature's largest magnitude), sigma is the
     feature's over all classes, or 1 if that too is zero. A number
     (or one per feature) is the bandwidth itself, times ``adjust``. Classes
-    without weight get 1 (their tables are flat).
+    without weight get 1 (their tables are flat). With missing values, W and
+    sum w**2 are those of each class's observed values of each feature, and
+    a class without any gets 1 for that feature.
     """
     with np.errstate(all="ignore"):
+        if "missing_count" in statistics:
+            return _observed_bandwidths(statistics, bandwidth, adjust)
         return _bandwidths(statistics, bandwidth, adjust)
+
+
+def _observed_bandwidths(statistics, bandwidth, adjust):
+    """_bandwidths with per-(class, feature) weights (missing="ignore")."""
+    count = observed_weights(statistics)
+    ssd = statistics["ssd"]
+    if not isinstance(bandwidth, str):
+        h = adjust * np.broadcast_to(np.asarray(bandwidth, dtype=np.float64), ssd.shape)
+        return np.where(count > 0, h, 1.0)
+    squares = observed_squares(statistics)
+    seen = count > 0
+    safe = np.where(seen, count, 1.0)
+    n_effective = np.where(seen, safe / np.where(seen, squares, 1.0) * safe, 1.0)
+    if bandwidth == "silverman":
+        n_effective = 0.75 * n_effective
+    dof = np.where(seen, count - squares / safe, 0.0)
+    variance = np.where(dof > 0, ssd / np.where(dof > 0, dof, 1.0), 0.0)
+    total, _, overall_ssd = pooled_moments(count, statistics["mean"], ssd)
+    total = total[0]
+    safe_total = np.where(total > 0, total, 1.0)
+    pooled_dof = np.where(total > 0, total - squares.sum(axis=0) / safe_total, 0.0)
+    pooled = np.where(
+        pooled_dof > 0, overall_ssd[0] / np.where(pooled_dof > 0, pooled_dof, 1.0), 0.0
+    )
+    floor = (
+        ROUNDING * np.maximum(np.abs(statistics["low"]), np.abs(statistics["high"]))
+    ) ** 2
+    sigma = np.sqrt(
+        np.where(variance > floor, variance, np.where(pooled > floor, pooled, 1.0))
+    )
+    return np.where(seen, adjust * n_effective**-0.2 * sigma, 1.0)
 
 
 def _bandwidths(statistics, bandwidth, adjust):
@@ -270,13 +334,18 @@ def binned_density_tables(statistics, h, n_grid):
     first and last points (seen_centre), in grid units, and 0.5 (step /
     bandwidth)**2).
     """
-    count = statistics["class_count"]
     n_classes, n_features = h.shape
-    seen = count > 0
-    h_seen = h[seen] if seen.any() else h
+    # Each class's weight of each feature (its observed values').
+    weights = np.broadcast_to(observed_weights(statistics), h.shape)
+    seen_entries = weights > 0
+    h_min = np.min(h, axis=0, where=seen_entries, initial=np.inf)
+    h_max = np.max(h, axis=0, where=seen_entries, initial=-np.inf)
+    # A feature no class has values of: its bandwidths (all 1).
+    h_min = np.where(seen_entries.any(axis=0), h_min, h.min(axis=0))
+    h_max = np.where(seen_entries.any(axis=0), h_max, h.max(axis=0))
     source = lattice(statistics["low"], statistics["high"], n_grid)
     step, origin, n_points = table_grid(
-        statistics["low"], statistics["high"], n_grid, h_seen.min(0), h_seen.max(0)
+        statistics["low"], statistics["high"], n_grid, h_min, h_max
     )
     n_max = int(n_points.max())
     masses = rebinned(statistics["grid"], n_grid, source, (step, origin), n_max)
@@ -286,6 +355,8 @@ def binned_density_tables(statistics, h, n_grid):
     n_threads = effective_n_threads(n_classes * n_max)
     for j in range(n_features):
         n = int(n_points[j])
+        seen = seen_entries[:, j]
+        count = weights[:, j]
         mass = np.ascontiguousarray(masses[seen, j * n_max : j * n_max + n])
         if not len(mass):
             continue
@@ -396,6 +467,16 @@ class KernelDensityNB(BaseNB):
     priors : array-like of shape (n_classes,), default=None
         Prior probabilities of the classes; by default the weighted class
         frequencies.
+    missing : {"error", "ignore"}, default="error"
+        What a NaN in X is. "error" refuses it. "ignore" takes it for a
+        missing value and marginalises it out: in fit and partial_fit it is
+        left out of its feature's density (its grid or points, moments and
+        range, and the weights the bandwidth rules take, which become each
+        class's weights of the feature's observed values); in scoring, its
+        feature's term is left out of the row's joint log-likelihood, so a
+        row of NaN scores its log prior. A class without an observed value
+        of a feature has a flat log density 0 for it, as a class without
+        samples has. Infinity is refused either way.
 
     Attributes
     ----------
@@ -463,11 +544,17 @@ class KernelDensityNB(BaseNB):
         "algorithm": [StrOptions({"binned", "exact"})],
         "n_grid": [Interval(Integral, 16, 1 << 20, closed="both")],
         "priors": ["array-like", None],
+        "missing": MISSING_CONSTRAINT,
     }
 
+    # With missing="ignore", also missing_count and missing_weight_squares
+    # (n_classes, n_features): the sums of w and of w**2 over each class's
+    # missing values of each feature.
     _class_axes: dict = {
         "class_count": 0,
         "weight_squares": 0,
+        "missing_count": 0,
+        "missing_weight_squares": 0,
         "mean": 0,
         "ssd": 0,
         "grid": 0,
@@ -487,12 +574,14 @@ class KernelDensityNB(BaseNB):
         algorithm="binned",
         n_grid=1024,
         priors=None,
+        missing="error",
     ):
         self.bandwidth = bandwidth
         self.adjust = adjust
         self.algorithm = algorithm
         self.n_grid = n_grid
         self.priors = priors
+        self.missing = missing
 
     @property
     def class_count_(self):
@@ -504,15 +593,11 @@ class KernelDensityNB(BaseNB):
         # As GaussianNB: float32 only when both the model and X are float32.
         return np.result_type(self._statistics["dtype"], X.dtype)
 
-    def _class_axes_of(self, statistics):
-        return {
-            key: axis for key, axis in self._class_axes.items() if key in statistics
-        }
-
     # -- the state protocol ------------------------------------------------------
 
     def _check_batch(self, X, y, reset):
-        # NaN and infinity are refused in _batch_statistics, in one pass.
+        # NaN (unless missing="ignore") and infinity are refused in
+        # _batch_statistics, in one pass.
         return validate_input(
             self, X, y, dtype=FLOAT_DTYPES, ensure_all_finite=False, reset=reset
         )
@@ -532,6 +617,9 @@ class KernelDensityNB(BaseNB):
         else:
             statistics["points"] = np.zeros((0, n_features))
             statistics["point_weight"] = np.zeros((n_classes, 0))
+        if ignores_missing(self):
+            statistics["missing_count"] = np.zeros((n_classes, n_features))
+            statistics["missing_weight_squares"] = np.zeros((n_classes, n_features))
         statistics["dtype"] = X.dtype
         return statistics
 
@@ -539,8 +627,9 @@ class KernelDensityNB(BaseNB):
         check_values(X, self, non_negative=False)
         n_samples, n_features = X.shape
         weights = weights_or_ones(sample_weight, n_samples)
+        ignore = ignores_missing(self)
         with np.errstate(over="ignore", invalid="ignore"):
-            count, mean, ssd = class_moments(X, y, weights, n_classes)
+            count, mean, ssd, missing = class_moments(X, y, weights, n_classes, ignore)
         if not (np.isfinite(mean).all() and np.isfinite(ssd).all()):
             raise ValueError(
                 "Input X contains infinity or values so large that their squares "
@@ -554,7 +643,22 @@ class KernelDensityNB(BaseNB):
         positive = None if sample_weight is None else sample_weight > 0
         statistics = self._empty_statistics(n_classes, X)
         statistics.update(class_count=count, weight_squares=squares, mean=mean, ssd=ssd)
-        if count.sum() > 0:
+        if ignore:
+            statistics["missing_count"] = missing
+            statistics["missing_weight_squares"] = (
+                missing
+                if sample_weight is None
+                else class_moments(X, y, sample_weight**2, n_classes, True)[3]
+            )
+        if count.sum() > 0 and ignore:
+            # Over the observed values; 0 for a feature without any.
+            where = True if positive is None else positive[:, None]
+            for key, least in (("low", np.fmin), ("high", np.fmax)):
+                start = np.inf if key == "low" else -np.inf
+                extent = least.reduce(X, axis=0, where=where, initial=start)
+                extent = extent.astype(np.float64)
+                statistics[key] = np.where(np.isfinite(extent), extent, 0.0)
+        elif count.sum() > 0:
             where = True if positive is None else positive[:, None]
             statistics["low"] = np.min(X, axis=0, where=where, initial=np.inf).astype(
                 np.float64
@@ -577,6 +681,7 @@ class KernelDensityNB(BaseNB):
                 origin,
                 self.n_grid,
                 dense_block_width(n_features, n_threads),
+                ignore,
                 statistics["grid"],
                 n_threads,
             )
@@ -591,23 +696,26 @@ class KernelDensityNB(BaseNB):
         return statistics
 
     def _combine_statistics(self, first, second):
-        count, mean, ssd = merge_moments(
-            first["class_count"][:, None],
+        _, mean, ssd = merge_moments(
+            observed_weights(first),
             first["mean"],
             first["ssd"],
-            second["class_count"][:, None],
+            observed_weights(second),
             second["mean"],
             second["ssd"],
         )
         low, high = joined_extents(first, second)
         statistics = {
-            "class_count": count[:, 0],
+            "class_count": first["class_count"] + second["class_count"],
             "weight_squares": first["weight_squares"] + second["weight_squares"],
             "mean": mean,
             "ssd": ssd,
             "low": low.copy(),
             "high": high.copy(),
         }
+        for key in ("missing_count", "missing_weight_squares"):
+            if key in first:
+                statistics[key] = first[key] + second[key]
         if "grid" in first:
             n_features = len(low)
             n_grid = first["grid"].shape[1] // n_features
@@ -640,6 +748,8 @@ class KernelDensityNB(BaseNB):
         binned = self.algorithm == "binned"
         expected = {"class_count", "weight_squares", "mean", "ssd", "low", "high"}
         expected |= {"grid"} if binned else {"points", "point_weight"}
+        if ignores_missing(self):
+            expected |= {"missing_count", "missing_weight_squares"}
         if set(statistics) != expected | {"dtype"}:
             raise ValueError(
                 f"KernelDensityNB(algorithm={self.algorithm!r}) statistics are "
@@ -659,6 +769,9 @@ class KernelDensityNB(BaseNB):
             check_statistic(
                 statistics, key, (n_features,), non_negative=False, values=values
             )
+        for key in ("missing_count", "missing_weight_squares"):
+            if key in expected:
+                check_statistic(statistics, key, (n_classes, n_features), values=values)
         if binned:
             check_statistic(
                 statistics, "grid", (n_classes, n_features * self.n_grid), values=values
@@ -666,9 +779,17 @@ class KernelDensityNB(BaseNB):
         else:
             points = statistics["points"]
             n_points = points.shape[0] if getattr(points, "ndim", 0) == 2 else -1
+            # With missing="ignore" a point's missing values are NaN.
+            nan_allowed = ignores_missing(self)
             check_statistic(
-                statistics, "points", (n_points, n_features), False, values=values
+                statistics,
+                "points",
+                (n_points, n_features),
+                False,
+                values=values and not nan_allowed,
             )
+            if values and nan_allowed and np.isinf(points).any():
+                raise ValueError("Statistic 'points' contains infinity.")
             check_statistic(
                 statistics, "point_weight", (n_classes, n_points), values=values
             )
@@ -686,6 +807,15 @@ class KernelDensityNB(BaseNB):
         low, high = statistics["low"], statistics["high"]
         for key in ("mean", "ssd", "grid" if binned else "point_weight"):
             check_rows_agree(statistics, key)
+        if "missing_count" in statistics:
+            check_rows_agree(statistics, "missing_count", upper_bound=True)
+            check_rows_agree(statistics, "missing_weight_squares")
+            if (
+                statistics["missing_weight_squares"] > squares[:, None] * (1 + SUM_RTOL)
+            ).any():
+                raise ValueError(
+                    "Statistic 'missing_weight_squares' exceeds weight_squares."
+                )
         # 0 < sum w**2 <= (sum w)**2 for a class of weight.
         seen = count > 0
         if (squares[~seen] != 0).any() or not (squares[seen] > 0).all():
@@ -709,7 +839,14 @@ class KernelDensityNB(BaseNB):
                 f"(low <= high, within {LARGEST_VALUE:.3g})."
             )
         slack = SUM_RTOL * np.maximum(np.abs(low), np.abs(high))
-        mean = statistics["mean"][seen]
+        observed = np.broadcast_to(
+            observed_weights(statistics), statistics["mean"].shape
+        )
+        mean = statistics["mean"][observed > 0]
+        low, high, slack = (
+            np.broadcast_to(part, observed.shape)[observed > 0]
+            for part in (low, high, slack)
+        )
         if ((mean < low - slack) | (mean > high + slack)).any():
             raise ValueError("Statistic 'mean' lies outside the range low .. high.")
         if binned:
@@ -718,8 +855,9 @@ class KernelDensityNB(BaseNB):
             self._check_points(statistics)
 
     def _check_grid(self, statistics):
-        count, grid = statistics["class_count"], statistics["grid"]
+        grid = statistics["grid"]
         n_classes, n_features = statistics["mean"].shape
+        count = np.broadcast_to(observed_weights(statistics), (n_classes, n_features))
         _, _, n_points = lattice(statistics["low"], statistics["high"], self.n_grid)
         grid = grid.reshape(n_classes, n_features, self.n_grid)
         outside = np.arange(self.n_grid) >= n_points[:, None]
@@ -727,13 +865,16 @@ class KernelDensityNB(BaseNB):
             raise ValueError(
                 "Statistic 'grid' holds mass outside the range low .. high."
             )
-        if not np.allclose(grid.sum(axis=2), count[:, None], rtol=1e-9, atol=0):
+        if not np.allclose(grid.sum(axis=2), count, rtol=1e-9, atol=0):
             raise ValueError(
-                "Statistic 'grid' does not add up to class_count for every feature."
+                "Statistic 'grid' does not add up to class_count (less "
+                "missing_count) for every feature."
             )
         ends = grid.sum(axis=0)
         features = np.arange(n_features)
-        if not ((ends[:, 0] > 0) & (ends[features, n_points - 1] > 0)).all():
+        # (A feature without observed values has no mass at all.)
+        has = count.sum(axis=0) > 0
+        if not ((ends[:, 0] > 0) & (ends[features, n_points - 1] > 0) | ~has).all():
             raise ValueError(
                 "Statistic 'grid' has no mass at an end of the range low .. high."
             )
@@ -754,13 +895,21 @@ class KernelDensityNB(BaseNB):
                 raise ValueError(
                     f"Statistic 'point_weight' does not add up to {key!r}."
                 )
+        # (Over the observed values: 0 for a feature without any.)
+        extents = [
+            np.where(np.isfinite(extent), extent, 0.0)
+            for extent in (
+                np.fmin.reduce(points, axis=0, initial=np.inf),
+                np.fmax.reduce(points, axis=0, initial=-np.inf),
+            )
+        ]
         if not (
-            np.array_equal(points.min(axis=0), statistics["low"])
-            and np.array_equal(points.max(axis=0), statistics["high"])
+            np.array_equal(extents[0], statistics["low"])
+            and np.array_equal(extents[1], statistics["high"])
         ):
             raise ValueError("Statistics 'low' and 'high' are not the points' range.")
         ordered, _ = canonical_order(points, weight)
-        if not np.array_equal(ordered, points):
+        if not np.array_equal(ordered, points, equal_nan=True):
             raise ValueError("Statistic 'points' is not in the order fitting keeps.")
         del count, squares
 
@@ -817,7 +966,11 @@ class KernelDensityNB(BaseNB):
             "bandwidth_": h.astype(dtype),
             "class_prior_": prior.astype(dtype),
         }
-        scoring = {"log_prior": log_prior, "bandwidth": h}
+        scoring = {
+            "log_prior": log_prior,
+            "bandwidth": h,
+            "missing": "missing_count" in statistics,
+        }
         if params["algorithm"] == "binned":
             table, origin, inv_step, n_points, tails = binned_density_tables(
                 statistics, h, params["n_grid"]
@@ -860,6 +1013,7 @@ class KernelDensityNB(BaseNB):
             scoring["n_points"],
             scoring["tails"],
             scoring["intercept"],
+            scoring["missing"],
             output,
             out,
             labels,
@@ -920,6 +1074,7 @@ def feature_scoring(scoring, j):
     feature = {
         "log_prior": np.zeros(n_classes),
         "bandwidth": scoring["bandwidth"][:, [j]],
+        "missing": scoring["missing"],
     }
     if "table" in scoring:
         part = slice(j, j + 1)
@@ -951,15 +1106,22 @@ def exact_scores(X, scoring):
     jll = np.empty((n_samples, len(h)))
     jll[:] = scoring["log_prior"]
     for k, weight in enumerate(point_weight):
-        mine = weight > 0
-        if not mine.any():
-            continue
-        share = weight[mine] / weight[mine].sum()
-        step = max(1, EXACT_CHUNK // mine.sum())
         for j in range(n_features):
+            # The class's points with a value of feature j (missing="ignore"
+            # keeps points with NaN; a class without any is flat, 0).
+            mine = (weight > 0) & ~np.isnan(points[:, j])
+            if not mine.any():
+                continue
+            share = weight[mine] / weight[mine].sum()
+            step = max(1, EXACT_CHUNK // mine.sum())
             centres = points[mine, j]
-            for start in range(0, n_samples, step):
-                z = (X[start : start + step, j, None] - centres) / h[k, j]
-                jll[start : start + step, k] += logsumexp(-0.5 * z**2, b=share, axis=1)
-            jll[:, k] -= np.log(np.sqrt(2 * np.pi) * h[k, j])
+            # A missing value's feature is left out of its row's score.
+            rows = ~np.isnan(X[:, j]) if scoring["missing"] else slice(None)
+            values = X[rows, j]
+            column = jll[rows, k]
+            for start in range(0, len(values), step):
+                z = (values[start : start + step, None] - centres) / h[k, j]
+                column[start : start + step] += logsumexp(-0.5 * z**2, b=share, axis=1)
+            column -= np.log(np.sqrt(2 * np.pi) * h[k, j])
+            jll[rows, k] = column
     return jll

@@ -1035,12 +1035,41 @@ cdef inline void _welford_row(
         ssd[j] = ssd[j] + w * d * (x[j] - mean[j])
 
 
+cdef inline void _welford_row_observed(
+    const floating* x,
+    Py_ssize_t n,
+    double w,
+    double* observed,
+    double* mean,
+    double* ssd,
+) noexcept nogil:
+    """_welford_row for a model with missing="ignore": a NaN is left out, any
+    other value adds w to observed[j], its entry's weight, and is added with
+    step w / observed[j].
+
+    Without branches, so that compilers vectorise it: a NaN is taken as the
+    mean with weight 0, which changes nothing.
+    """
+    cdef Py_ssize_t j
+    cdef double d, value, weight
+    cdef bint present
+    for j in range(n):
+        present = x[j] == x[j]
+        value = x[j] if present else mean[j]
+        weight = w if present else 0.0
+        observed[j] = observed[j] + weight
+        d = value - mean[j]
+        mean[j] = mean[j] + (weight / (observed[j] if present else 1.0)) * d
+        ssd[j] = ssd[j] + weight * d * (value - mean[j])
+
+
 def gaussian_moments_dense(
     const floating[:, :] X,
     const intp_t[::1] y,
     const double[:] sample_weight,
     Py_ssize_t chunk_rows,
     double[:, ::1] weight,
+    double[:, :, ::1] observed,
     double[:, :, ::1] mean,
     double[:, :, ::1] ssd,
     int n_threads,
@@ -1051,18 +1080,32 @@ def gaussian_moments_dense(
     A task is a chunk of chunk_rows rows, written to weight[b] (the weight
     of each class in the chunk), mean[b] and ssd[b]; then the chunks are
     merged, pairwise in order, a task a block of features, so the result
-    does not depend on the number of threads.
+    does not depend on the number of threads. For a model with
+    missing="ignore", observed has mean's shape and gets the weight of each
+    entry's values that are not NaN (a NaN is left out of its entry's
+    moments); otherwise it is empty, and NaN makes the moments NaN.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
     cdef Py_ssize_t n_chunks = mean.shape[0]
     cdef bint rows_contiguous = X.strides[1] == sizeof(floating) or n_features <= 1
+    cdef bint ignore = observed.shape[0] > 0
     cdef Py_ssize_t b, i, j, c, start, stop
-    cdef double w, d, x
+    cdef double w, m, d, x
     for b in prange(n_chunks, nogil=True, schedule="dynamic", num_threads=n_threads):
         start = b * chunk_rows
         stop = min(start + chunk_rows, n_samples)
-        if rows_contiguous:
+        if rows_contiguous and ignore:
+            for i in range(start, stop):
+                w = sample_weight[i]
+                if w > 0.0:
+                    c = y[i]
+                    weight[b, c] += w
+                    _welford_row_observed(
+                        &X[i, 0], n_features, w, &observed[b, c, 0],
+                        &mean[b, c, 0], &ssd[b, c, 0],
+                    )
+        elif rows_contiguous:
             for i in range(start, stop):
                 w = sample_weight[i]
                 if w > 0.0:
@@ -1084,9 +1127,15 @@ def gaussian_moments_dense(
                         c = y[i]
                         weight[b, c] += w
                         x = X[i, j]
-                        d = x - mean[b, c, j]
-                        mean[b, c, j] += (w / weight[b, c]) * d
-                        ssd[b, c, j] += w * d * (x - mean[b, c, j])
+                        if not ignore:
+                            d = x - mean[b, c, j]
+                            mean[b, c, j] += (w / weight[b, c]) * d
+                            ssd[b, c, j] += w * d * (x - mean[b, c, j])
+                        elif x == x:
+                            observed[b, c, j] += w
+                            d = x - mean[b, c, j]
+                            mean[b, c, j] += (w / observed[b, c, j]) * d
+                            ssd[b, c, j] += w * d * (x - mean[b, c, j])
     if n_chunks == 1:
         return
     for b in prange(
@@ -1094,13 +1143,16 @@ def gaussian_moments_dense(
     ):
         for c in range(weight.shape[1]):
             for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
-                w = weight[0, c]
+                w = observed[0, c, j] if ignore else weight[0, c]
                 for i in range(1, n_chunks):
+                    m = observed[i, c, j] if ignore else weight[i, c]
                     _merge_into(
                         w, &mean[0, c, j], &ssd[0, c, j],
-                        weight[i, c], mean[i, c, j], ssd[i, c, j],
+                        m, mean[i, c, j], ssd[i, c, j],
                     )
-                    w = w + weight[i, c]
+                    w = w + m
+                if ignore:
+                    observed[0, c, j] = w
     for i in range(1, n_chunks):
         for c in range(weight.shape[1]):
             weight[0, c] += weight[i, c]
@@ -1132,6 +1184,7 @@ def gaussian_moments_csr(
     const intp_t[::1] class_ptr,
     const double[:] sample_weight,
     double[:, ::1] nz_weight,
+    double[:, ::1] missing,
     double[:, ::1] mean,
     double[:, ::1] ssd,
     int n_threads,
@@ -1139,16 +1192,27 @@ def gaussian_moments_csr(
     """Welford moments of the stored values only, per class; a task a class.
 
     nz_weight[c, j] gets the weight of the stored values; the implicit zeros
-    are merged in afterwards.
+    are merged in afterwards. For a model with missing="ignore", missing
+    (as nz_weight) gets the weight of the stored NaN, which are left out;
+    otherwise it is empty, and NaN makes the moments NaN.
     """
     cdef Py_ssize_t n_classes = class_ptr.shape[0] - 1
+    cdef bint ignore = missing.shape[0] > 0
     cdef Py_ssize_t c, q, i, p
     cdef double w
     for c in prange(n_classes, nogil=True, schedule="dynamic", num_threads=n_threads):
         for q in range(class_ptr[c], class_ptr[c + 1]):
             i = rows_by_class[q]
             w = sample_weight[i]
-            if w > 0.0:
+            if w > 0.0 and ignore:
+                for p in range(X_indptr[i], X_indptr[i + 1]):
+                    if X_data[p] != X_data[p]:
+                        missing[c, X_indices[p]] += w
+                    else:
+                        _welford_add(
+                            X_data[p], w, c, X_indices[p], nz_weight, mean, ssd
+                        )
+            elif w > 0.0:
                 for p in range(X_indptr[i], X_indptr[i + 1]):
                     _welford_add(X_data[p], w, c, X_indices[p], nz_weight, mean, ssd)
 
@@ -1160,6 +1224,7 @@ def gaussian_moments_csc(
     const intp_t[::1] y,
     const double[:] sample_weight,
     double[:, ::1] nz_weight,
+    double[:, ::1] missing,
     double[:, ::1] mean,
     double[:, ::1] ssd,
     int n_threads,
@@ -1169,14 +1234,24 @@ def gaussian_moments_csc(
     As gaussian_moments_csr.
     """
     cdef Py_ssize_t n_features = X_indptr.shape[0] - 1
+    cdef bint ignore = missing.shape[0] > 0
     cdef Py_ssize_t j, p, r
     cdef double w
     for j in prange(n_features, nogil=True, schedule="dynamic", num_threads=n_threads):
-        for p in range(X_indptr[j], X_indptr[j + 1]):
-            r = X_indices[p]
-            w = sample_weight[r]
-            if w > 0.0:
-                _welford_add(X_data[p], w, y[r], j, nz_weight, mean, ssd)
+        if ignore:
+            for p in range(X_indptr[j], X_indptr[j + 1]):
+                r = X_indices[p]
+                w = sample_weight[r]
+                if w > 0.0 and X_data[p] != X_data[p]:
+                    missing[y[r], j] += w
+                elif w > 0.0:
+                    _welford_add(X_data[p], w, y[r], j, nz_weight, mean, ssd)
+        else:
+            for p in range(X_indptr[j], X_indptr[j + 1]):
+                r = X_indices[p]
+                w = sample_weight[r]
+                if w > 0.0:
+                    _welford_add(X_data[p], w, y[r], j, nz_weight, mean, ssd)
 
 
 # Moments are merged by the pairwise formula of Chan, Golub and LeVeque: with
@@ -1229,15 +1304,17 @@ def merge_moments(
 
 
 def merge_zero_moments(
-    const double[::1] class_count,
+    const double[:, :] count,
     const double[:, ::1] stored_count,
     double[:, ::1] mean,
     double[:, ::1] ssd,
     int n_threads,
 ):
     """Moments of the stored values of a sparse X merged, in place, with
-    those of its implicit zeros: class_count[c] - stored_count[c, j] zeros
-    (none if negative by rounding), of mean 0 and ssd 0."""
+    those of its implicit zeros: count[c, j] - stored_count[c, j] zeros
+    (none if negative by rounding), of mean 0 and ssd 0. count is the
+    weight of entry (c, j)'s values, a broadcast view (stride 0) of the
+    class weights unless values are missing."""
     cdef Py_ssize_t n_classes = mean.shape[0]
     cdef Py_ssize_t n_features = mean.shape[1]
     cdef Py_ssize_t n_blocks = _table_blocks(n_features)
@@ -1246,7 +1323,7 @@ def merge_zero_moments(
     for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
         for c in range(n_classes):
             for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
-                zeros = class_count[c] - stored_count[c, j]
+                zeros = count[c, j] - stored_count[c, j]
                 if not zeros > 0:
                     zeros = 0.0
                 merged_mean = 0.0
@@ -1260,7 +1337,7 @@ def merge_zero_moments(
 
 
 def pooled_moments(
-    const double[::1] count,
+    const double[:, :] count,
     const double[:, ::1] mean,
     const double[:, ::1] ssd,
     double[::1] pooled_mean,
@@ -1268,28 +1345,34 @@ def pooled_moments(
     int n_threads,
 ):
     """Mean and ssd of each feature over all classes together, from each
-    class's (count, mean, ssd): the mean sum_c n_c a_c / n, the ssd
-    sum_c s_c + sum_c n_c (a_c - mean)^2, n = sum_c n_c > 0; classes are
-    summed in order."""
+    entry's (count, mean, ssd): the mean sum_c n_cj a_cj / n_j, the ssd
+    sum_c s_cj + sum_c n_cj (a_cj - mean)^2, n_j = sum_c n_cj (mean and
+    ssd 0 where n_j = 0); classes are summed in order.  count is a
+    broadcast view (stride 0) of the class counts unless values are
+    missing."""
     cdef Py_ssize_t n_classes = mean.shape[0]
     cdef Py_ssize_t n_features = mean.shape[1]
     cdef Py_ssize_t n_blocks = _table_blocks(n_features)
-    cdef double n_samples = 0.0
     cdef Py_ssize_t b, c, j
-    cdef double total, spread, delta
-    for c in range(n_classes):
-        n_samples = n_samples + count[c]
+    cdef double n_samples, total, spread, delta
     for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
         for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
+            n_samples = 0.0
+            for c in range(n_classes):
+                n_samples = n_samples + count[c, j]
+            if not n_samples > 0:
+                pooled_mean[j] = 0.0
+                pooled_ssd[j] = 0.0
+                continue
             total = 0.0
             for c in range(n_classes):
-                total = total + count[c] * mean[c, j]
+                total = total + count[c, j] * mean[c, j]
             total = total / n_samples
             pooled_mean[j] = total
             spread = 0.0
             for c in range(n_classes):
                 delta = mean[c, j] - total
-                spread = spread + count[c] * delta * delta
+                spread = spread + count[c, j] * delta * delta
             pooled_ssd[j] = _sum_classes(ssd, j) + spread
 
 
@@ -1301,6 +1384,7 @@ def gaussian_tables(
     double[:, ::1] variance,
     double[:, ::1] theta_table,
     double[:, ::1] inv_var_table,
+    double[:, ::1] log_var_table,
     double[::1] log_var_sums,
     int n_threads,
 ):
@@ -1311,8 +1395,10 @@ def gaussian_tables(
     with stride 0); theta_table[j, c] = theta[c, j] and inv_var_table[j, c]
     = 1 / variance[c, j] (class padding zeroed by the caller);
     log_var_sums[c] = sum_j log(2 pi variance[c, j]), by blocks of
-    features as the count families' sums. Returns how many variances are
-    not positive (then the tables are not to be used).
+    features as the count families' sums, and, unless log_var_table is
+    empty (it is for a model with missing="error"), log_var_table[j, c] =
+    log(2 pi variance[c, j]). Returns how many variances are not positive
+    (then the tables are not to be used).
     """
     cdef Py_ssize_t n_classes = theta.shape[0]
     cdef Py_ssize_t n_features = theta.shape[1]
@@ -1320,8 +1406,9 @@ def gaussian_tables(
     cdef double[:, ::1] block_sums = np.zeros((n_blocks, n_classes))
     cdef intp_t[::1] block_bad = np.zeros(n_blocks, dtype=np.intp)
     cdef double two_pi = 2.0 * np.pi
+    cdef bint write_log_var = log_var_table.shape[0] > 0
     cdef Py_ssize_t b, c, j
-    cdef double total, value
+    cdef double total, value, log_value
     for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
         for c in range(n_classes):
             total = 0.0
@@ -1333,7 +1420,10 @@ def gaussian_tables(
                 variance[c, j] = value
                 theta_table[j, c] = theta[c, j]
                 inv_var_table[j, c] = 1.0 / value
-                total = total + log(two_pi * value)
+                log_value = log(two_pi * value)
+                if write_log_var:
+                    log_var_table[j, c] = log_value
+                total = total + log_value
             block_sums[b, c] = total
     _sum_blocks(block_sums, log_var_sums)
     return np.sum(block_bad)
@@ -1404,13 +1494,25 @@ def gaussian_sparse_table(
 # Gaussian scoring: intercept[k] - 0.5 sum_j (x_j - theta[j, k])^2 * inv_var[j, k]
 # with feature-major theta and inverse variances (the padding has inverse
 # variance 0).  Sparse rows take the sum over their zeros as the all-zeros
-# row's less the stored columns', exactly (see _rows.h).
+# row's less the stored columns', exactly (see _rows.h).  A model with
+# missing="ignore" passes log_var (as theta), log(2 pi var): a NaN's feature
+# is left out, its log_var added back to the intercept, which holds
+# -0.5 sum_j log(2 pi var); log_var is empty otherwise, and NaN refused.
 # ---------------------------------------------------------------------------
+
+cdef int _check_log_var(const double[:, ::1] log_var, Py_ssize_t n_rows) except -1:
+    """In a FASTNB_DEBUG build, IndexError unless a log_var table that is
+    not empty has the n_rows rows of the other tables."""
+    if fastnb_debug_build() and 0 < log_var.shape[0] < n_rows:
+        raise IndexError(f"log_var has {log_var.shape[0]} rows of {n_rows}")
+    return 0
+
 
 def gaussian_score_dense(
     const floating[:, :] X,
     const double[:, ::1] theta,
     const double[:, ::1] inv_var,
+    const double[:, ::1] log_var,
     const double[::1] intercept,
     int output,
     double[:, ::1] out,
@@ -1425,10 +1527,13 @@ def gaussian_score_dense(
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_padded = theta.shape[1]
     cdef Py_ssize_t stride = X.strides[1] // sizeof(floating)
+    cdef bint missing = log_var.shape[0] > 0
+    cdef const double* log_var_rows = &log_var[0, 0] if missing else NULL
     cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
     cdef Py_ssize_t i, k, t
     cdef int status
     cdef double* row
+    _check_log_var(log_var, theta.shape[0])
     for i in prange(
         n_samples,
         nogil=True,
@@ -1444,7 +1549,7 @@ def gaussian_score_dense(
             row[k] = intercept[k]
         status = gaussian_dense_row(
             &X[i, 0], stride, X.shape[1], &theta[0, 0], &inv_var[0, 0],
-            theta.shape[0], n_padded, row,
+            log_var_rows, theta.shape[0], n_padded, missing, row,
         )
         if status < 0:
             with gil:
@@ -1461,6 +1566,7 @@ def gaussian_score_csr(
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
     const double[:, :, ::1] table,
+    const double[:, ::1] log_var,
     const double[::1] intercept,
     int output,
     double[:, ::1] out,
@@ -1470,7 +1576,8 @@ def gaussian_score_csr(
 ):
     """As gaussian_score_dense for CSR rows, from one table (see _rows.h).
 
-    table (n_features + 1, 4, n_padded): fastnb._gaussian.sparse_gaussian_table.
+    table (n_features + 1, 4, n_padded): fastnb._gaussian.sparse_gaussian_table;
+    log_var as for gaussian_score_dense (n_features rows, or none).
     """
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef Py_ssize_t nnz = X_indices.shape[0]
@@ -1478,10 +1585,13 @@ def gaussian_score_csr(
     # An X without stored values has only empty rows, which read nothing.
     cdef const floating* data = &X_data[0] if nnz else NULL
     cdef const index_t* indices = &X_indices[0] if nnz else NULL
+    cdef bint missing = log_var.shape[0] > 0
+    cdef const double* log_var_rows = &log_var[0, 0] if missing else NULL
     cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
     cdef Py_ssize_t i, k, t
     cdef int status
     cdef double* row
+    _check_log_var(log_var, table.shape[0] - 1)
     for i in prange(
         n_samples,
         nogil=True,
@@ -1497,7 +1607,7 @@ def gaussian_score_csr(
             row[k] = intercept[k]
         status = gaussian_csr_row(
             data, indices, X_indptr[i], X_indptr[i + 1], nnz, &table[0, 0, 0],
-            table.shape[0] - 1, n_padded, row,
+            log_var_rows, table.shape[0] - 1, n_padded, missing, row,
         )
         if status < 0:
             with gil:
@@ -2588,6 +2698,7 @@ def kde_bin_dense(
     const double[::1] origin,
     Py_ssize_t n_grid,
     Py_ssize_t block_width,
+    bint skip_nan,
     double[:, ::1] grid,
     int n_threads,
 ):
@@ -2596,9 +2707,10 @@ def kde_bin_dense(
     Feature j's value x sits at grid position u = x inv_step[j] - origin[j],
     which the caller made lie in 0 .. n_grid - 1; the sample's weight goes
     to the points floor(u) and floor(u) + 1 of its class, split as 1 - t
-    and t (t = u - floor(u)). Samples of weight 0 are skipped. A task is a
-    block of block_width features, which reads the rows in order, so no
-    result depends on the number of threads.
+    and t (t = u - floor(u)). Samples of weight 0 are skipped, and with
+    skip_nan (missing="ignore") NaN values; X holds no NaN otherwise. A
+    task is a block of block_width features, which reads the rows in
+    order, so no result depends on the number of threads.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
@@ -2612,8 +2724,21 @@ def kde_bin_dense(
             if w == 0.0:
                 continue
             k = y[i]
+            if not skip_nan:
+                for j in range(b * block_width, stop):
+                    u = <double> X[i, j] * inv_step[j] - origin[j]
+                    g = <Py_ssize_t> u
+                    t = u - <double> g
+                    grid[k, j * n_grid + g] += (1.0 - t) * w
+                    if t > 0.0:
+                        grid[k, j * n_grid + g + 1] += t * w
+                continue
+            # The same loop leaving NaN out (kept apart: no test per value
+            # where X has no NaN).
             for j in range(b * block_width, stop):
                 u = <double> X[i, j] * inv_step[j] - origin[j]
+                if u != u:
+                    continue
                 g = <Py_ssize_t> u
                 t = u - <double> g
                 grid[k, j * n_grid + g] += (1.0 - t) * w
@@ -2678,6 +2803,7 @@ def kde_score_dense(
     const intp_t[::1] n_points,
     const double[:, :, ::1] tails,
     const double[::1] intercept,
+    bint missing,
     int output,
     double[:, ::1] out,
     intp_t[::1] labels,
@@ -2685,9 +2811,11 @@ def kde_score_dense(
     int n_threads,
 ):
     """Kernel density scores of dense rows: interpolated log-density tables
-    (see kde_dense_row), class-padded, a scratch row a thread.
+    (see kde_dense_row), class-padded, a scratch row a thread. With missing
+    (missing="ignore"), a NaN's feature is left out of its row's score.
 
-    Returns the first row with a value that is not finite, or -1.
+    Returns the first row with a refused value (not finite; with missing,
+    infinite), or -1.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_padded = table.shape[2]
@@ -2712,7 +2840,7 @@ def kde_score_dense(
         status = kde_dense_row(
             &X[i, 0], stride, X.shape[1], &table[0, 0, 0], table.shape[1],
             &origin[0], &inv_step[0], &n_points[0], &tails[0, 0, 0],
-            table.shape[0], n_padded, row,
+            table.shape[0], n_padded, missing, row,
         )
         if status < 0:
             with gil:

@@ -446,9 +446,11 @@ FASTNB_ROW_REFUSED(float)
  * (its table rows, at random places, fetched then), then their terms for
  * each block of classes, summed in registers. A NaN falls to the upper
  * end and makes the scores NaN; the values are then checked, as in the
- * Gaussian row. */
+ * Gaussian row. With MISSING, a constant (the helper of a model with
+ * missing="ignore"), a NaN's feature is left out (edge -2) and only
+ * infinity is refused. */
 #define FASTNB_KDE_FEATURES 64
-#define FASTNB_KDE_DENSE_ROW(NAME, T)                                         \
+#define FASTNB_KDE_DENSE_ROW(NAME, T, MISSING)                                \
     static inline int NAME(                                                   \
         const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
         const double* table, Py_ssize_t n_points_max, const double* origin,   \
@@ -471,7 +473,10 @@ FASTNB_ROW_REFUSED(float)
                                  - origin[j];                                 \
                 const Py_ssize_t last = n_points[j] - 1;                      \
                 FASTNB_CHECK(1 <= last && last < n_points_max);               \
-                if (u >= 0.0 && u < (double) last) {                          \
+                if (MISSING && u != u) {                                      \
+                    row[i] = 0;                                               \
+                    edge[i] = -2;                                             \
+                } else if (u >= 0.0 && u < (double) last) {                   \
                     const Py_ssize_t g = (Py_ssize_t) u;                      \
                     row[i] = j * step + g * n_padded;                         \
                     t[i] = u - (double) g;                                    \
@@ -493,6 +498,8 @@ FASTNB_ROW_REFUSED(float)
                 FASTNB_ZERO8(acc);                                            \
                 for (Py_ssize_t i = 0; i < m; i++) {                          \
                     const double* p = table + row[i] + k0;                    \
+                    if (MISSING && edge[i] == -2)                             \
+                        continue;                                             \
                     if (edge[i] < 0) {                                        \
                         FASTNB_LERP8(acc, p, p + n_padded, t[i]);             \
                     } else {                                                  \
@@ -507,25 +514,35 @@ FASTNB_ROW_REFUSED(float)
             }                                                                 \
         }                                                                     \
         if (!(scores[0] - scores[0] == 0.0)                                   \
-            && fastnb_row_refused_##T(x, x_stride, n_features, 0, 0))         \
+            && fastnb_row_refused_##T(x, x_stride, n_features, 0, MISSING))   \
             return 1;                                                         \
         return 0;                                                             \
     }
 
 /* scores[k] -= 0.5 sum_j (x[j] - theta[j, k])^2 inv_var[j, k] for a dense
  * row x (elements x_stride apart); theta and inv_var are (n_rows, n_padded)
- * with a row per feature. The values are checked: finite. */
-#define FASTNB_GAUSSIAN_DENSE_ROW(NAME, T)                                    \
+ * with a row per feature. The values are checked: finite. MISSING, a
+ * constant, makes the helper of a model with missing="ignore": a NaN in
+ * feature j is a missing value, whose feature's term is left out, so it
+ * adds, in the term's place, log_var[j, k] = log(2 pi var[j, k]) (a table
+ * as theta) back to the sum, which the caller's intercept had taken out
+ * for every feature; only infinity is refused then. Without MISSING,
+ * log_var is not read. */
+#define FASTNB_GAUSSIAN_DENSE_ROW(NAME, T, MISSING)                           \
     static inline int NAME(                                                   \
         const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
-        const double* theta, const double* inv_var, Py_ssize_t n_rows,        \
-        Py_ssize_t n_padded, double* scores)                                  \
+        const double* theta, const double* inv_var, const double* log_var,    \
+        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores)               \
     {                                                                         \
         FASTNB_CHECK(n_features <= n_rows);                                   \
         for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
             FASTNB_ZERO8(acc);                                                \
             for (Py_ssize_t j = 0; j < n_features; j++) {                     \
                 const double xj = (double) x[j * x_stride];                   \
+                if (MISSING && xj != xj) {                                    \
+                    FASTNB_AXPY8(acc, -1.0, log_var + j * n_padded + k0);     \
+                    continue;                                                 \
+                }                                                             \
                 FASTNB_SQDIFF8(acc, xj, theta + j * n_padded + k0,            \
                                inv_var + j * n_padded + k0);                  \
             }                                                                 \
@@ -533,7 +550,7 @@ FASTNB_ROW_REFUSED(float)
                 scores[k0 + k] -= 0.5 * FASTNB_LANE(acc, k);                  \
         }                                                                     \
         if (!(scores[0] - scores[0] == 0.0)                                   \
-            && fastnb_row_refused_##T(x, x_stride, n_features, 0, 0))         \
+            && fastnb_row_refused_##T(x, x_stride, n_features, 0, MISSING))   \
             return 1;                                                         \
         return 0;                                                             \
     }
@@ -551,12 +568,15 @@ FASTNB_ROW_REFUSED(float)
  * within 2^-52 of the class's sum of T, join the terms of the stored
  * values, which are >= 0 and cannot cancel. A feature's four rows are
  * together, fetched ahead of use. Other arguments, and the check of the
- * values (finite), as for the sparse discrete row. */
-#define FASTNB_GAUSSIAN_CSR_ROW(NAME, T, I)                                   \
+ * values (finite), as for the sparse discrete row. With MISSING (see the
+ * dense row), a stored NaN in column j takes T[j, k] out of the zeros'
+ * sum, as any stored value does, and adds log_var[j, k] back instead of
+ * its term. */
+#define FASTNB_GAUSSIAN_CSR_ROW(NAME, T, I, MISSING)                          \
     static inline int NAME(                                                   \
         const T* data, const I* indices, Py_ssize_t start, Py_ssize_t stop,   \
-        Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,               \
-        Py_ssize_t n_padded, double* scores)                                  \
+        Py_ssize_t nnz, const double* table, const double* log_var,           \
+        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores)               \
     {                                                                         \
         FASTNB_CHECK(0 <= start && start <= stop && stop <= nnz);             \
         const Py_ssize_t step = 4 * n_padded; /* from a feature to the next */ \
@@ -572,6 +592,12 @@ FASTNB_ROW_REFUSED(float)
                 FASTNB_CHECK(0 <= j && j < n_rows);                           \
                 const double x = (double) data[p];                            \
                 const double* theta = table + j * step + k0;                  \
+                if (MISSING && x != x) {                                      \
+                    FASTNB_AXPY8(hi, -1.0, theta + 2 * n_padded);             \
+                    FASTNB_AXPY8(acc, -1.0, theta + 3 * n_padded);            \
+                    FASTNB_AXPY8(acc, -1.0, log_var + j * n_padded + k0);     \
+                    continue;                                                 \
+                }                                                             \
                 FASTNB_GAUSS8(hi, acc, x, theta, theta + n_padded,            \
                               theta + 2 * n_padded, theta + 3 * n_padded);    \
             }                                                                 \
@@ -583,7 +609,8 @@ FASTNB_ROW_REFUSED(float)
             }                                                                 \
         }                                                                     \
         if (!(scores[0] - scores[0] == 0.0)                                   \
-            && fastnb_row_refused_##T(data + start, 1, stop - start, 0, 0))   \
+            && fastnb_row_refused_##T(                                        \
+                data + start, 1, stop - start, 0, MISSING))                   \
             return 1;                                                         \
         return 0;                                                             \
     }
@@ -859,12 +886,22 @@ FASTNB_DISCRETE_CSR_ROW(fastnb_discrete_csr_row_f32_i32, float, int32_t)
 FASTNB_DISCRETE_CSR_ROW(fastnb_discrete_csr_row_f32_i64, float, int64_t)
 FASTNB_DISCRETE_DENSE_ROW(fastnb_discrete_dense_row_f64, double)
 FASTNB_DISCRETE_DENSE_ROW(fastnb_discrete_dense_row_f32, float)
-FASTNB_GAUSSIAN_DENSE_ROW(fastnb_gaussian_dense_row_f64, double)
-FASTNB_GAUSSIAN_DENSE_ROW(fastnb_gaussian_dense_row_f32, float)
-FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f64_i32, double, int32_t)
-FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f64_i64, double, int64_t)
-FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f32_i32, float, int32_t)
-FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f32_i64, float, int64_t)
+FASTNB_GAUSSIAN_DENSE_ROW(fastnb_gaussian_dense_row_f64, double, 0)
+FASTNB_GAUSSIAN_DENSE_ROW(fastnb_gaussian_dense_row_f32, float, 0)
+FASTNB_GAUSSIAN_DENSE_ROW(fastnb_gaussian_dense_missing_row_f64, double, 1)
+FASTNB_GAUSSIAN_DENSE_ROW(fastnb_gaussian_dense_missing_row_f32, float, 1)
+FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f64_i32, double, int32_t, 0)
+FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f64_i64, double, int64_t, 0)
+FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f32_i32, float, int32_t, 0)
+FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f32_i64, float, int64_t, 0)
+FASTNB_GAUSSIAN_CSR_ROW(
+    fastnb_gaussian_csr_missing_row_f64_i32, double, int32_t, 1)
+FASTNB_GAUSSIAN_CSR_ROW(
+    fastnb_gaussian_csr_missing_row_f64_i64, double, int64_t, 1)
+FASTNB_GAUSSIAN_CSR_ROW(
+    fastnb_gaussian_csr_missing_row_f32_i32, float, int32_t, 1)
+FASTNB_GAUSSIAN_CSR_ROW(
+    fastnb_gaussian_csr_missing_row_f32_i64, float, int64_t, 1)
 FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_i32, int32_t,
                              fastnb_code_i32, 0)
 FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_i64, int64_t,
@@ -926,7 +963,9 @@ FASTNB_CATEGORICAL_COUNT_ROWS(fastnb_categorical_count_rows_missing_f32, float,
 FASTNB_CATEGORICAL_COUNT_ROWS(fastnb_categorical_count_rows_missing_f64, double,
                               FASTNB_WITHIN_FLOAT, 1)
 
-FASTNB_KDE_DENSE_ROW(fastnb_kde_dense_row_f64, double)
-FASTNB_KDE_DENSE_ROW(fastnb_kde_dense_row_f32, float)
+FASTNB_KDE_DENSE_ROW(fastnb_kde_dense_row_f64, double, 0)
+FASTNB_KDE_DENSE_ROW(fastnb_kde_dense_row_f32, float, 0)
+FASTNB_KDE_DENSE_ROW(fastnb_kde_dense_missing_row_f64, double, 1)
+FASTNB_KDE_DENSE_ROW(fastnb_kde_dense_missing_row_f32, float, 1)
 
 #endif /* FASTNB_ROWS_H */

@@ -79,13 +79,23 @@ cdef extern from "_rows.h":
 
     int fastnb_gaussian_dense_row_f64(
         const double* x, Py_ssize_t x_stride, Py_ssize_t n_features,
-        const double* theta, const double* inv_var, Py_ssize_t n_rows,
-        Py_ssize_t n_padded, double* scores,
+        const double* theta, const double* inv_var, const double* log_var,
+        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
     ) noexcept nogil
     int fastnb_gaussian_dense_row_f32(
         const float* x, Py_ssize_t x_stride, Py_ssize_t n_features,
-        const double* theta, const double* inv_var, Py_ssize_t n_rows,
-        Py_ssize_t n_padded, double* scores,
+        const double* theta, const double* inv_var, const double* log_var,
+        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
+    ) noexcept nogil
+    int fastnb_gaussian_dense_missing_row_f64(
+        const double* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const double* theta, const double* inv_var, const double* log_var,
+        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
+    ) noexcept nogil
+    int fastnb_gaussian_dense_missing_row_f32(
+        const float* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const double* theta, const double* inv_var, const double* log_var,
+        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
     ) noexcept nogil
 
     int fastnb_kde_dense_row_f64(
@@ -100,26 +110,66 @@ cdef extern from "_rows.h":
         const double* inv_step, const intp_t* n_points, const double* tails,
         Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
     ) noexcept nogil
+    int fastnb_kde_dense_missing_row_f64(
+        const double* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const double* table, Py_ssize_t n_points_max, const double* origin,
+        const double* inv_step, const intp_t* n_points, const double* tails,
+        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
+    ) noexcept nogil
+    int fastnb_kde_dense_missing_row_f32(
+        const float* x, Py_ssize_t x_stride, Py_ssize_t n_features,
+        const double* table, Py_ssize_t n_points_max, const double* origin,
+        const double* inv_step, const intp_t* n_points, const double* tails,
+        Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
+    ) noexcept nogil
 
     int fastnb_gaussian_csr_row_f64_i32(
         const double* data, const int32_t* indices, Py_ssize_t start,
-        Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
-        Py_ssize_t n_padded, double* scores,
+        Py_ssize_t stop, Py_ssize_t nnz, const double* table,
+        const double* log_var, Py_ssize_t n_rows, Py_ssize_t n_padded,
+        double* scores,
     ) noexcept nogil
     int fastnb_gaussian_csr_row_f64_i64(
         const double* data, const int64_t* indices, Py_ssize_t start,
-        Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
-        Py_ssize_t n_padded, double* scores,
+        Py_ssize_t stop, Py_ssize_t nnz, const double* table,
+        const double* log_var, Py_ssize_t n_rows, Py_ssize_t n_padded,
+        double* scores,
     ) noexcept nogil
     int fastnb_gaussian_csr_row_f32_i32(
         const float* data, const int32_t* indices, Py_ssize_t start,
-        Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
-        Py_ssize_t n_padded, double* scores,
+        Py_ssize_t stop, Py_ssize_t nnz, const double* table,
+        const double* log_var, Py_ssize_t n_rows, Py_ssize_t n_padded,
+        double* scores,
     ) noexcept nogil
     int fastnb_gaussian_csr_row_f32_i64(
         const float* data, const int64_t* indices, Py_ssize_t start,
-        Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
-        Py_ssize_t n_padded, double* scores,
+        Py_ssize_t stop, Py_ssize_t nnz, const double* table,
+        const double* log_var, Py_ssize_t n_rows, Py_ssize_t n_padded,
+        double* scores,
+    ) noexcept nogil
+    int fastnb_gaussian_csr_missing_row_f64_i32(
+        const double* data, const int32_t* indices, Py_ssize_t start,
+        Py_ssize_t stop, Py_ssize_t nnz, const double* table,
+        const double* log_var, Py_ssize_t n_rows, Py_ssize_t n_padded,
+        double* scores,
+    ) noexcept nogil
+    int fastnb_gaussian_csr_missing_row_f64_i64(
+        const double* data, const int64_t* indices, Py_ssize_t start,
+        Py_ssize_t stop, Py_ssize_t nnz, const double* table,
+        const double* log_var, Py_ssize_t n_rows, Py_ssize_t n_padded,
+        double* scores,
+    ) noexcept nogil
+    int fastnb_gaussian_csr_missing_row_f32_i32(
+        const float* data, const int32_t* indices, Py_ssize_t start,
+        Py_ssize_t stop, Py_ssize_t nnz, const double* table,
+        const double* log_var, Py_ssize_t n_rows, Py_ssize_t n_padded,
+        double* scores,
+    ) noexcept nogil
+    int fastnb_gaussian_csr_missing_row_f32_i64(
+        const float* data, const int64_t* indices, Py_ssize_t start,
+        Py_ssize_t stop, Py_ssize_t nnz, const double* table,
+        const double* log_var, Py_ssize_t n_rows, Py_ssize_t n_padded,
+        double* scores,
     ) noexcept nogil
 
     int fastnb_whole(double v) noexcept nogil
@@ -344,39 +394,78 @@ cdef inline int discrete_dense_row(
 
 cdef inline int gaussian_dense_row(
     const floating* x, Py_ssize_t x_stride, Py_ssize_t n_features,
-    const double* theta, const double* inv_var, Py_ssize_t n_rows,
-    Py_ssize_t n_padded, double* scores,
+    const double* theta, const double* inv_var, const double* log_var,
+    Py_ssize_t n_rows, Py_ssize_t n_padded, bint missing, double* scores,
 ) noexcept nogil:
-    if floating is double:
+    # missing: the helper of a model with missing="ignore" (see _rows.h).
+    if floating is double and missing:
+        return fastnb_gaussian_dense_missing_row_f64(
+            x, x_stride, n_features, theta, inv_var, log_var, n_rows, n_padded,
+            scores,
+        )
+    elif floating is double:
         return fastnb_gaussian_dense_row_f64(
-            x, x_stride, n_features, theta, inv_var, n_rows, n_padded, scores
+            x, x_stride, n_features, theta, inv_var, log_var, n_rows, n_padded,
+            scores,
+        )
+    elif missing:
+        return fastnb_gaussian_dense_missing_row_f32(
+            x, x_stride, n_features, theta, inv_var, log_var, n_rows, n_padded,
+            scores,
         )
     else:
         return fastnb_gaussian_dense_row_f32(
-            x, x_stride, n_features, theta, inv_var, n_rows, n_padded, scores
+            x, x_stride, n_features, theta, inv_var, log_var, n_rows, n_padded,
+            scores,
         )
 
 
 cdef inline int gaussian_csr_row(
     const floating* data, const index_t* indices, Py_ssize_t start,
-    Py_ssize_t stop, Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,
-    Py_ssize_t n_padded, double* scores,
+    Py_ssize_t stop, Py_ssize_t nnz, const double* table,
+    const double* log_var, Py_ssize_t n_rows, Py_ssize_t n_padded,
+    bint missing, double* scores,
 ) noexcept nogil:
-    if floating is double and index_t is int32_t:
+    # missing: as for gaussian_dense_row.
+    if floating is double and index_t is int32_t and missing:
+        return fastnb_gaussian_csr_missing_row_f64_i32(
+            data, indices, start, stop, nnz, table, log_var, n_rows, n_padded,
+            scores,
+        )
+    elif floating is double and index_t is int32_t:
         return fastnb_gaussian_csr_row_f64_i32(
-            data, indices, start, stop, nnz, table, n_rows, n_padded, scores
+            data, indices, start, stop, nnz, table, log_var, n_rows, n_padded,
+            scores,
+        )
+    elif floating is double and missing:
+        return fastnb_gaussian_csr_missing_row_f64_i64(
+            data, indices, start, stop, nnz, table, log_var, n_rows, n_padded,
+            scores,
         )
     elif floating is double:
         return fastnb_gaussian_csr_row_f64_i64(
-            data, indices, start, stop, nnz, table, n_rows, n_padded, scores
+            data, indices, start, stop, nnz, table, log_var, n_rows, n_padded,
+            scores,
+        )
+    elif index_t is int32_t and missing:
+        return fastnb_gaussian_csr_missing_row_f32_i32(
+            data, indices, start, stop, nnz, table, log_var, n_rows, n_padded,
+            scores,
         )
     elif index_t is int32_t:
         return fastnb_gaussian_csr_row_f32_i32(
-            data, indices, start, stop, nnz, table, n_rows, n_padded, scores
+            data, indices, start, stop, nnz, table, log_var, n_rows, n_padded,
+            scores,
+        )
+    elif missing:
+        return fastnb_gaussian_csr_missing_row_f32_i64(
+            data, indices, start, stop, nnz, table, log_var, n_rows, n_padded,
+            scores,
         )
     else:
         return fastnb_gaussian_csr_row_f32_i64(
-            data, indices, start, stop, nnz, table, n_rows, n_padded, scores
+            data, indices, start, stop, nnz, table, log_var, n_rows, n_padded,
+            scores,
         )
 
 
@@ -559,10 +648,21 @@ cdef inline int kde_dense_row(
     const floating* x, Py_ssize_t x_stride, Py_ssize_t n_features,
     const double* table, Py_ssize_t n_points_max, const double* origin,
     const double* inv_step, const intp_t* n_points, const double* tails,
-    Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
+    Py_ssize_t n_rows, Py_ssize_t n_padded, bint missing, double* scores,
 ) noexcept nogil:
-    if floating is double:
+    # missing: the helper of a model with missing="ignore" (see _rows.h).
+    if floating is double and missing:
+        return fastnb_kde_dense_missing_row_f64(
+            x, x_stride, n_features, table, n_points_max, origin, inv_step,
+            n_points, tails, n_rows, n_padded, scores,
+        )
+    elif floating is double:
         return fastnb_kde_dense_row_f64(
+            x, x_stride, n_features, table, n_points_max, origin, inv_step,
+            n_points, tails, n_rows, n_padded, scores,
+        )
+    elif missing:
+        return fastnb_kde_dense_missing_row_f32(
             x, x_stride, n_features, table, n_points_max, origin, inv_step,
             n_points, tails, n_rows, n_padded, scores,
         )

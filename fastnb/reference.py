@@ -226,6 +226,45 @@ def _moments(X, y_encoded, sample_weight, n_classes):
     return count[:, 0], mean, ssd
 
 
+def _observed_moments(X, y_encoded, sample_weight, n_classes):
+    """_moments leaving out NaN (missing values): the weighted count, the
+    weight of each class's missing values of each feature (n_classes,
+    n_features), and the mean and ssd of each class's observed values of
+    each feature (0 and 0 where there are none)."""
+    if sp.issparse(X):
+        blocks = [
+            _observed_moments(block, y_encoded[rows], sample_weight[rows], n_classes)
+            for rows, block in _dense_row_blocks(X)
+        ]
+        count, missing, mean, ssd = blocks[0]
+        for block_count, block_missing, block_mean, block_ssd in blocks[1:]:
+            _, mean, ssd = _merge_moments(
+                count[:, np.newaxis] - missing,
+                mean,
+                ssd,
+                block_count[:, np.newaxis] - block_missing,
+                block_mean,
+                block_ssd,
+            )
+            count, missing = count + block_count, missing + block_missing
+        return count, missing, mean, ssd
+    indicator = _class_indicator(y_encoded, sample_weight, n_classes)
+    count = _class_count(y_encoded, sample_weight, n_classes)
+    absent = np.isnan(X)
+    missing = _dense(indicator @ absent.astype(np.float64))
+    observed = count[:, np.newaxis] - missing
+    # Shifted as in _moments, by the first row of each class (its missing
+    # values by 0).
+    present, first_row = np.unique(y_encoded, return_index=True)
+    shift = np.zeros((n_classes, X.shape[1]))
+    shift[present] = np.nan_to_num(X[first_row], nan=0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sums = _dense(indicator @ np.where(absent, 0.0, X - shift[y_encoded]))
+        mean = np.where(observed > 0, shift + sums / observed, 0.0)
+    ssd = _dense(indicator @ np.where(absent, 0.0, X - mean[y_encoded]) ** 2)
+    return count, missing, mean, ssd
+
+
 def _dense_row_blocks(X):
     """Blocks of rows of sparse X, as (slice of rows, the rows as a dense array).
 
@@ -1011,6 +1050,11 @@ class GaussianNB(_ReferencePriorsNB):
         One variance per class and feature, one per feature pooled over the
         classes (divided by the total weight, less the number of classes
         with weight if unbiased), or one per class pooled over the features.
+    missing : {"error", "ignore"}, default="error"
+        "ignore": NaN in X is a missing value, left out of its feature's
+        moments (the class weights then being each feature's observed
+        weights) and out of the row's score (its feature's term left out).
+        "error": the reference trusts its input and does nothing about NaN.
 
     Attributes
     ----------
@@ -1020,6 +1064,10 @@ class GaussianNB(_ReferencePriorsNB):
         The sufficient statistics: per class ``class_count``, ``mean`` and
         ``ssd`` (weighted); ``sample_count``, ``sample_mean`` and
         ``sample_ssd`` (all samples, unweighted); ``dtype`` of the data.
+        With ``missing="ignore"``, also ``missing_count`` (the weight of
+        each class's missing values of each feature) and
+        ``sample_missing_count`` (all samples' missing values of each
+        feature); the moments are then of the observed values.
     class_count_ : ndarray of shape (n_classes,)
         Total sample weight of each class.
     class_prior_ : ndarray of shape (n_classes,)
@@ -1055,16 +1103,25 @@ class GaussianNB(_ReferencePriorsNB):
     """
 
     def __init__(
-        self, *, priors=None, var_smoothing=1e-9, var_estimator="mle", var_type="diag"
+        self,
+        *,
+        priors=None,
+        var_smoothing=1e-9,
+        var_estimator="mle",
+        var_type="diag",
+        missing="error",
     ):
         self.priors = priors
         self.var_smoothing = var_smoothing
         self.var_estimator = var_estimator
         self.var_type = var_type
+        self.missing = missing
 
     def _batch_statistics(self, X, y_encoded, sample_weight, n_classes):
         X = _numeric(X)
         n_samples = X.shape[0]
+        if self.missing == "ignore":
+            return self._observed_statistics(X, y_encoded, sample_weight, n_classes)
         count, mean, ssd = _moments(X, y_encoded, sample_weight, n_classes)
         everyone = _moments(X, np.zeros(n_samples, np.intp), np.ones(n_samples), 1)
         return {
@@ -1077,53 +1134,90 @@ class GaussianNB(_ReferencePriorsNB):
             "dtype": X.dtype,
         }
 
+    def _observed_statistics(self, X, y_encoded, sample_weight, n_classes):
+        """_batch_statistics with missing="ignore": the moments of the
+        observed values, and the missing counts."""
+        n_samples = X.shape[0]
+        count, missing, mean, ssd = _observed_moments(
+            X, y_encoded, sample_weight, n_classes
+        )
+        everyone = _observed_moments(
+            X, np.zeros(n_samples, np.intp), np.ones(n_samples), 1
+        )
+        return {
+            "class_count": count,
+            "mean": mean,
+            "ssd": ssd,
+            "sample_count": np.asarray(everyone[0][0], dtype=np.float64),
+            "sample_mean": everyone[2][0],
+            "sample_ssd": everyone[3][0],
+            "dtype": X.dtype,
+            "missing_count": missing,
+            "sample_missing_count": everyone[1][0],
+        }
+
     def _combine_statistics(self, a, b):
+        zero = 0.0
         count, mean, ssd = _merge_moments(
-            a["class_count"][:, np.newaxis],
+            a["class_count"][:, np.newaxis] - a.get("missing_count", zero),
             a["mean"],
             a["ssd"],
-            b["class_count"][:, np.newaxis],
+            b["class_count"][:, np.newaxis] - b.get("missing_count", zero),
             b["mean"],
             b["ssd"],
         )
         sample_count, sample_mean, sample_ssd = _merge_moments(
-            a["sample_count"],
+            a["sample_count"] - a.get("sample_missing_count", zero),
             a["sample_mean"],
             a["sample_ssd"],
-            b["sample_count"],
+            b["sample_count"] - b.get("sample_missing_count", zero),
             b["sample_mean"],
             b["sample_ssd"],
         )
-        return {
-            "class_count": count[:, 0],
+        combined = {
+            "class_count": a["class_count"] + b["class_count"],
             "mean": mean,
             "ssd": ssd,
-            "sample_count": np.asarray(sample_count, dtype=np.float64),
+            "sample_count": np.asarray(
+                a["sample_count"] + b["sample_count"], dtype=np.float64
+            ),
             "sample_mean": sample_mean,
             "sample_ssd": sample_ssd,
             # The model keeps the dtype of the data it was first fitted on.
             "dtype": a["dtype"],
         }
+        for key in ("missing_count", "sample_missing_count"):
+            if key in a:
+                combined[key] = a[key] + b[key]
+        return combined
 
     def _variance(self, statistics):
         """The smoothed variances (n_classes, n_features), float64, and epsilon."""
         count, ssd = statistics["class_count"], statistics["ssd"]
         unbiased = 1 if self.var_estimator == "unbiased" else 0
+        # Each class's weight of each feature's observed values.
+        observed = np.broadcast_to(
+            count[:, np.newaxis] - statistics.get("missing_count", 0.0), ssd.shape
+        )
         if self.var_type == "diag":
-            pooled_ssd, dof = ssd, count[:, np.newaxis] - unbiased
+            pooled_ssd, dof = ssd, observed - unbiased
         elif self.var_type == "tied":
             pooled_ssd = ssd.sum(axis=0)
-            dof = count.sum() - unbiased * np.count_nonzero(count)
+            dof = observed.sum(axis=0) - unbiased * np.count_nonzero(observed, axis=0)
         else:
             pooled_ssd = ssd.sum(axis=1, keepdims=True)
-            dof = ssd.shape[1] * (count[:, np.newaxis] - unbiased)
+            dof = np.where(observed > 0, observed - unbiased, 0.0).sum(
+                axis=1, keepdims=True
+            )
         with np.errstate(divide="ignore", invalid="ignore"):
             variance = np.where(dof > 0, pooled_ssd / dof, 0.0)
         # The scale of the smoothing: the largest (unweighted, maximum
-        # likelihood) variance of any feature over all samples seen.
-        largest = (
-            statistics["sample_ssd"] / max(statistics["sample_count"], 1.0)
-        ).max()
+        # likelihood) variance of any feature over all samples seen (over
+        # its observed values).
+        sample_observed = statistics["sample_count"] - statistics.get(
+            "sample_missing_count", 0.0
+        )
+        largest = (statistics["sample_ssd"] / np.maximum(sample_observed, 1.0)).max()
         epsilon = self.var_smoothing * (largest if largest > 0 else 1.0)
         return np.broadcast_to(variance, ssd.shape) + epsilon, epsilon
 
@@ -1171,15 +1265,20 @@ class GaussianNB(_ReferencePriorsNB):
             )
         else:
             squared = _squared_distances(X, theta, variance)
-        normaliser = -0.5 * np.log(2 * np.pi * variance).sum(axis=1)
+        log_var = np.log(2 * np.pi * variance)
+        normaliser = -0.5 * log_var.sum(axis=1)
+        if self.missing == "ignore":
+            # Each row's normaliser over its observed features only.
+            normaliser = normaliser + 0.5 * _dense(_missing(X) @ log_var.T)
         return self._log_prior() + normaliser - 0.5 * squared
 
 
 def _squared_distances(X, theta, variance):
-    """sum_j (x_j - theta_cj)^2 / var_cj for each row of dense X and class c."""
+    """sum_j (x_j - theta_cj)^2 / var_cj for each row of dense X and class c,
+    over the features x_j that are not NaN (missing values)."""
     return np.column_stack(
         [
-            ((X - mu) ** 2 / var).sum(axis=1)
+            np.nansum((X - mu) ** 2 / var, axis=1)
             for mu, var in zip(theta, variance, strict=True)
         ]
     )
@@ -1262,30 +1361,36 @@ def _kde_bandwidths(statistics, bandwidth, adjust):
     variance ssd / (W - sum w**2 / W), sigma over all classes where that is
     0 (below 2**-40 of its size), else 1), or the given one; times adjust;
     1 for classes of no weight."""
-    count, squares = statistics["class_count"], statistics["weight_squares"]
+    # Each class's sums of w and of w**2 over each feature's observed values
+    # (all of them unless missing="ignore"): a feature at a time.
+    count = KernelDensityNB._observed(statistics)
+    squares = KernelDensityNB._observed(statistics, "weight_squares")
     mean, ssd = statistics["mean"], statistics["ssd"]
     h = np.ones(ssd.shape)
     if not isinstance(bandwidth, str):
         given = adjust * np.broadcast_to(np.asarray(bandwidth, float), ssd.shape)
-        return np.where(count[:, np.newaxis] > 0, given, 1.0)
-    total = count.sum()
-    overall = (count[:, np.newaxis] * mean).sum(axis=0) / total
-    overall_ssd = (ssd + count[:, np.newaxis] * (mean - overall) ** 2).sum(axis=0)
-    overall_dof = total - squares.sum() / total
-    pooled = overall_ssd / overall_dof if overall_dof > 0 else np.zeros(ssd.shape[1])
+        return np.where(count > 0, given, 1.0)
     # A standard deviation below 2**-40 of the feature's size is rounding.
     size = np.maximum(np.abs(statistics["low"]), np.abs(statistics["high"]))
     floor = (2.0**-40 * size) ** 2
-    for k in np.flatnonzero(count > 0):
-        n_effective = count[k] ** 2 / squares[k]
-        if bandwidth == "silverman":
-            n_effective *= 0.75
-        dof = count[k] - squares[k] / count[k]
-        variance = ssd[k] / dof if dof > 0 else np.zeros(ssd.shape[1])
-        variance = np.where(
-            variance > floor, variance, np.where(pooled > floor, pooled, 1.0)
-        )
-        h[k] = adjust * n_effective**-0.2 * np.sqrt(variance)
+    for j in range(ssd.shape[1]):
+        n, s = count[:, j], squares[:, j]
+        total = n.sum()
+        if total == 0:
+            continue
+        overall = (n * mean[:, j]).sum() / total
+        overall_ssd = (ssd[:, j] + n * (mean[:, j] - overall) ** 2).sum()
+        overall_dof = total - s.sum() / total
+        pooled = overall_ssd / overall_dof if overall_dof > 0 else 0.0
+        for k in np.flatnonzero(n > 0):
+            n_effective = n[k] ** 2 / s[k]
+            if bandwidth == "silverman":
+                n_effective *= 0.75
+            dof = n[k] - s[k] / n[k]
+            variance = ssd[k, j] / dof if dof > 0 else 0.0
+            if not variance > floor[j]:
+                variance = pooled if pooled > floor[j] else 1.0
+            h[k, j] = adjust * n_effective**-0.2 * np.sqrt(variance)
     return h
 
 
@@ -1316,6 +1421,12 @@ class KernelDensityNB(_ReferencePriorsNB):
         Most points of each feature's lattice.
     priors : array-like of shape (n_classes,), default=None
         Fixed class probabilities; by default the weighted class frequencies.
+    missing : {"error", "ignore"}, default="error"
+        "ignore": NaN in X is a missing value, left out of its feature's
+        density (grid or points, moments, range, and the weights of the
+        bandwidth rules) and of the row's score; a class without a value of
+        a feature has a flat log density 0 for it. "error": the reference
+        trusts its input.
 
     Attributes
     ----------
@@ -1324,7 +1435,10 @@ class KernelDensityNB(_ReferencePriorsNB):
     statistics_ : dict
         ``class_count``, ``weight_squares``, ``mean``, ``ssd``, ``low``,
         ``high``; "binned": ``grid`` (n_classes, n_features * n_grid);
-        "exact": ``points`` and ``point_weight``; ``dtype``.
+        "exact": ``points`` and ``point_weight``; ``dtype``. With
+        ``missing="ignore"``, also ``missing_count`` and
+        ``missing_weight_squares``: the sums of w and w**2 over each class's
+        missing values of each feature.
     bandwidth_ : ndarray of shape (n_classes, n_features)
         The bandwidths.
     class_count_ : ndarray of shape (n_classes,)
@@ -1352,28 +1466,34 @@ class KernelDensityNB(_ReferencePriorsNB):
         algorithm="binned",
         n_grid=1024,
         priors=None,
+        missing="error",
     ):
         self.bandwidth = bandwidth
         self.adjust = adjust
         self.algorithm = algorithm
         self.n_grid = n_grid
         self.priors = priors
+        self.missing = missing
 
     def _batch_statistics(self, X, y_encoded, sample_weight, n_classes):
         X = _numeric(X)
-        count, mean, ssd = _moments(X, y_encoded, sample_weight, n_classes)
+        ignore = self.missing == "ignore"
+        if ignore:
+            count, missing, mean, ssd = _observed_moments(
+                X, y_encoded, sample_weight, n_classes
+            )
+        else:
+            count, mean, ssd = _moments(X, y_encoded, sample_weight, n_classes)
         kept = sample_weight > 0
         n_features = X.shape[1]
-        low = (
-            X[kept].min(axis=0).astype(np.float64)
-            if kept.any()
-            else np.zeros(n_features)
-        )
-        high = (
-            X[kept].max(axis=0).astype(np.float64)
-            if kept.any()
-            else np.zeros(n_features)
-        )
+        # Over the observed values (NaN left out): 0 for a feature without any.
+        low = np.zeros(n_features)
+        high = np.zeros(n_features)
+        for j in range(n_features):
+            values = X[kept, j]
+            values = values[~np.isnan(values)] if ignore else values
+            if len(values):
+                low[j], high[j] = values.min(), values.max()
         statistics = {
             "class_count": count,
             "weight_squares": _class_count(y_encoded, sample_weight**2, n_classes),
@@ -1382,12 +1502,18 @@ class KernelDensityNB(_ReferencePriorsNB):
             "low": low,
             "high": high,
         }
+        if ignore:
+            squares = _class_indicator(y_encoded, sample_weight**2, n_classes)
+            statistics["missing_count"] = missing
+            statistics["missing_weight_squares"] = _dense(
+                squares @ np.isnan(X).astype(np.float64)
+            )
         if self.algorithm == "binned":
             step, origin, _ = _lattice(low, high, self.n_grid)
             grid = np.zeros((n_classes, n_features * self.n_grid))
             for k in range(n_classes):
-                mine = kept & (y_encoded == k)
                 for j in range(n_features):
+                    mine = kept & (y_encoded == k) & ~np.isnan(X[:, j])
                     grid[k, j * self.n_grid : (j + 1) * self.n_grid] = _linear_binning(
                         X[mine, j].astype(np.float64),
                         sample_weight[mine],
@@ -1415,28 +1541,38 @@ class KernelDensityNB(_ReferencePriorsNB):
         return {"points": points[order], "point_weight": weight[:, order]}
 
     def _combine_statistics(self, a, b):
-        count, mean, ssd = _merge_moments(
-            a["class_count"][:, np.newaxis],
+        _, mean, ssd = _merge_moments(
+            self._observed(a),
             a["mean"],
             a["ssd"],
-            b["class_count"][:, np.newaxis],
+            self._observed(b),
             b["mean"],
             b["ssd"],
         )
-        if a["class_count"].sum() == 0:
-            low, high = b["low"], b["high"]
-        elif b["class_count"].sum() == 0:
-            low, high = a["low"], a["high"]
-        else:
-            low, high = np.minimum(a["low"], b["low"]), np.maximum(a["high"], b["high"])
+        # Each feature's range over the parts with values of it.
+        has_a = self._observed(a).sum(axis=0) > 0
+        has_b = self._observed(b).sum(axis=0) > 0
+        low = np.where(
+            has_a & has_b,
+            np.minimum(a["low"], b["low"]),
+            np.where(has_a, a["low"], b["low"]),
+        )
+        high = np.where(
+            has_a & has_b,
+            np.maximum(a["high"], b["high"]),
+            np.where(has_a, a["high"], b["high"]),
+        )
         combined = {
-            "class_count": count[:, 0],
+            "class_count": a["class_count"] + b["class_count"],
             "weight_squares": a["weight_squares"] + b["weight_squares"],
             "mean": mean,
             "ssd": ssd,
             "low": low,
             "high": high,
         }
+        for key in ("missing_count", "missing_weight_squares"):
+            if key in a:
+                combined[key] = a[key] + b[key]
         if self.algorithm == "binned":
             step, origin, _ = _lattice(low, high, self.n_grid)
             combined["grid"] = sum(
@@ -1459,6 +1595,17 @@ class KernelDensityNB(_ReferencePriorsNB):
         combined["dtype"] = a["dtype"]
         return combined
 
+    @staticmethod
+    def _observed(statistics, key="class_count"):
+        """Each class's sum of w (or, with key "weight_squares", of w**2) over
+        each feature's observed values, (n_classes, n_features)."""
+        missing = statistics.get(
+            "missing_count" if key == "class_count" else "missing_weight_squares", 0.0
+        )
+        return np.broadcast_to(
+            statistics[key][:, np.newaxis] - missing, statistics["mean"].shape
+        )
+
     def _tables(self, statistics):
         dtype = statistics["dtype"]
         h = _kde_bandwidths(statistics, self.bandwidth, self.adjust)
@@ -1476,13 +1623,13 @@ class KernelDensityNB(_ReferencePriorsNB):
         """Per feature: the table grid (step, origin, n), and per class the
         log densities on it, the narrowed bandwidths and the masses' centres
         as seen from its two ends (grid units), or None for no weight."""
-        count = statistics["class_count"]
-        seen = count > 0
+        count = self._observed(statistics)
         low, high = statistics["low"], statistics["high"]
         step, origin, n_points = _lattice(low, high, self.n_grid)
-        h_seen = h[seen] if seen.any() else h
         grids = []
         for j in range(len(low)):
+            seen = count[:, j] > 0
+            h_seen = h[seen] if seen.any() else h
             pad = _PAD * h_seen[:, j].max()
             start = origin[j] * step[j] - pad
             stop = (origin[j] + n_points[j] - 1) * step[j] + pad
@@ -1507,14 +1654,14 @@ class KernelDensityNB(_ReferencePriorsNB):
             classes = []
             for k in range(len(count)):
                 if not seen[k]:
-                    classes.append(None)
+                    classes.append(None)  # a flat density: log 0
                     continue
                 width = np.sqrt(max(h[k, j] ** 2 - table_step**2 / 6, h[k, j] ** 2 / 4))
                 where = np.flatnonzero(masses[k] > 0)
                 distance = (np.arange(n)[:, np.newaxis] - where) * table_step / width
                 log_terms = np.log(masses[k, where]) - 0.5 * distance**2
                 log_density = np.logaddexp.reduce(log_terms, axis=1) - np.log(
-                    count[k] * np.sqrt(2 * np.pi) * width
+                    count[k, j] * np.sqrt(2 * np.pi) * width
                 )
                 centres = []
                 for end in (0, n - 1):
@@ -1531,16 +1678,19 @@ class KernelDensityNB(_ReferencePriorsNB):
         X = np.asarray(_numeric(X), dtype=np.float64)
         statistics = self.statistics_
         jll = np.zeros((X.shape[0], len(self.classes_))) + self._log_prior()
-        for k in np.flatnonzero(statistics["class_count"] > 0):
-            for j in range(X.shape[1]):
-                jll[:, k] += self._log_density(X[:, j], k, j, statistics)
+        count = self._observed(statistics)
+        for k in range(len(self.classes_)):
+            for j in np.flatnonzero(count[k] > 0):
+                # A missing value (missing="ignore") adds nothing.
+                observed = ~np.isnan(X[:, j])
+                jll[observed, k] += self._log_density(X[observed, j], k, j, statistics)
         return jll
 
     def _log_density(self, x, k, j, statistics):
         """log f_kj at the values x of feature j."""
         if self.algorithm == "exact":
             weight = statistics["point_weight"][k]
-            mine = weight > 0
+            mine = (weight > 0) & ~np.isnan(statistics["points"][:, j])
             h = self._h[k, j]
             z = (x[:, np.newaxis] - statistics["points"][mine, j]) / h
             log_terms = np.log(weight[mine] / weight[mine].sum()) - 0.5 * z**2

@@ -718,8 +718,11 @@ def test_sparse_scoring_takes_the_terms_of_zeros_exactly():
         return out
 
     table = sparse_gaussian_table(theta, inv_var)
-    sparse = score(kernels.gaussian_score_csr, sparse_arrays(X), table)
-    dense = score(kernels.gaussian_score_dense, [X.toarray()], theta, inv_var)
+    no_log_var = theta[:0]
+    sparse = score(kernels.gaussian_score_csr, sparse_arrays(X), table, no_log_var)
+    dense = score(
+        kernels.gaussian_score_dense, [X.toarray()], theta, inv_var, no_log_var
+    )
     assert_array_equal(dense[:, 0], [-3.5, -5.0])
     assert_array_equal(sparse, dense)
 
@@ -897,3 +900,359 @@ def test_adult_numeric_columns_match_sklearn():
     assert_array_equal(ours.predict(sp.csc_matrix(X_test)), theirs.predict(X_test))
     assert ours.score(X_test, y_test) == theirs.score(X_test, y_test)
     assert_close(ours.predict_proba(X_test), theirs.predict_proba(X_test), np.float64)
+
+
+# ---------------------------------------------------------------------------
+# missing="ignore": NaN is a missing value, marginalised out
+# ---------------------------------------------------------------------------
+
+
+def missing_data(seed=0, n_samples=400, n_features=6, n_classes=4, share=0.15):
+    """Continuous data with NaN at random (share of the values), a feature
+    that class 2 never has and a row of NaN."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n_samples)
+    X = rng.normal(size=(n_samples, n_features)) * rng.uniform(0.5, 4, n_features)
+    X += rng.normal(size=(n_classes, n_features))[y] * 3
+    X[rng.random(X.shape) < share] = np.nan
+    X[y == 2, 1] = np.nan
+    X[5] = np.nan
+    return X, y
+
+
+def with_missing(X, container, dtype=np.float64):
+    """X (NaN where values are missing) in a container; sparse containers
+    store the NaN explicitly, and zeros elsewhere too (the smaller values)."""
+    X = X.astype(dtype)
+    if container == "dense_c":
+        return dense_c(X)
+    if container == "dense_f":
+        return dense_f(X)
+    sparse = np.where(np.abs(X) < 1, 0, X)
+    rows, columns = np.nonzero(sparse != 0)  # NaN included
+    values = sparse[rows, columns]
+    matrix = sp.csr_matrix((values, (rows, columns)), shape=X.shape, dtype=dtype)
+    return matrix if container == "csr" else matrix.tocsc()
+
+
+def as_values(X):
+    """The values a (possibly sparse) X holds, NaN included, as a dense array."""
+    return X.toarray() if sp.issparse(X) else np.asarray(X)
+
+
+MISSING_CONTAINERS = ["dense_c", "dense_f", "csr", "csc"]
+
+
+@pytest.mark.parametrize("container", MISSING_CONTAINERS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_missing_fit_equals_fits_of_each_features_observed_rows(container, dtype):
+    X, y = missing_data()
+    X = with_missing(X, container, dtype)
+    values = as_values(X)
+    model = GaussianNB(missing="ignore").fit(X, y)
+    missing_count = model._statistics["missing_count"]
+    rtol = 1e-12 if dtype == np.float64 else 1e-5
+    for j in range(values.shape[1]):
+        observed = ~np.isnan(values[:, j])
+        alone = GaussianNB().partial_fit(
+            values[observed, j : j + 1], y[observed], classes=np.arange(4)
+        )
+        assert_allclose(model.theta_[:, j], alone.theta_[:, 0], rtol=rtol, atol=1e-12)
+        assert_allclose(
+            model.var_[:, j] - model.epsilon_,
+            alone.var_[:, 0] - alone.epsilon_,
+            rtol=rtol,
+            atol=1e-6 * rtol,
+        )
+        assert_array_equal(model.class_count_ - missing_count[:, j], alone.class_count_)
+    assert_array_equal(model.class_count_, np.bincount(y))
+    # The smoothing scale: the largest variance of a feature's observed values.
+    largest = np.nanvar(values.astype(np.float64), axis=0).max()
+    assert_allclose(model.epsilon_, 1e-9 * largest, rtol=rtol)
+    assert model.theta_.dtype == model.var_.dtype == dtype
+
+
+def textbook_joint_log_likelihood(model, X):
+    """log P(c) plus each observed feature's normal log density, row by row,
+    from the fitted public attributes (a missing feature left out)."""
+    X = as_values(X).astype(np.float64)
+    theta = model.theta_.astype(np.float64)
+    var = model.var_.astype(np.float64)
+    jll = np.empty((len(X), len(theta)))
+    for i, row in enumerate(X):
+        observed = ~np.isnan(row)
+        x = row[observed]
+        for c in range(len(theta)):
+            mu, v = theta[c, observed], var[c, observed]
+            jll[i, c] = np.log(model.class_prior_[c]) - 0.5 * np.sum(
+                np.log(2 * np.pi * v) + (x - mu) ** 2 / v
+            )
+    return jll
+
+
+@pytest.mark.parametrize("container", ["dense_c", "csr"])
+@pytest.mark.parametrize("var_type", VAR_TYPES)
+def test_missing_scores_leave_out_the_missing_features(container, var_type):
+    X, y = missing_data(seed=1)
+    model = GaussianNB(missing="ignore", var_type=var_type).fit(
+        with_missing(X, container), y
+    )
+    X_test, _ = missing_data(seed=2, n_samples=60)
+    X_test[7, 1] = 3.0  # class 2 has no value of feature 1: variance epsilon_
+    X_test = with_missing(X_test, container)
+    jll = model.predict_joint_log_proba(X_test)
+    expected = textbook_joint_log_likelihood(model, X_test)
+    assert_allclose(jll, expected, rtol=1e-10)
+    # A row of NaN scores its log prior.
+    assert_allclose(jll[5], np.log(model.class_prior_), rtol=1e-12)
+    assert_allclose(
+        model.predict_log_proba(X_test),
+        expected - logsumexp(expected, 1)[:, None],
+        rtol=1e-9,
+        atol=1e-9,
+    )
+    assert_array_equal(model.predict(X_test), model.classes_[expected.argmax(1)])
+
+
+@pytest.mark.parametrize("container", ["dense_c", "csr", "csc"])
+@pytest.mark.parametrize("var_type", VAR_TYPES)
+@pytest.mark.parametrize("var_estimator", VAR_ESTIMATORS)
+def test_missing_matches_the_reference(container, var_type, var_estimator):
+    from fastnb import reference
+
+    X, y = missing_data(seed=3)
+    X = with_missing(X, container)
+    weights = np.random.default_rng(4).random(len(y)) * 3
+    params = {"missing": "ignore", "var_type": var_type, "var_estimator": var_estimator}
+    ours = GaussianNB(**params).fit(X, y, sample_weight=weights)
+    oracle = reference.GaussianNB(**params).fit(X, y, sample_weight=weights)
+    for name in ATTRIBUTES:
+        assert_allclose(getattr(ours, name), getattr(oracle, name), rtol=1e-10)
+    for key in ("missing_count", "sample_missing_count"):
+        assert_allclose(ours._statistics[key], oracle.statistics_[key], rtol=1e-12)
+    X_test = with_missing(missing_data(seed=5, n_samples=50)[0], container)
+    assert_allclose(
+        ours.predict_joint_log_proba(X_test),
+        oracle.predict_joint_log_proba(X_test),
+        rtol=1e-10,
+    )
+
+
+def assert_same_missing_model(model, expected, X, rtol=1e-10, samples=True):
+    """The same model: attributes, missing counts, scores; with samples
+    False, the unweighted sample moments (so epsilon_) may differ."""
+    for name in ATTRIBUTES:
+        if samples or name not in ("var_", "epsilon_"):
+            assert_allclose(getattr(model, name), getattr(expected, name), rtol=rtol)
+    assert_allclose(
+        model.var_ - model.epsilon_, expected.var_ - expected.epsilon_, rtol=rtol
+    )
+    keys = ["missing_count"]
+    if samples:
+        keys += ["sample_missing_count", "sample_count", "sample_mean", "sample_ssd"]
+        assert_allclose(
+            model.predict_joint_log_proba(X),
+            expected.predict_joint_log_proba(X),
+            rtol=rtol,
+        )
+    for key in keys:
+        assert_allclose(model._statistics[key], expected._statistics[key], rtol=rtol)
+
+
+@pytest.mark.parametrize("container", MISSING_CONTAINERS)
+def test_missing_partial_fit_weights_merge_and_sparse_agree_with_fit(container):
+    import fastnb
+
+    X, y = missing_data(seed=6)
+    X = with_missing(X, container)
+    model = GaussianNB(missing="ignore").fit(X, y)
+    values = as_values(X)
+    # In parts.
+    parts = GaussianNB(missing="ignore")
+    for rows in np.array_split(np.arange(len(y)), 3):
+        parts.partial_fit(X[rows], y[rows], classes=np.arange(4))
+    assert_same_missing_model(parts, model, values)
+    # An integer weight is the row repeated.
+    weights = np.random.default_rng(7).integers(0, 4, len(y))
+    repeated = np.repeat(np.arange(len(y)), weights)
+    weighted = GaussianNB(missing="ignore").fit(X, y, sample_weight=weights)
+    # (The smoothing scale is over the samples, unweighted.)
+    assert_same_missing_model(
+        weighted,
+        GaussianNB(missing="ignore").fit(values[repeated], y[repeated]),
+        values,
+        samples=False,
+    )
+    # Two models merged are one fit of both data sets.
+    half = len(y) // 2
+    first = GaussianNB(missing="ignore").fit(X[:half], y[:half])
+    second = GaussianNB(missing="ignore").fit(X[half:], y[half:])
+    assert_same_missing_model(fastnb.merge([first, second]), model, values)
+    # Sparse (explicit NaN) and dense are one model.
+    assert_same_missing_model(GaussianNB(missing="ignore").fit(values, y), model, X)
+
+
+def test_missing_without_missing_values_is_the_model_of_error():
+    X, y = missing_data(seed=8, share=0.0)
+    X[y == 2, 1] = 0.5
+    X[5] = 1.0
+    ours = GaussianNB(missing="ignore").fit(X, y)
+    plain = GaussianNB().fit(X, y)
+    assert_array_equal(ours._statistics["missing_count"], 0)
+    for name in ATTRIBUTES:
+        assert_allclose(getattr(ours, name), getattr(plain, name), rtol=1e-14)
+    assert_allclose(
+        ours.predict_joint_log_proba(X), plain.predict_joint_log_proba(X), rtol=1e-13
+    )
+    assert set(plain._statistics) == set(ours._statistics) - {
+        "missing_count",
+        "sample_missing_count",
+    }
+
+
+@pytest.mark.parametrize("container", MISSING_CONTAINERS)
+def test_missing_float32_stays_float32(container):
+    X, y = missing_data(seed=9)
+    X = with_missing(X, container, np.float32)
+    model = GaussianNB(missing="ignore").fit(X, y)
+    for name in ATTRIBUTES:
+        assert np.asarray(getattr(model, name)).dtype == np.float32
+    test = X if container != "csc" else X.tocsr()
+    for method in OUTPUTS:
+        if method != "predict":
+            assert getattr(model, method)(test).dtype == np.float32
+
+
+@pytest.mark.parametrize("container", MISSING_CONTAINERS)
+def test_missing_class_without_values_of_a_feature(container):
+    # Class 2 has no value of feature 1, and feature 4 has none at all: their
+    # means are 0 and their variances epsilon_ (var smoothing alone), as for
+    # a class without samples; the tables stay finite.
+    X, y = missing_data(seed=10)
+    X[:, 4] = np.nan
+    X = as_values(with_missing(X, container))
+    model = GaussianNB(missing="ignore").fit(with_missing(X, container), y)
+    assert model.theta_[2, 1] == 0 and model.var_[2, 1] == model.epsilon_
+    assert_array_equal(model.theta_[:, 4], 0)
+    assert_array_equal(model.var_[:, 4], model.epsilon_)
+    assert_array_equal(model._statistics["missing_count"][:, 4], model.class_count_)
+    assert model._statistics["sample_missing_count"][4] == len(y)
+    # The smoothing scale is the other features'.
+    assert_allclose(model.epsilon_, 1e-9 * np.nanvar(X[:, [0, 1, 2, 3, 5]], 0).max())
+    assert np.isfinite(model.var_).all() and np.isfinite(model.theta_).all()
+    tables = model._final_tables()[1]
+    for key in ("theta", "inv_var", "log_var", "intercept"):
+        assert np.isfinite(tables[key]).all()
+    # Scoring leaves feature 4 out, where it is missing.
+    X_test = X[:20]
+    assert_allclose(
+        model.predict_joint_log_proba(X_test),
+        textbook_joint_log_likelihood(model, X_test),
+        rtol=1e-10,
+    )
+    # Every feature missing: epsilon_ is var_smoothing itself.
+    empty = GaussianNB(missing="ignore").fit(np.full((4, 2), np.nan), [0, 1, 1, 0])
+    assert empty.epsilon_ == 1e-9
+    assert_array_equal(empty.theta_, 0)
+    assert_allclose(empty.predict_log_proba([[np.nan, np.nan]]), np.log([[0.5, 0.5]]))
+    with pytest.raises(ValueError, match="zero variance within a class"):
+        GaussianNB(missing="ignore", var_smoothing=0).fit(X, y).predict(X)
+
+
+@pytest.mark.parametrize("container", MISSING_CONTAINERS)
+def test_missing_error_refuses_nan_and_ignore_refuses_infinity(container):
+    X, y = missing_data(seed=11)
+    X = with_missing(X, container)
+    values = as_values(X)
+    row, column = np.argwhere(np.isnan(values if container != "csc" else values))[0]
+    if container == "csc":
+        # The fit's check reads a CSC matrix column by column.
+        column, row = np.argwhere(np.isnan(values.T))[0]
+    message = (
+        f"Input X contains NaN. The first is nan in row {row}, column {column}; "
+        "GaussianNB does not accept missing values encoded as NaN natively. Pass "
+        "missing='ignore'"
+    )
+    with pytest.raises(ValueError, match=re.escape(message)):
+        GaussianNB().fit(X, y)
+    fitted = GaussianNB().fit(np.nan_to_num(values), y)
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        fitted.predict(X)
+    # Infinity is still refused, in fit and in scoring, and a failed fit
+    # leaves the model as it was.
+    model = GaussianNB(missing="ignore").fit(X, y)
+    before = model.predict_joint_log_proba(values)
+    infinite = values.copy()
+    infinite[3, 2] = np.inf
+    infinite = with_missing(infinite, container)
+    for call in (
+        lambda: model.fit(infinite, y),
+        lambda: model.partial_fit(infinite, y),
+        lambda: model.predict(infinite if container != "csc" else infinite.tocsr()),
+    ):
+        with pytest.raises(ValueError, match="Input X contains infinity"):
+            call()
+    assert_array_equal(model.predict_joint_log_proba(values), before)
+
+
+@pytest.mark.parametrize("container", ["dense_c", "csr"])
+@pytest.mark.parametrize("var_type", VAR_TYPES)
+def test_missing_contributions_add_up_to_the_joint_log_likelihood(container, var_type):
+    X, y = missing_data(seed=12)
+    model = GaussianNB(missing="ignore", var_type=var_type).fit(X, y)
+    X_test = with_missing(missing_data(seed=13, n_samples=40)[0], container)
+    terms, intercept = model.contributions(X_test)
+    assert_allclose(
+        terms.sum(axis=1) + intercept,
+        model.predict_joint_log_proba(X_test),
+        rtol=1e-10,
+        atol=1e-10,
+    )
+    # A missing value's term is minus its feature's term of a 0.
+    pair = model.contributions(X_test, classes=(0, 1))
+    total = pair.terms.sum(axis=1) + pair.intercept
+    jll = model.predict_joint_log_proba(X_test)
+    assert_allclose(np.ravel(total), jll[:, 0] - jll[:, 1], rtol=1e-10, atol=1e-10)
+
+
+def test_missing_statistics_round_trip_and_are_checked(tmp_path):
+    import pickle
+    from dataclasses import replace
+
+    import fastnb
+
+    X, y = missing_data(seed=14)
+    model = GaussianNB(missing="ignore").fit(X, y)
+    path = tmp_path / "model.fastnb"
+    fastnb.save(model, path)
+    for copy in (fastnb.load(path), pickle.loads(pickle.dumps(model))):
+        assert_same_missing_model(copy, model, X, rtol=0)
+    state = fastnb.get_state(model)
+
+    missing = state.statistics["missing_count"]
+    for value, message in (
+        (-np.ones_like(missing), "negative"),
+        (missing + 1000, "counts more than class_count"),
+        (
+            np.where(np.arange(missing.size) == 3, np.nan, missing.ravel()).reshape(
+                missing.shape
+            ),
+            "NaN",
+        ),
+    ):
+        with pytest.raises(ValueError, match=message):
+            fastnb.from_state(
+                replace(state, statistics={**state.statistics, "missing_count": value})
+            )
+    without = {k: v for k, v in state.statistics.items() if k != "missing_count"}
+    with pytest.raises(ValueError, match="no 'missing_count'"):
+        fastnb.from_state(replace(state, statistics=without))
+    with pytest.raises(ValueError, match="missing_count.*missing='ignore'"):
+        fastnb.from_state(replace(state, params={**state.params, "missing": "error"}))
+    too_many = state.statistics["sample_missing_count"] + len(y) + 1
+    with pytest.raises(ValueError, match="counts more than sample_count"):
+        fastnb.from_state(
+            replace(
+                state, statistics={**state.statistics, "sample_missing_count": too_many}
+            )
+        )

@@ -278,3 +278,244 @@ def test_kde_beats_gaussian_on_bimodal_classes():
 def test_docstring_examples():
     failed, attempted = doctest.testmod(_kde, optionflags=doctest.ELLIPSIS)
     assert attempted and not failed
+
+
+# ---------------------------------------------------------------------------
+# missing="ignore": NaN is a missing value, marginalised out
+# ---------------------------------------------------------------------------
+
+ALGORITHMS = ["binned", "exact"]
+
+
+def missing_data(seed=0, n_samples=500, share=0.2):
+    """skewed_data with NaN at random, a feature class "b" never has, and a
+    row of NaN."""
+    X, y, weights = skewed_data(seed, n_samples)
+    rng = np.random.default_rng(seed + 100)
+    X[rng.random(X.shape) < share] = np.nan
+    X[y == "b", 1] = np.nan
+    X[4] = np.nan
+    return X, y, weights
+
+
+def feature_log_densities(model, values, j, n_features):
+    """Each class's log density of feature j at values, read from the model's
+    scores of rows where every other feature is missing."""
+    rows = np.full((len(values), n_features), np.nan)
+    rows[:, j] = values
+    # (A class without samples has prior 0 and a flat density: 0 there.)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.nan_to_num(
+            model.predict_joint_log_proba(rows) - np.log(model.class_prior_), nan=0.0
+        )
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_missing_fit_equals_fits_of_each_features_observed_rows(algorithm, weighted):
+    X, y, weights = missing_data()
+    weights = weights if weighted else None
+    model = KernelDensityNB(missing="ignore", algorithm=algorithm)
+    model.fit(X, y, sample_weight=weights)
+    values = np.linspace(-8, 12, 41)
+    for j in range(X.shape[1]):
+        observed = ~np.isnan(X[:, j])
+        alone = KernelDensityNB(algorithm=algorithm).partial_fit(
+            X[observed, j : j + 1],
+            y[observed],
+            classes=LABELS,
+            sample_weight=None if weights is None else weights[observed],
+        )
+        seen = alone.class_count_ > 0
+        assert_allclose(model.bandwidth_[seen, j], alone.bandwidth_[seen, 0])
+        assert_allclose(
+            model.class_count_ - model._statistics["missing_count"][:, j],
+            alone.class_count_,
+        )
+        ours = feature_log_densities(model, values, j, X.shape[1])
+        theirs = feature_log_densities(alone, values, 0, 1)
+        assert_allclose(ours[:, seen], theirs[:, seen], rtol=1e-12, atol=1e-12)
+        # A class without a value of the feature: a flat log density, 0.
+        assert_array_equal(ours[:, ~seen], 0.0)
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_missing_scores_leave_out_the_missing_features(algorithm):
+    X, y, _ = missing_data(seed=1)
+    model = KernelDensityNB(missing="ignore", algorithm=algorithm).fit(X, y)
+    X_test, _, _ = missing_data(seed=2, n_samples=40)
+    n_features = X.shape[1]
+    # The reference that drops the missing features row by row: the log
+    # prior plus each observed feature's own log density.
+    expected = np.tile(np.log(model.class_prior_), (len(X_test), 1))
+    for i, row in enumerate(X_test):
+        for j in np.flatnonzero(~np.isnan(row)):
+            expected[i] += feature_log_densities(model, row[[j]], j, n_features)[0]
+    jll = model.predict_joint_log_proba(X_test)
+    assert_allclose(jll, expected, rtol=1e-12)
+    assert_allclose(jll[4], np.log(model.class_prior_))  # a row of NaN
+    # ... and the densities are those of scipy's gaussian_kde of the
+    # observed values (exact algorithm), with the model's bandwidths.
+    if algorithm == "exact":
+        for c, label in enumerate(LABELS):
+            values = X[(y == label) & ~np.isnan(X[:, 0]), 0]
+            kde = gaussian_kde(values, bw_method=1.0)
+            kde.set_bandwidth(model.bandwidth_[c, 0] / np.sqrt(kde.covariance[0, 0]))
+            test = X_test[~np.isnan(X_test[:, 0]), 0]
+            assert_allclose(
+                feature_log_densities(model, test, 0, n_features)[:, c],
+                kde.logpdf(test),
+                rtol=1e-9,
+            )
+    # contributions add up to the joint log-likelihood.
+    terms, intercept = model.contributions(X_test)
+    assert_allclose(terms.sum(axis=1) + intercept, jll, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_missing_partial_fit_weights_and_merge_agree_with_fit(algorithm):
+    X, y, _ = missing_data(seed=3)
+    params = {"missing": "ignore", "algorithm": algorithm}
+    model = KernelDensityNB(**params).fit(X, y)
+    X_test, _, _ = missing_data(seed=4, n_samples=60)
+    expected = model.predict_joint_log_proba(X_test)
+
+    def same(other):
+        assert_allclose(other.bandwidth_, model.bandwidth_, rtol=1e-10)
+        assert_allclose(
+            other._statistics["missing_count"], model._statistics["missing_count"]
+        )
+        assert_allclose(
+            other.predict_joint_log_proba(X_test), expected, rtol=1e-9, atol=1e-9
+        )
+
+    parts = KernelDensityNB(**params)
+    for rows in np.array_split(np.arange(len(y)), 3):
+        parts.partial_fit(X[rows], y[rows], classes=LABELS)
+    same(parts)
+    half = len(y) // 2
+    same(
+        fastnb.merge(
+            [
+                KernelDensityNB(**params).fit(X[:half], y[:half]),
+                KernelDensityNB(**params).fit(X[half:], y[half:]),
+            ]
+        )
+    )
+    # An integer weight is the row repeated (with a given bandwidth: the
+    # rules' effective sample sizes differ).
+    weights = np.random.default_rng(5).integers(0, 4, len(y))
+    repeated = np.repeat(np.arange(len(y)), weights)
+    params["bandwidth"] = 0.4
+    weighted = KernelDensityNB(**params).fit(X, y, sample_weight=weights)
+    model = KernelDensityNB(**params).fit(X[repeated], y[repeated])
+    expected = model.predict_joint_log_proba(X_test)
+    same(weighted)
+    # float32 stays float32.
+    small = KernelDensityNB(**params).fit(X.astype(np.float32), y)
+    assert small.bandwidth_.dtype == small.class_count_.dtype == np.float32
+    assert small.predict_proba(X_test.astype(np.float32)).dtype == np.float32
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_missing_feature_without_values(algorithm):
+    X, y, _ = missing_data(seed=6)
+    X[:, 2] = np.nan
+    model = KernelDensityNB(missing="ignore", algorithm=algorithm).fit(X, y)
+    statistics = model._statistics
+    assert_array_equal(statistics["missing_count"][:, 2], model.class_count_)
+    assert statistics["low"][2] == statistics["high"][2] == 0
+    assert_array_equal(model.bandwidth_[:, 2], 1.0)
+    # Its values score nothing (flat densities), missing or not.
+    rows = np.full((3, 3), np.nan)
+    rows[:, 2] = [-5.0, 0.0, 7.0]
+    assert_allclose(
+        model.predict_joint_log_proba(rows), np.tile(np.log(model.class_prior_), (3, 1))
+    )
+    assert np.isfinite(model.predict_joint_log_proba(X)).all()
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_missing_error_refuses_nan_and_ignore_refuses_infinity(algorithm):
+    X, y, _ = missing_data(seed=7)
+    row, column = np.argwhere(np.isnan(X))[0]
+    with pytest.raises(
+        ValueError,
+        match=f"Input X contains NaN. The first is nan in row {row}, column {column}; "
+        "KernelDensityNB does not accept missing values encoded as NaN natively. "
+        "Pass missing='ignore'",
+    ):
+        KernelDensityNB(algorithm=algorithm).fit(X, y)
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        KernelDensityNB(algorithm=algorithm).fit(np.nan_to_num(X), y).predict(X)
+    model = KernelDensityNB(missing="ignore", algorithm=algorithm).fit(X, y)
+    before = get_state(model)
+    infinite = X.copy()
+    infinite[3, 2] = -np.inf
+    for call in (
+        lambda: model.fit(infinite, y),
+        lambda: model.partial_fit(infinite, y),
+        lambda: model.predict(infinite),
+    ):
+        with pytest.raises(ValueError, match="Input X contains infinity"):
+            call()
+    after = get_state(model)
+    for key, value in before.statistics.items():
+        assert_array_equal(after.statistics[key], value)
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_missing_statistics_round_trip_and_are_checked(algorithm, tmp_path):
+    import pickle
+    from dataclasses import replace
+
+    X, y, weights = missing_data(seed=8)
+    model = KernelDensityNB(missing="ignore", algorithm=algorithm)
+    model.fit(X, y, sample_weight=weights)
+    X_test, _, _ = missing_data(seed=9, n_samples=30)
+    expected = model.predict_joint_log_proba(X_test)
+    path = tmp_path / "model.fastnb"
+    fastnb.save(model, path)
+    for copy in (fastnb.load(path), pickle.loads(pickle.dumps(model))):
+        assert_array_equal(copy.predict_joint_log_proba(X_test), expected)
+    state = get_state(model)
+
+    missing = state.statistics["missing_count"]
+    for value, message in (
+        (-np.ones_like(missing), "negative"),
+        (missing + 1000, "counts more than class_count"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            from_state(
+                replace(state, statistics={**state.statistics, "missing_count": value})
+            )
+    without = {k: v for k, v in state.statistics.items() if k != "missing_count"}
+    with pytest.raises(ValueError, match="statistics are"):
+        from_state(replace(state, statistics=without))
+    with pytest.raises(ValueError, match="statistics are"):
+        from_state(replace(state, params={**state.params, "missing": "error"}))
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("bandwidth", ["scott", "silverman", 0.5])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_missing_matches_the_reference(algorithm, bandwidth, weighted):
+    from fastnb import reference
+
+    X, y, weights = missing_data(seed=10)
+    weights = weights if weighted else None
+    params = {"missing": "ignore", "algorithm": algorithm, "bandwidth": bandwidth}
+    ours = KernelDensityNB(**params).fit(X, y, sample_weight=weights)
+    oracle = reference.KernelDensityNB(**params).fit(X, y, sample_weight=weights)
+    # A second batch reaching past the first's range.
+    ours.partial_fit(X[:100] * 1.5, y[:100])
+    oracle.partial_fit(X[:100] * 1.5, y[:100])
+    for key in ("missing_count", "missing_weight_squares", "low", "high"):
+        assert_allclose(ours._statistics[key], oracle.statistics_[key], rtol=1e-12)
+    assert_allclose(ours.bandwidth_, oracle.bandwidth_, rtol=1e-12)
+    X_test, _, _ = missing_data(seed=11, n_samples=50)
+    assert_allclose(
+        ours.predict_joint_log_proba(X_test),
+        oracle.predict_joint_log_proba(X_test),
+        rtol=1e-10,
+    )

@@ -181,6 +181,12 @@ def out_of_range_calls():
     table, intercept = pad_classes(np.zeros((4, 2))), pad_classes(np.zeros(2))
     discrete = (table, intercept, 0.0, False, False, False, np.empty((0, 0)))
     gaussian = np.zeros((len(table) + 1, 4, table.shape[1]))
+    no_log_var = table[:0]  # NaN refused
+    dense_nan = dense.copy()
+    dense_nan[1, 1] = np.nan  # a missing value of class 1
+    # Class 1 for every row (y's first rows are some kernels' output).
+    ones = np.ones(3, dtype=np.intp)
+    csr_nan, csc_nan = sp.csr_matrix(dense_nan), sp.csc_matrix(dense_nan)
     no_missing = np.empty((0, 0))
 
     def narrow():
@@ -198,7 +204,7 @@ def out_of_range_calls():
         *arguments, n_threads = finish()
         return *arguments, missing, n_threads
 
-    def kde_score(X, n_points):
+    def kde_score(X, n_points, missing=False):
         """kde_score_dense of X with four features' tables of 3 points, each
         grid said to have n_points."""
         n_features = X.shape[1]
@@ -210,6 +216,7 @@ def out_of_range_calls():
             np.full(n_features, n_points, dtype=np.intp),
             np.zeros((4, 4, table.shape[1])),
             intercept,
+            missing,
             *finish(),
         )
 
@@ -220,11 +227,15 @@ def out_of_range_calls():
         """The counts of the second chunk of two rows (the rows 2 and 3)."""
         return np.zeros((1, 2, 4))
 
-    def moments():
-        return np.zeros((2, 4)), np.zeros((2, 4)), np.zeros((2, 4))
+    def chunk_moments(observed=(0, 0, 0)):
+        """observed (empty: NaN refused), mean and ssd of
+        gaussian_moments_dense."""
+        return np.zeros(observed), np.zeros((1, 2, 4)), np.zeros((1, 2, 4))
 
-    def chunk_moments():
-        return np.zeros((1, 2, 4)), np.zeros((1, 2, 4))
+    def sparse_moments(missing=(0, 0)):
+        """nz_weight, missing (empty: NaN refused), mean and ssd of
+        gaussian_moments_csr / _csc."""
+        return np.zeros((2, 4)), np.zeros(missing), np.zeros((2, 4)), np.zeros((2, 4))
 
     codes = np.array([[0, 1], [2, 0], [1, 2]])
     codes_csr, codes_csc = sp.csr_matrix(codes), sp.csc_matrix(codes)
@@ -443,33 +454,100 @@ def out_of_range_calls():
             ),
             bounds,
         ),
+        "gaussian_moments_dense observed class": (
+            lambda: k.gaussian_moments_dense(
+                dense_nan,
+                ones,
+                weights,
+                3,
+                np.zeros((1, 2)),
+                *chunk_moments((1, 1, 4)),
+                2,
+            ),
+            bounds,
+        ),
+        "gaussian_moments_dense F observed feature": (
+            lambda: k.gaussian_moments_dense(
+                np.asfortranarray(dense_nan),
+                ones,
+                weights,
+                3,
+                np.zeros((1, 2)),
+                *chunk_moments((1, 2, 3)),
+                2,
+            ),
+            bounds,
+        ),
         "gaussian_moments_csr column": (
             lambda: k.gaussian_moments_csr(
-                *bad_column(csr), rows, class_ptr, weights, *moments(), 2
+                *bad_column(csr), rows, class_ptr, weights, *sparse_moments(), 2
+            ),
+            bounds,
+        ),
+        "gaussian_moments_csr missing feature": (
+            lambda: k.gaussian_moments_csr(
+                *sparse_arrays(csr_nan),
+                rows,
+                class_ptr,
+                weights,
+                *sparse_moments((2, 1)),
+                2,
             ),
             bounds,
         ),
         "gaussian_moments_csc class": (
             lambda: k.gaussian_moments_csc(
-                *sparse_arrays(csc), bad_y, weights, *moments(), 2
+                *sparse_arrays(csc), bad_y, weights, *sparse_moments(), 2
+            ),
+            bounds,
+        ),
+        "gaussian_moments_csc missing class": (
+            lambda: k.gaussian_moments_csc(
+                *sparse_arrays(csc_nan), ones, weights, *sparse_moments((1, 4)), 2
             ),
             bounds,
         ),
         "gaussian_score_dense column": (
-            lambda: k.gaussian_score_dense(wide, table, table, intercept, *finish()),
+            lambda: k.gaussian_score_dense(
+                wide, table, table, no_log_var, intercept, *finish()
+            ),
             row,
+        ),
+        "gaussian_score_dense missing column": (
+            lambda: k.gaussian_score_dense(
+                wide, table, table, table, intercept, *finish()
+            ),
+            row,
+        ),
+        "gaussian_score_dense log_var rows": (
+            lambda: k.gaussian_score_dense(
+                dense_nan, table, table, table[:2], intercept, *finish()
+            ),
+            "log_var has 2 rows of 4",
         ),
         "gaussian_score_csr column": (
             lambda: k.gaussian_score_csr(
-                *bad_column(csr), gaussian, intercept, *finish()
+                *bad_column(csr), gaussian, no_log_var, intercept, *finish()
+            ),
+            row,
+        ),
+        "gaussian_score_csr missing column": (
+            lambda: k.gaussian_score_csr(
+                *bad_column(csr), gaussian, table, intercept, *finish()
             ),
             row,
         ),
         "gaussian_score_csr offset": (
             lambda: k.gaussian_score_csr(
-                *past_stored(csr), gaussian, intercept, *finish()
+                *past_stored(csr), gaussian, no_log_var, intercept, *finish()
             ),
             row,
+        ),
+        "gaussian_score_csr log_var rows": (
+            lambda: k.gaussian_score_csr(
+                *sparse_arrays(csr_nan), gaussian, table[:3], intercept, *finish()
+            ),
+            "log_var has 3 rows of 4",
         ),
         "categorical_check_count_dense class": (
             lambda: k.categorical_check_count_dense(
@@ -795,6 +873,22 @@ def out_of_range_calls():
                 np.zeros(4),
                 4,
                 4,
+                False,
+                np.zeros((2, 16)),
+                2,
+            ),
+            bounds,
+        ),
+        "kde_bin_dense value past the grid, NaN skipped": (
+            lambda: k.kde_bin_dense(
+                dense_nan,
+                y,
+                weights,
+                np.ones(4),
+                np.zeros(4),
+                4,
+                4,
+                True,
                 np.zeros((2, 16)),
                 2,
             ),
@@ -806,6 +900,10 @@ def out_of_range_calls():
         ),
         "kde_score_dense more features than tables": (
             lambda: kde_score(wide, n_points=3),
+            row,
+        ),
+        "kde_score_dense missing, more features than tables": (
+            lambda: kde_score(wide, n_points=3, missing=True),
             row,
         ),
         "kde_tail_log_density point": (
@@ -903,6 +1001,12 @@ def score_all_kernels(kernels):
         pad_classes(sparse_theta), pad_classes(sparse_inv_var)
     )
     zeros = pad_classes(np.zeros(11))
+    # Missing values (missing="ignore"): their features' log(2 pi var) back.
+    dense_nan = np.where(rng.random(dense.shape) < 0.1, np.nan, dense)
+    X_nan = X.copy()
+    X_nan.data[::7] = np.nan
+    log_var = pad_classes(rng.normal(size=(13, 11)))
+    sparse_log_var = pad_classes(rng.normal(size=(40, 11)))
     # missing="ignore": a tenth of the values missing, each adding its row.
     with_nan = np.where(rng.random(dense.shape) < 0.1, np.nan, dense)
     missing_table = pad_classes(rng.normal(size=(40, 11)))
@@ -950,23 +1054,46 @@ def score_all_kernels(kernels):
                 True,
                 missing_table,
             ),
-            score(
-                kernels.gaussian_score_dense, 300, output, dense, theta, inv_var, zeros
-            ),
-            score(
-                kernels.gaussian_score_csr,
-                500,
-                output,
-                *sparse_arrays(X),
-                sparse_table,
-                zeros,
-            ),
         ]
-    weight, mean, ssd = np.zeros((1, 11)), np.zeros((1, 11, 13)), np.zeros((1, 11, 13))
-    kernels.gaussian_moments_dense(
-        dense, y, np.ones(300), 1 << 16, weight, mean, ssd, n_threads=2
-    )
-    return results + [weight, mean, ssd]
+        # missing="error" (no log_var table), then "ignore" on data with NaN.
+        for dense_X, sparse_X, dense_log_var, sparse_log_var_table in (
+            (dense, X, theta[:0], theta[:0]),
+            (dense_nan, X_nan, log_var, sparse_log_var),
+        ):
+            results += [
+                score(
+                    kernels.gaussian_score_dense,
+                    300,
+                    output,
+                    dense_X,
+                    theta,
+                    inv_var,
+                    dense_log_var,
+                    zeros,
+                ),
+                score(
+                    kernels.gaussian_score_csr,
+                    500,
+                    output,
+                    *sparse_arrays(sparse_X),
+                    sparse_table,
+                    sparse_log_var_table,
+                    zeros,
+                ),
+            ]
+    moments = []
+    for data, observed in ((dense, (0, 0, 0)), (dense_nan, (1, 11, 13))):
+        weight, mean, ssd = (
+            np.zeros((1, 11)),
+            np.zeros((1, 11, 13)),
+            np.zeros((1, 11, 13)),
+        )
+        observed = np.zeros(observed)
+        kernels.gaussian_moments_dense(
+            data, y, np.ones(300), 1 << 16, weight, observed, mean, ssd, n_threads=2
+        )
+        moments += [weight, observed, mean, ssd]
+    return results + moments
 
 
 @pytest.mark.emulated
@@ -1101,8 +1228,14 @@ def test_scoring_kernels_report_the_first_refused_row(n_threads):
     csr = sp.csr_matrix(dense)
     assert _kernels.discrete_score_dense(dense, *discrete, *finish()) == 700
     assert _kernels.discrete_score_csr(*sparse_arrays(csr), *discrete, *finish()) == 700
-    gaussian = (table, np.ones_like(table), intercept)
+    gaussian = (table, np.ones_like(table), table[:0], intercept)
     assert _kernels.gaussian_score_dense(dense, *gaussian, *finish()) == 700
+    # With missing="ignore", NaN is a missing value; infinity is refused.
+    gaussian = (table, np.ones_like(table), np.zeros_like(table), intercept)
+    assert _kernels.gaussian_score_dense(dense, *gaussian, *finish()) == 700
+    dense[700, 5] = np.nan
+    assert _kernels.gaussian_score_dense(dense, *gaussian, *finish()) == -1
+    dense[700, 5] = -np.inf
     negative = np.abs(np.nan_to_num(dense, posinf=1.0, neginf=1.0))
     negative[[40, 30], [1, 4]] = -2.0
     assert _kernels.discrete_score_dense(negative, *discrete, *finish()) == -1
@@ -1170,10 +1303,10 @@ def gaussian_table_outputs(n_threads):
     ssd = rng.random(theta.shape) * 10
     dof = np.broadcast_to(np.array([[3.0], [0.0], [7.5], [2.0]]), theta.shape)
     variance = np.empty_like(theta)
-    tables = np.zeros((2, theta.shape[1], 8))
+    tables = np.zeros((3, theta.shape[1], 8))
     sums = np.empty(4)
     bad = _kernels.gaussian_tables(
-        theta, ssd, dof, 1e-3, variance, tables[0], tables[1], sums, n_threads
+        theta, ssd, dof, 1e-3, variance, *tables, sums, n_threads
     )
     return bad, theta, ssd, dof, variance, tables, sums
 
@@ -1194,10 +1327,12 @@ def test_gaussian_tables_are_the_smoothed_variances():
     assert_array_equal(tables[0, :, :4], theta.T)
     assert_array_equal(tables[1, :, :4], 1 / variance.T)
     assert not tables[:, :, 4:].any()
-    np.testing.assert_allclose(sums, np.log(2 * np.pi * expected).sum(axis=1))
+    log_var = np.log(2 * np.pi * expected)
+    np.testing.assert_allclose(tables[2, :, :4], log_var.T, rtol=1e-15)
+    np.testing.assert_allclose(sums, log_var.sum(axis=1))
     assert (
         _kernels.gaussian_tables(
-            theta, ssd, dof, 0.0, variance, tables[0], tables[1], sums, 2
+            theta, ssd, dof, 0.0, variance, *tables[:2], tables[2, :0], sums, 2
         )
         == theta.shape[1]
     )  # class 1 has no degrees of freedom: variance 0
@@ -1248,7 +1383,8 @@ def test_moments_merge_by_the_pairwise_formula():
     pooled = {}
     for threads in (1, 3):
         pooled[threads] = np.empty(shape[1]), np.empty(shape[1])
-        _kernels.pooled_moments(count, a, s, *pooled[threads], threads)
+        counts = np.broadcast_to(count[:, None], shape)
+        _kernels.pooled_moments(counts, a, s, *pooled[threads], threads)
     assert_array_equal(pooled[3][0], pooled[1][0])
     assert_array_equal(pooled[3][1], pooled[1][1])
     overall = count @ a / count.sum()
