@@ -497,8 +497,9 @@ def missing_values_error(columns, estimator):
     """The ValueError for missing values (NaN or None) in the named columns."""
     return ValueError(
         f"Input X contains missing values (NaN or None) in columns {columns}; "
-        f"{type(estimator).__name__} does not handle missing values: impute them, "
-        "or make 'missing' a category of its own."
+        f"{type(estimator).__name__} with missing='error' does not take missing "
+        "values: pass missing='ignore' to leave them out of the model, impute "
+        "them, or make 'missing' a category of its own."
     )
 
 

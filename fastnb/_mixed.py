@@ -20,12 +20,14 @@ from sklearn.utils.validation import (
 )
 
 from fastnb._base import (
+    MISSING_CONSTRAINT,
     BaseNB,
     check_class_prior,
     class_weights,
     effective_n_threads,
     fitted_statistic,
     fitted_table,
+    ignores_missing,
     log_class_prior,
     missing_values_error,
     summed_duplicates,
@@ -286,6 +288,12 @@ poisson_params, kde_params : dict, default=None
         ``{"var_smoothing": 1e-8}`` or ``{"alpha": 0.5}``. Prior parameters
         (``priors``, ``fit_prior``, ``class_prior``) are refused: set the
         prior on MixedNB.
+    missing : {"error", "ignore"}, default="error"
+        What a missing value (NaN; None or NaN among raw categories) is:
+        refused with scikit-learn's message ("error"), or left out of its
+        column's statistics and of its column's term in the score
+        ("ignore"), for every family (``missing`` of each family's
+        estimator; the family parameters cannot set it).
 
     Attributes
     ----------
@@ -314,7 +322,9 @@ poisson_params, kde_params : dict, default=None
     categorical columns may hold raw strings, or a sparse matrix (CSR or CSC;
     ``families`` by position), whose families each get their columns as a
     sparse matrix: categorical columns then hold codes, 0 where nothing is
-    stored. Missing values are refused.
+    stored. Missing values (NaN, and None in categorical columns) are
+    refused, or with ``missing="ignore"`` left out of their column's
+    statistics and terms, each family's estimator doing so.
     The outputs are float64 whatever the input dtypes. ComplementNB is not a
     family: its class scores are not log-likelihoods, so they cannot be added
     to the others'.
@@ -344,6 +354,7 @@ poisson_params, kde_params : dict, default=None
         "fit_prior": ["boolean"],
         "class_prior": ["array-like", None],
         **{f"{family}_params": [dict, None] for family in FAMILIES},
+        "missing": MISSING_CONSTRAINT,
     }
 
     class_log_prior_ = fitted_table(
@@ -362,6 +373,7 @@ poisson_params, kde_params : dict, default=None
         multinomial_params=None,
         poisson_params=None,
         kde_params=None,
+        missing="error",
     ):
         self.families = families
         self.fit_prior = fit_prior
@@ -372,6 +384,7 @@ poisson_params, kde_params : dict, default=None
         self.multinomial_params = multinomial_params
         self.poisson_params = poisson_params
         self.kde_params = kde_params
+        self.missing = missing
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -386,7 +399,6 @@ poisson_params, kde_params : dict, default=None
             and _by_position(self.families)
             and "kde" not in kinds
         )
-        tags.input_tags.allow_nan = False
         tags.input_tags.string = "categorical" in kinds
         tags.input_tags.categorical = "categorical" in kinds
         tags.input_tags.positive_only = bool(kinds & {"multinomial", "poisson"})
@@ -415,8 +427,15 @@ poisson_params, kde_params : dict, default=None
         """X (a DataFrame as given, else a checked array or CSR/CSC matrix) and
         y as a 1-D array."""
         if not is_dataframe(X):
+            # The families check their own values; an ignoring one lets NaN by.
             return validate_input(
-                self, X, y, dtype=None, accept_sparse=("csr", "csc"), reset=reset
+                self,
+                X,
+                y,
+                dtype=None,
+                accept_sparse=("csr", "csc"),
+                ensure_all_finite=not ignores_missing(self),
+                reset=reset,
             )
         X = self._check_frame(X, reset)
         if y is None:
@@ -438,9 +457,10 @@ poisson_params, kde_params : dict, default=None
                 f"feature(s) (shape={X.shape}) while a minimum of 1 of each is "
                 "required by MixedNB."
             )
-        missing = np.asarray(X.isna().any(axis=0))
-        if missing.any():
-            raise missing_values_error(X.columns[missing].tolist(), self)
+        if not ignores_missing(self):
+            missing = np.asarray(X.isna().any(axis=0))
+            if missing.any():
+                raise missing_values_error(X.columns[missing].tolist(), self)
         return X
 
     @staticmethod
@@ -478,6 +498,12 @@ poisson_params, kde_params : dict, default=None
                 f"{family}_params sets {refused}: the class prior belongs to "
                 "MixedNB (use its fit_prior and class_prior)."
             )
+        if "missing" in params:
+            raise ValueError(
+                f"{family}_params sets 'missing': MixedNB's missing applies to "
+                "every family."
+            )
+        params["missing"] = self.missing
         if n_classes is None:
             return params
         if family in ("gaussian", "kde"):
@@ -589,7 +615,7 @@ poisson_params, kde_params : dict, default=None
         statistics = {"class_count": first["class_count"] + second["class_count"]}
         for family in families:
             statistics[f"{family}/columns"] = first[f"{family}/columns"]
-            part = FAMILIES[family]()._combine_statistics(
+            part = self._new_estimator(family, None)._combine_statistics(
                 family_statistics(first, family), family_statistics(second, family)
             )
             statistics.update(with_prefix(family, part))
@@ -691,7 +717,12 @@ poisson_params, kde_params : dict, default=None
             X = self._check_frame(X, reset=False)
         else:
             X = validate_input(
-                self, X, dtype=None, accept_sparse=("csr", "csc"), reset=False
+                self,
+                X,
+                dtype=None,
+                accept_sparse=("csr", "csc"),
+                ensure_all_finite=not ignores_missing(self),
+                reset=False,
             )
         estimators = self._final_tables()[1]["estimators"]
         columns = {}

@@ -1768,7 +1768,7 @@ def dataclass_replace(state, **changes):
 
 
 def test_adult_with_question_marks_as_missing():
-    # bench/bench_missing_categorical.py prints these figures: Adult's
+    # bench/bench_missing.py prints these figures (CategoricalNB): Adult's
     # categorical columns, its own train/test files, '?' as missing.
     X_train, X_test, y_train, y_test = adult(require_data)
     X_train, X_test = X_train.copy(), X_test.copy()

@@ -244,6 +244,34 @@ def test_fit_equals_in_memory_fit(client, case, dtype, container):
     assert_same_dask_outputs(model, expected, X, data[0], output_rtol(model, dtype))
 
 
+# Cases whose X is a float array, one a family.
+MISSING_CASES = [
+    "MultinomialNB",
+    "BernoulliNB",
+    "PoissonNB-alpha-per-feature",
+    "GaussianNB",
+    "KernelDensityNB",
+    "CategoricalNB-codes",
+]
+
+
+@pytest.mark.parametrize("case", MISSING_CASES)
+def test_missing_values_fit_as_in_memory(client, case):
+    # Dense, and CSR (stored NaN) for the families that take it.
+    case = CASE[case]
+    container = "csr" if case.sparse else "dense_c"
+    X, y, w = in_memory_data(case)
+    X = np.where(np.random.default_rng(4).random(X.shape) < 0.15, np.nan, X)
+    X = as_container(X, container)
+    dask_X, dask_y, dask_w = as_dask((X, y, w))
+    model = dask_estimator(case, missing="ignore").fit(
+        dask_X, dask_y, sample_weight=dask_w
+    )
+    expected = case.estimator(missing="ignore").fit(X, y, sample_weight=w)
+    assert_same_fit(model, expected)
+    assert_same_dask_outputs(model, expected, dask_X, X, output_rtol(model, X.dtype))
+
+
 @pytest.mark.parametrize(
     "case", ["MultinomialNB", "GaussianNB", "CategoricalNB-strings", "MixedNB-frame"]
 )

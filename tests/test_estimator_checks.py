@@ -13,6 +13,7 @@ from numpy.testing import assert_allclose
 from sklearn.utils.estimator_checks import (
     check_classifiers_one_label_sample_weights,
     check_fit_non_negative,
+    check_positive_only_tag_during_fit,
     check_sample_weight_equivalence_on_dense_data,
     check_sample_weight_equivalence_on_sparse_data,
     parametrize_with_checks,
@@ -39,6 +40,17 @@ ESTIMATORS = [
     fastnb.MixedNB(
         families={"kde": [0], "gaussian": "remaining"}, kde_params={"bandwidth": 0.5}
     ),
+    # missing="ignore": tagged allow_nan, so the checks feed NaN and expect
+    # a fit.
+    fastnb.MultinomialNB(missing="ignore"),
+    fastnb.BernoulliNB(missing="ignore"),
+    fastnb.PoissonNB(missing="ignore"),
+    fastnb.GaussianNB(missing="ignore"),
+    fastnb.CategoricalNB(missing="ignore"),
+    fastnb.KernelDensityNB(bandwidth=0.5, missing="ignore"),
+    fastnb.MixedNB(
+        families={"bernoulli": [0], "gaussian": "remaining"}, missing="ignore"
+    ),
 ]
 
 NON_INTEGER_CODES = (
@@ -49,6 +61,15 @@ CATEGORICAL_FAILURES = {
     "check_sample_weight_equivalence_on_dense_data": NON_INTEGER_CODES,
     "check_sample_weight_equivalence_on_sparse_data": NON_INTEGER_CODES,
     "check_classifiers_one_label_sample_weights": NON_INTEGER_CODES,
+}
+# Tagged allow_nan, a categorical estimator is fed float codes, which the
+# check shifts by their mean: fractional.
+CATEGORICAL_IGNORING_FAILURES = {
+    **CATEGORICAL_FAILURES,
+    "check_positive_only_tag_during_fit": (
+        "with allow_nan (missing='ignore') the check keeps float codes and "
+        "subtracts their mean, so they are fractional; " + NON_INTEGER_CODES
+    ),
 }
 MIXED_FAILURES = {
     "check_fit_non_negative": (
@@ -83,6 +104,8 @@ KDE_FAILURES = {
 
 def expected_failed_checks(estimator):
     if isinstance(estimator, fastnb.CategoricalNB):
+        if estimator.missing == "ignore":
+            return CATEGORICAL_IGNORING_FAILURES
         return CATEGORICAL_FAILURES
     if isinstance(estimator, fastnb.KernelDensityNB):
         return KDE_FAILURES if isinstance(estimator.bandwidth, str) else {}
@@ -117,6 +140,15 @@ def test_categorical_checks_fail_on_non_integer_codes():
         "check_sample_weight_equivalence_on_sparse_data",
         "check_classifiers_one_label_sample_weights",
     }
+
+
+def test_categorical_positive_only_check_fails_on_non_integer_codes_if_ignoring():
+    # Without missing="ignore" the check gives whole codes, and passes.
+    check_positive_only_tag_during_fit("CategoricalNB", fastnb.CategoricalNB())
+    ignoring = fastnb.CategoricalNB(missing="ignore")
+    with pytest.raises(AssertionError) as raised:
+        check_positive_only_tag_during_fit("CategoricalNB", ignoring)
+    assert "non-integer codes" in str(raised.value)
 
 
 def test_mixed_non_negative_check_fails_on_a_gaussian_column():

@@ -11,6 +11,7 @@ what only it has (categories, variances, densities).
 import pickle
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
@@ -43,44 +44,62 @@ def log_prior(model):
     return np.log(model.class_count_ / model.class_count_.sum())
 
 
-# The joint log-likelihood of each row over its observed features only,
-# from the fitted attributes: x -> (n_samples, n_classes).
-def multinomial_jll(model, X):
-    observed = np.nan_to_num(X)
-    return log_prior(model) + observed @ model.feature_log_prob_.T
-
-
-def complement_jll(model, X):
+# Each family's terms of each row over its observed features only, from
+# the fitted attributes: X -> (n_samples, n_classes); the joint
+# log-likelihood adds the log prior (but ComplementNB's, which has none).
+def multinomial_terms(model, X):
     return np.nan_to_num(X) @ model.feature_log_prob_.T
 
 
-def bernoulli_jll(model, X):
+def bernoulli_terms(model, X):
     log_p = model.feature_log_prob_
     log_absent = np.log1p(-np.exp(log_p))
     seen = ~np.isnan(X)
     on = (np.nan_to_num(X) > model.binarize) & seen
     off = ~on & seen
-    return log_prior(model) + on @ log_p.T + off @ log_absent.T
+    return on @ log_p.T + off @ log_absent.T
 
 
-def poisson_jll(model, X):
+def poisson_terms(model, X):
     seen = ~np.isnan(X)
     x = np.nan_to_num(X)
     rate = model.rate_
-    return (
-        log_prior(model)
-        + x @ np.log(rate).T
-        - seen @ rate.T
-        - gammaln(x + 1).sum(axis=1)[:, None]
+    return x @ np.log(rate).T - seen @ rate.T - gammaln(x + 1).sum(axis=1)[:, None]
+
+
+def gaussian_terms(model, X):
+    seen = ~np.isnan(X)
+    x = np.nan_to_num(X)[:, None, :]
+    density = -0.5 * (
+        np.log(2 * np.pi * model.var_) + (x - model.theta_) ** 2 / model.var_
     )
+    return np.where(seen[:, None, :], density, 0.0).sum(axis=2)
+
+
+def categorical_terms(model, X):
+    terms = np.zeros((X.shape[0], len(model.classes_)))
+    for j, categories in enumerate(model.categories_):
+        for i, value in enumerate(X[:, j]):
+            if value is not None and value == value:
+                code = list(categories).index(value)
+                terms[i] += model.feature_log_prob_[j][:, code]
+    return terms
 
 
 FAMILIES = {
-    "MultinomialNB": multinomial_jll,
-    "ComplementNB": complement_jll,
-    "BernoulliNB": bernoulli_jll,
-    "PoissonNB": poisson_jll,
+    "MultinomialNB": multinomial_terms,
+    "ComplementNB": multinomial_terms,
+    "BernoulliNB": bernoulli_terms,
+    "PoissonNB": poisson_terms,
 }
+
+
+def family_jll(name, model, X):
+    """The joint log-likelihood the family's model gives X, by its formula."""
+    terms = FAMILIES[name](model, X)
+    return terms if name == "ComplementNB" else log_prior(model) + terms
+
+
 # The families whose statistics are sums: a missing value is a 0.
 SUMS = ("MultinomialNB", "ComplementNB")
 # The families whose parameters are per sample: each feature's come from the
@@ -133,7 +152,7 @@ def test_ignoring_still_refuses_infinity_and_negative_counts(name, bad):
 def test_scores_leave_out_the_missing_features(name, container):
     X, y = count_data()
     model = ignoring(name).fit(as_container(X, container), y)
-    expected = FAMILIES[name](model, X)
+    expected = family_jll(name, model, X)
     for scored in ("dense_c", "csr"):
         actual = model.predict_joint_log_proba(as_container(X, scored))
         assert_allclose(actual, expected, rtol=RTOL, atol=1e-9)
@@ -286,3 +305,81 @@ def test_bernoulli_certain_features_need_only_the_values_seen():
     jll = model.predict_joint_log_proba(rows)
     assert jll[0, 0] == -np.inf
     assert np.isfinite(jll[1, 0])
+
+
+# ---------------------------------------------------------------------------
+# MixedNB: each family's estimator leaves its own columns' missing values out
+# ---------------------------------------------------------------------------
+
+MIXED_FAMILIES = {
+    "gaussian": ["height"],
+    "categorical": ["colour"],
+    "bernoulli": ["member"],
+    "poisson": ["visits"],
+}
+
+
+def mixed_frame(n_samples=300, seed=0):
+    """A DataFrame of four kinds of column, each with missing values (NaN,
+    None among the strings), and labels."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n_samples)
+    frame = pd.DataFrame(
+        {
+            "height": rng.normal(170 + 8 * y, 7),
+            "colour": np.array(["red", "green", "blue"], dtype=object)[
+                (rng.integers(0, 2, n_samples) + y) % 3
+            ],
+            "member": (rng.random(n_samples) < 0.3 + 0.4 * y).astype(float),
+            "visits": rng.poisson(1 + 2 * y).astype(float),
+        }
+    )
+    for column in frame:
+        holes = rng.random(n_samples) < 0.2
+        frame.loc[holes, column] = None if column == "colour" else np.nan
+    return frame, y
+
+
+def test_mixed_scores_leave_out_the_missing_values():
+    X, y = mixed_frame()
+    with pytest.raises(ValueError, match=r"in columns \['height', 'colour'.*'ignore'"):
+        fastnb.MixedNB(families=MIXED_FAMILIES).fit(X, y)
+    model = fastnb.MixedNB(families=MIXED_FAMILIES, missing="ignore").fit(X, y)
+    assert all(e.missing == "ignore" for e in model.estimators_.values())
+    estimators = model.estimators_
+    expected = (
+        model.class_log_prior_
+        + gaussian_terms(estimators["gaussian"], X[["height"]].to_numpy())
+        + categorical_terms(estimators["categorical"], X[["colour"]].to_numpy())
+        + bernoulli_terms(estimators["bernoulli"], X[["member"]].to_numpy())
+        + poisson_terms(estimators["poisson"], X[["visits"]].to_numpy())
+    )
+    assert_allclose(model.predict_joint_log_proba(X), expected, rtol=RTOL)
+    # Each family's estimator is fitted as that family alone would be.
+    alone = fastnb.GaussianNB(missing="ignore").fit(X[["height"]].to_numpy(), y)
+    assert_allclose(estimators["gaussian"].theta_, alone.theta_, rtol=RTOL)
+
+
+def test_mixed_partial_fit_and_merge_agree_with_one_fit():
+    X, y = mixed_frame()
+    params = {"families": MIXED_FAMILIES, "missing": "ignore"}
+    whole = fastnb.MixedNB(**params).fit(X, y)
+    parts = fastnb.MixedNB(**params)
+    for rows in np.array_split(np.arange(len(y)), 3):
+        parts.partial_fit(X.iloc[rows], y[rows], classes=[0, 1])
+    halves = [
+        fastnb.MixedNB(**params).fit(X.iloc[rows], y[rows])
+        for rows in (slice(0, 150), slice(150, None))
+    ]
+    expected = whole.predict_joint_log_proba(X)
+    for model in (parts, fastnb.merge(halves)):
+        assert_allclose(model.predict_joint_log_proba(X), expected, rtol=1e-9)
+
+
+def test_mixed_sets_missing_for_every_family():
+    X, y = mixed_frame()
+    model = fastnb.MixedNB(
+        families=MIXED_FAMILIES, missing="ignore", gaussian_params={"missing": "error"}
+    )
+    with pytest.raises(ValueError, match="gaussian_params sets 'missing'"):
+        model.fit(X, y)

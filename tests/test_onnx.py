@@ -556,7 +556,7 @@ def test_refuses_kernel_densities():
         to_onnx(mixed.fit(X, y))
 
 
-@pytest.mark.parametrize("name", ["MultinomialNB", "BernoulliNB"])
+@pytest.mark.parametrize("name", ["MultinomialNB", "BernoulliNB", "MixedNB"])
 def test_refuses_models_that_ignore_missing_values(name):
     X, y, _ = CASES[0].make()
     params = {"families": {"bernoulli": "remaining"}} if name == "MixedNB" else {}

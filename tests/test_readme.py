@@ -78,3 +78,9 @@ def test_reading_a_model_example(capsys, tmp_path, monkeypatch):
     run(code.replace(SMS_PATH, str(path)) + example("Reading a model", 1), capsys)
     assert (tmp_path / "reading-a-model.png").exists()
     assert (README.parent / "docs" / "reading-a-model.png").exists()
+
+
+def test_missing_values_example(capsys):
+    # A row is scored on the values it has: each of these has the one that
+    # tells its class.
+    assert run(example("Missing values"), capsys) == "[0 1]"
