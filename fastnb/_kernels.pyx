@@ -179,10 +179,17 @@ def first_refused_value(
         t = threadid()
         if first_bad[t] < n:
             continue
-        for p in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
-            if fastnb_refused(values[p], non_negative, allow_nan):
-                first_bad[t] = p
-                break
+        # Two loops, so that refusing NaN costs no test of allow_nan a value.
+        if allow_nan:
+            for p in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
+                if fastnb_refused(values[p], non_negative, True):
+                    first_bad[t] = p
+                    break
+        else:
+            for p in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
+                if fastnb_refused(values[p], non_negative, False):
+                    first_bad[t] = p
+                    break
     return _first_flagged(first_bad, n)
 
 
