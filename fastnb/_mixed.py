@@ -513,8 +513,9 @@ poisson_params, kde_params : dict, default=None
             params["class_prior"] = None
         return params
 
-    def _new_estimator(self, family, n_classes):
-        """An unfitted estimator of the family, with the family's parameters."""
+    def _new_estimator(self, family, n_classes, validate=True):
+        """An unfitted estimator of the family, with the family's parameters
+        (checked by scikit-learn's validation unless ``validate`` is False)."""
         params = self._family_params(family, n_classes)
         try:
             estimator = FAMILIES[family](**params)
@@ -523,7 +524,8 @@ poisson_params, kde_params : dict, default=None
                 f"{family}_params is not a valid set of parameters for "
                 f"{FAMILIES[family].__name__}: {exc}"
             ) from exc
-        estimator._validate_params()
+        if validate:
+            estimator._validate_params()
         return estimator
 
     def _family_estimator(self, family, classes, statistics):
@@ -659,7 +661,9 @@ poisson_params, kde_params : dict, default=None
             columns = statistics[f"{family}/columns"]
             np.add.at(owner, columns, 1)
             part = family_statistics(statistics, family)
-            self._new_estimator(family, n_classes)._check_statistics(
+            # The shapes alone, before every prediction, need no validation
+            # of the parameters, which is most of the cost of an estimator.
+            self._new_estimator(family, n_classes, validate=values)._check_statistics(
                 part, n_classes, len(columns), values
             )
             if not np.array_equal(part["class_count"], statistics["class_count"]):
