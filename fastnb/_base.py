@@ -192,6 +192,23 @@ def ignores_missing(estimator):
     return getattr(estimator, "missing", "error") == "ignore"
 
 
+def observed_count(count, missing):
+    """The weight of each entry's observed values: the class weights less
+    the missing weights, never below 0 by rounding, (n_classes, n_features);
+    the class weights as a column (n_classes, 1) where missing is None."""
+    if missing is None:
+        return count[:, None]
+    return np.maximum(count[:, None] - missing, 0.0)
+
+
+def observed_weights(statistics):
+    """Each class's weight of each feature's observed values (n_classes,
+    n_features), from its statistics ``class_count`` and, kept with
+    missing="ignore", ``missing_count``; the class weights as a column
+    where none are missing."""
+    return observed_count(statistics["class_count"], statistics.get("missing_count"))
+
+
 def refused_value_error(value, row, column, estimator):
     """ValueError for a value of X the estimator refuses: scikit-learn's
     message for it, then where the first such value is."""

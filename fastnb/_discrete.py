@@ -29,6 +29,7 @@ from fastnb._base import (
     fitted_table,
     ignores_missing,
     log_class_prior,
+    observed_weights,
     pad_classes,
     raise_refused_value,
     rows_by_class,
@@ -118,19 +119,6 @@ def missing_indicator(X):
         X.data = np.isnan(X.data).astype(np.float64)
         return X
     return np.isnan(X).astype(np.float64)
-
-
-def observed_weight(statistics):
-    """The weight of each class's samples in which each feature was seen
-    (n_classes, n_features): the class counts (a stride-0 view), less the
-    weight of the missing values where the model keeps it."""
-    class_count = np.ascontiguousarray(statistics["class_count"])
-    shape = statistics["feature_count"].shape
-    if "missing_count" not in statistics:
-        return np.broadcast_to(class_count[:, np.newaxis], shape)
-    # Summed in other orders, an all-missing class's two sums can differ in
-    # the last place.
-    return np.maximum(class_count[:, np.newaxis] - statistics["missing_count"], 0.0)
 
 
 class BaseDiscreteNB(BaseNB):
@@ -711,7 +699,7 @@ class BernoulliNB(BaseDiscreteNB):
         missing = missing_table(statistics, table)
         n_certain = _kernels.bernoulli_tables(
             feature_count,
-            observed_weight(statistics),
+            np.broadcast_to(observed_weights(statistics), feature_count.shape),
             per_feature(pseudo_on, n_features),
             per_feature(pseudo_total, n_features),
             feature_log_prob,
@@ -855,7 +843,7 @@ class PoissonNB(BaseDiscreteNB):
         missing = missing_table(statistics, table)
         _kernels.poisson_tables(
             feature_count,
-            observed_weight(statistics),
+            np.broadcast_to(observed_weights(statistics), feature_count.shape),
             per_feature(params["alpha"], n_features),
             np.empty(n_features),
             rate,

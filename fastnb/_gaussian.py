@@ -29,6 +29,7 @@ from fastnb._base import (
     effective_n_threads,
     fitted_table,
     ignores_missing,
+    observed_count,
     pad_classes,
     raise_refused_value,
     read_only,
@@ -69,15 +70,6 @@ def merge_moments(count, mean, ssd, batch_count, batch_mean, batch_ssd):
         effective_n_threads(merged_mean.size),
     )
     return count + batch_count, merged_mean, merged_ssd
-
-
-def observed_count(count, missing):
-    """The weight of each entry's observed values: the class weights less
-    the missing weights, never below 0 by rounding, (n_classes, n_features);
-    the class weights as a column (n_classes, 1) where missing is None."""
-    if missing is None:
-        return count[:, None]
-    return np.maximum(count[:, None] - missing, 0.0)
 
 
 def class_moments(X, y, sample_weight, n_classes, ignore=False):
@@ -613,12 +605,7 @@ class GaussianNB(BaseNB):
         )
         # Smoothing scale: the largest (unweighted, maximum-likelihood)
         # variance of any feature over all samples seen (its observed values).
-        if missing is None:
-            scale = statistics["sample_ssd"] / max(statistics["sample_count"], 1)
-        else:
-            scale = statistics["sample_ssd"] / np.maximum(
-                sample_observed(statistics), 1
-            )
+        scale = statistics["sample_ssd"] / np.maximum(sample_observed(statistics), 1)
         scale = scale.max()
         epsilon = params["var_smoothing"] * (scale if scale > 0 else 1.0)
         variance = np.empty((n_classes, n_features))

@@ -47,6 +47,8 @@ from fastnb._base import (
     effective_n_threads,
     fitted_table,
     ignores_missing,
+    observed_count,
+    observed_weights,
     pad_classes,
     raise_refused_value,
     read_only,
@@ -59,7 +61,6 @@ from fastnb._gaussian import (
     LARGEST_VALUE,
     class_moments,
     merge_moments,
-    observed_count,
     pooled_moments,
 )
 from fastnb._simd import kernels as _kernels
@@ -188,19 +189,11 @@ def joined_extents(first, second):
     )
 
 
-def observed_weights(statistics):
-    """Each class's weight of each feature's observed values (n_classes,
-    n_features); the class weights as a column where none are missing."""
-    return observed_count(statistics["class_count"], statistics.get("missing_count"))
-
-
 def observed_squares(statistics):
     """As observed_weights, for the sums of the squared weights."""
-    squares = statistics["weight_squares"]
-    missing = statistics.get("missing_weight_squares")
-    if missing is None:
-        return squares[:, None]
-    return np.maximum(squares[:, None] - missing, 0.0)
+    return observed_count(
+        statistics["weight_squares"], statistics.get("missing_weight_squares")
+    )
 
 
 def canonical_order(points, point_weight):
