@@ -60,7 +60,11 @@ def merge_moments(count, mean, ssd, batch_count, batch_mean, batch_ssd):
     rows = (-1, shape[-1])
 
     def view(array):
-        return np.broadcast_to(np.asarray(array, dtype=np.float64), shape).reshape(rows)
+        array = np.asarray(array, dtype=np.float64)
+        if array.shape != shape:
+            # (np.broadcast_to costs more than all the rest of a small merge.)
+            array = np.broadcast_to(array, shape)
+        return array.reshape(rows)
 
     merged_mean, merged_ssd = np.empty(shape), np.empty(shape)
     _kernels.merge_moments(

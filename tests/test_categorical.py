@@ -259,6 +259,50 @@ def test_partial_fit_strings_new_categories_equals_fit():
     )
 
 
+def union_of(first, second):
+    """The united categories and rows, built one value at a time: each
+    feature's first categories in order, then the second's new ones."""
+    united, first_rows, second_rows, start = [], [], [], 0
+    for a, b in zip(first, second, strict=True):
+        union = list(a) + [v for v in b if v not in list(a)]
+        united.append(union)
+        first_rows += [start + union.index(v) for v in a]
+        second_rows += [start + union.index(v) for v in b]
+        start += len(union)
+    return united, first_rows, second_rows
+
+
+def codes(*lengths, dtype=np.int64):
+    return [np.arange(n, dtype=dtype) for n in lengths]
+
+
+UNITE_CASES = {
+    "codes, either longer": (codes(3, 5, 2, 4), codes(3, 2, 6, 0)),
+    "the same codes": (codes(2, 7), codes(2, 7)),
+    "a feature without categories": (codes(0, 3), codes(2, 3)),
+    "floats": (codes(2, 3, dtype=float), codes(4, 1, dtype=float)),
+    "not nested": ([np.array([0, 1, 2]), np.array([5])], codes(2, 1)),
+    "of two dtypes": (codes(3, 2), [np.arange(4), np.arange(2.0)]),
+    "strings": (
+        [np.array(["b", "a"], dtype=object), np.array(["x"], dtype=object)],
+        [np.array(["a", "c"], dtype=object), np.array(["x", "y"], dtype=object)],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", UNITE_CASES)
+def test_united_categories_keep_first_s_order_then_second_s_new_ones(case):
+    from fastnb._categorical import united_categories
+
+    first, second = UNITE_CASES[case]
+    united, first_rows, second_rows = united_categories(first, second)
+    expected, expected_first, expected_second = union_of(first, second)
+    assert [u.tolist() for u in united] == expected
+    assert first_rows.dtype == second_rows.dtype == np.intp
+    assert first_rows.tolist() == expected_first
+    assert second_rows.tolist() == expected_second
+
+
 def bad_batches():
     X, y, _ = make_codes(LABELS["5 str"], n_samples=30, seed=7)
     X[:, 0] += 4  # new categories in the same batch as the fault

@@ -12,6 +12,7 @@ model's own arrays, still learns when it cannot write to them.
 
 import copy
 import threading
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -382,3 +383,85 @@ def test_scores_of_minus_infinity_are_not_taken_for_refused_values():
         bad[70000, 1] = np.nan
         with pytest.raises(ValueError, match="NaN. The first is nan in row 70000"):
             model.predict_proba(bad)
+
+
+# -- input taken as is -----------------------------------------------------------
+
+PLAIN = np.arange(12.0).reshape(4, 3)
+LABELS_4 = np.array([0, 1, 0, 1])
+# (X, y, check_array's arguments, whether it is taken as is)
+AS_IS_CASES = {
+    "float64, C order": (PLAIN, LABELS_4, {}, True),
+    "float64, F order": (np.asfortranarray(PLAIN), LABELS_4, {}, True),
+    "float32": (PLAIN.astype(np.float32), LABELS_4, {}, True),
+    "a column slice": (PLAIN[:, 1:], LABELS_4, {}, True),
+    "boolean labels": (PLAIN, LABELS_4.astype(bool), {}, True),
+    "unsigned labels": (PLAIN, LABELS_4.astype(np.uint8), {}, True),
+    "X alone": (PLAIN, None, {}, True),
+    "integer codes, any dtype": (PLAIN.astype(np.int64), None, {"dtype": None}, True),
+    "integers where floats are asked": (PLAIN.astype(np.int64), None, {}, False),
+    "float16": (PLAIN.astype(np.float16), None, {}, False),
+    "big-endian float64": (PLAIN.astype(">f8"), None, {}, False),
+    "a list": (PLAIN.tolist(), None, {}, False),
+    "np.matrix": (np.asmatrix(PLAIN), None, {}, False),
+    "1-D X": (PLAIN[0], None, {}, False),
+    "no samples": (PLAIN[:0], None, {}, False),
+    "no features": (PLAIN[:, :0], None, {}, False),
+    "objects, any dtype": (PLAIN.astype(object), None, {"dtype": None}, False),
+    "sparse": (sp.csr_matrix(PLAIN), None, {}, False),
+    "values to scan": (PLAIN, None, {"ensure_all_finite": True}, False),
+    "other arguments": (PLAIN, None, {"ensure_min_samples": 2}, False),
+    "float labels": (PLAIN, LABELS_4.astype(float), {}, False),
+    "string labels": (PLAIN, LABELS[[0, 1, 0, 1]], {}, False),
+    "a column of labels": (PLAIN, LABELS_4[:, None], {}, False),
+    "strided labels": (PLAIN, np.repeat(LABELS_4, 2)[::2], {}, False),
+    "labels of another length": (PLAIN, LABELS_4[:3], {}, False),
+    "a list of labels": (PLAIN, LABELS_4.tolist(), {}, False),
+}
+
+
+@pytest.mark.parametrize("case", AS_IS_CASES)
+def test_input_taken_as_is_is_what_scikit_learn_returns_unchanged(case):
+    # validate_input skips check_array / check_X_y for input taken as is:
+    # that must be exactly the input they return unchanged, silently.
+    from sklearn.utils.validation import check_array, check_X_y
+
+    from fastnb._base import taken_as_is
+
+    X, y, arguments, expected = AS_IS_CASES[case]
+    arguments = {
+        "dtype": (np.float64, np.float32),
+        "ensure_all_finite": False,
+        "accept_sparse": "csr",
+        **arguments,
+    }
+    assert taken_as_is(X, y, reset=False, **arguments) is expected
+    if not expected:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        if y is None:
+            assert check_array(X, **arguments) is X
+        else:
+            checked_X, checked_y = check_X_y(X, y, **arguments)
+            assert checked_X is X
+            assert checked_y.base is y or checked_y is y
+
+
+@pytest.mark.parametrize("name", ["GaussianNB", "MultinomialNB", "CategoricalNB"])
+def test_input_taken_as_is_still_has_its_names_and_count_checked(name):
+    # Taken as is, X still goes through validate_data's checks of the
+    # feature count and names.
+    pd = pytest.importorskip("pandas")
+    cls = getattr(fastnb, name)
+    frame = pd.DataFrame(PLAIN, columns=["a", "b", "c"])
+    model = cls().fit(frame, LABELS_4)
+    with pytest.warns(UserWarning, match="does not have valid feature names"):
+        model.predict(PLAIN)
+    model = cls().fit(PLAIN, LABELS_4)
+    with pytest.raises(ValueError, match="X has 2 features, but"):
+        model.predict(PLAIN[:, :2])
+    with pytest.raises(ValueError, match="X has 2 features, but"):
+        model.partial_fit(PLAIN[:, :2], LABELS_4)
+    assert model.partial_fit(PLAIN, LABELS_4).n_features_in_ == 3
+    assert not hasattr(model, "feature_names_in_")

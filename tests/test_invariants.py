@@ -35,6 +35,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
+import fastnb
+
 from _helpers import (
     CASE_IDS,
     CASES,
@@ -650,6 +652,27 @@ def test_clone_is_unfitted_with_the_same_params(case):
         if isinstance(value, np.ndarray | dict | list) or hasattr(value, "__dict__"):
             assert copied.get_params()[name] is not value, name
     assert_same_model(copied.fit(X, y, sample_weight=w), model, X)
+
+
+def test_a_subclass_has_its_own_parameters():
+    # Each class's constructor parameters are read once and kept: a subclass
+    # with a parameter of its own gets its own list, and its base keeps its.
+    class Shifted(fastnb.GaussianNB):
+        def __init__(self, shift=0.0, var_smoothing=1e-9):
+            super().__init__(var_smoothing=var_smoothing)
+            self.shift = shift
+
+    assert sorted(fastnb.GaussianNB().get_params()) == [
+        "missing",
+        "priors",
+        "var_estimator",
+        "var_smoothing",
+        "var_type",
+    ]
+    model = Shifted(shift=2.0)
+    assert model.get_params() == {"shift": 2.0, "var_smoothing": 1e-9}
+    assert clone(model).shift == 2.0
+    assert "shift" not in fastnb.GaussianNB().get_params()
 
 
 # ---------------------------------------------------------------------------
