@@ -222,63 +222,29 @@ def bandwidths(statistics, bandwidth, adjust):
     sum w**2 are those of each class's observed values of each feature, and
     a class without any gets 1 for that feature.
     """
-    with np.errstate(all="ignore"):
-        if "missing_count" in statistics:
-            return _observed_bandwidths(statistics, bandwidth, adjust)
-        return _bandwidths(statistics, bandwidth, adjust)
-
-
-def _observed_bandwidths(statistics, bandwidth, adjust):
-    """_bandwidths with per-(class, feature) weights (missing="ignore")."""
     count = observed_weights(statistics)
     ssd = statistics["ssd"]
     if not isinstance(bandwidth, str):
         h = adjust * np.broadcast_to(np.asarray(bandwidth, dtype=np.float64), ssd.shape)
         return np.where(count > 0, h, 1.0)
+    # Without missing values, the weights are a column (n_classes, 1).
     squares = observed_squares(statistics)
-    seen = count > 0
-    safe = np.where(seen, count, 1.0)
-    n_effective = np.where(seen, safe / np.where(seen, squares, 1.0) * safe, 1.0)
-    if bandwidth == "silverman":
-        n_effective = 0.75 * n_effective
-    dof = np.where(seen, count - squares / safe, 0.0)
-    variance = np.where(dof > 0, ssd / np.where(dof > 0, dof, 1.0), 0.0)
-    total, _, overall_ssd = pooled_moments(count, statistics["mean"], ssd)
-    total = total[0]
-    safe_total = np.where(total > 0, total, 1.0)
-    pooled_dof = np.where(total > 0, total - squares.sum(axis=0) / safe_total, 0.0)
-    pooled = np.where(
-        pooled_dof > 0, overall_ssd[0] / np.where(pooled_dof > 0, pooled_dof, 1.0), 0.0
-    )
-    floor = (
-        ROUNDING * np.maximum(np.abs(statistics["low"]), np.abs(statistics["high"]))
-    ) ** 2
-    sigma = np.sqrt(
-        np.where(variance > floor, variance, np.where(pooled > floor, pooled, 1.0))
-    )
-    return np.where(seen, adjust * n_effective**-0.2 * sigma, 1.0)
-
-
-def _bandwidths(statistics, bandwidth, adjust):
-    count = statistics["class_count"]
-    ssd = statistics["ssd"]
-    if isinstance(bandwidth, str):
-        squares = statistics["weight_squares"]
+    with np.errstate(all="ignore"):
         seen = count > 0
         safe = np.where(seen, count, 1.0)
         n_effective = np.where(seen, safe / np.where(seen, squares, 1.0) * safe, 1.0)
         if bandwidth == "silverman":
             n_effective = 0.75 * n_effective
-        factor = n_effective**-0.2
         dof = np.where(seen, count - squares / safe, 0.0)
-        variance = np.where(
-            dof[:, None] > 0, ssd / np.where(dof > 0, dof, 1.0)[:, None], 0.0
-        )
+        variance = np.where(dof > 0, ssd / np.where(dof > 0, dof, 1.0), 0.0)
         total, _, overall_ssd = pooled_moments(count, statistics["mean"], ssd)
         total = total[0]
-        pooled_dof = total - squares.sum() / total if total > 0 else 0.0
-        pooled = (
-            overall_ssd[0] / pooled_dof if pooled_dof > 0 else np.zeros(ssd.shape[1])
+        safe_total = np.where(total > 0, total, 1.0)
+        pooled_dof = np.where(total > 0, total - squares.sum(axis=0) / safe_total, 0.0)
+        pooled = np.where(
+            pooled_dof > 0,
+            overall_ssd[0] / np.where(pooled_dof > 0, pooled_dof, 1.0),
+            0.0,
         )
         # A constant feature's moments, merged, may keep a variance of
         # rounding: one below ROUNDING of the values' size counts as zero.
@@ -288,10 +254,7 @@ def _bandwidths(statistics, bandwidth, adjust):
         sigma = np.sqrt(
             np.where(variance > floor, variance, np.where(pooled > floor, pooled, 1.0))
         )
-        h = adjust * factor[:, None] * sigma
-    else:
-        h = adjust * np.broadcast_to(np.asarray(bandwidth, dtype=np.float64), ssd.shape)
-    return np.where(count[:, None] > 0, h, 1.0)
+        return np.where(seen, adjust * n_effective**-0.2 * sigma, 1.0)
 
 
 def table_grid(low, high, n_grid, h_min, h_max):
