@@ -458,9 +458,15 @@ def check_sample_weight(sample_weight, n_samples, allow_all_zero):
     return weights
 
 
-# Class label dtypes that predict copies in a parallel kernel (take_labels);
-# others, strings among them, are taken by NumPy.
-LABEL_DTYPES = (np.int32, np.int64, np.float32, np.float64)
+def label_words(labels):
+    """A contiguous 1-D array of labels (numbers, booleans, fixed-width
+    strings: any dtype but object) as rows of unsigned words, the widest
+    that divide its item size (a <U12 label is 6 uint64), as the kernel
+    take_labels copies them."""
+    size = labels.dtype.itemsize
+    word = next(w for w in (8, 4, 2, 1) if size % w == 0)
+    return labels.view(f"u{word}").reshape(len(labels), size // word)
+
 
 # Integer labels spanning at most this many values (greatest - least + 1)
 # are encoded by table lookup in parallel kernels; others are sorted.
@@ -1123,13 +1129,14 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 check_cost(cost, self.classes_),
             )
         classes = self.classes_
-        if classes.dtype not in LABEL_DTYPES:
+        if classes.dtype.hasobject:
+            # (References: NumPy copies them, counting each.)
             return classes[labels]
         predicted = np.empty(len(labels), dtype=classes.dtype)
         _kernels.take_labels(
-            np.ascontiguousarray(classes),
+            label_words(np.ascontiguousarray(classes)),
             labels,
-            predicted,
+            label_words(predicted),
             effective_n_threads(len(labels)),
         )
         return predicted

@@ -10,7 +10,7 @@ scores are accumulated in float64.
 
 from cython cimport floating
 from cython.parallel cimport prange, threadid
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.math cimport INFINITY, exp, frexp, ldexp, log, rint
 
 import numpy as np
@@ -967,29 +967,33 @@ def categorical_terms_dense(
     return _first_flagged(first_bad, n_samples)
 
 
-ctypedef fused label_t:
-    # Numeric class labels that take_labels copies.
-    int32_t
-    int64_t
-    float
-    double
+ctypedef fused label_word_t:
+    # The words class labels are copied in: each label is a row of them.
+    uint8_t
+    uint16_t
+    uint32_t
+    uint64_t
 
 
 def take_labels(
-    const label_t[::1] classes,
+    const label_word_t[:, ::1] classes,
     const intp_t[::1] labels,
-    label_t[::1] out,
+    label_word_t[:, ::1] out,
     int n_threads,
 ):
-    """out[i] = classes[labels[i]]: predict's class of each row, in parallel.
+    """out[i] = classes[labels[i]]: predict's class of each row, in parallel;
+    each class label is a row of words (its bytes, as fastnb._base's
+    label_words lays them out).
 
     labels come from a scoring kernel's argmax, each below len(classes).
     """
-    cdef Py_ssize_t i
+    cdef Py_ssize_t width = classes.shape[1]
+    cdef Py_ssize_t i, m
     for i in prange(
         labels.shape[0], nogil=True, schedule="static", num_threads=n_threads
     ):
-        out[i] = classes[labels[i]]
+        for m in range(width):
+            out[i, m] = classes[labels[i], m]
 
 
 def finish_scores(

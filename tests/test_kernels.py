@@ -421,7 +421,12 @@ def out_of_range_calls():
             bounds,
         ),
         "take_labels label": (
-            lambda: k.take_labels(np.arange(2.0), bad_y, np.empty(3), 2),
+            lambda: k.take_labels(
+                np.zeros((2, 1), dtype=np.uint64),
+                bad_y,
+                np.empty((3, 1), dtype=np.uint64),
+                2,
+            ),
             bounds,
         ),
         "class_order class": (
@@ -1405,15 +1410,35 @@ def test_class_weights_do_not_depend_on_thread_count(n_threads):
     np.testing.assert_allclose(sums[1], np.bincount(y, weights, 7), rtol=1e-12)
 
 
-@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64])
-def test_predict_takes_numeric_classes_in_a_kernel(dtype):
-    classes = np.array([-7, 3, 40, 41], dtype=dtype)
-    labels = np.random.default_rng(12).integers(0, 4, 100_000).astype(np.intp)
-    out = np.empty(len(labels), dtype=dtype)
-    _kernels.take_labels(classes, labels, out, 2)
-    assert_array_equal(out, classes[labels])
+LABEL_CLASSES = {
+    "int32": np.array([-7, 3, 40, 41], dtype=np.int32),
+    "int64": np.array([-7, 3, 40, 2**40], dtype=np.int64),
+    "uint8": np.array([0, 3, 200, 255], dtype=np.uint8),
+    "int16": np.array([-300, 3, 40, 41], dtype=np.int16),
+    "float32": np.array([-7, 3, 40, 41], dtype=np.float32),
+    "float64": np.array([-7, 3, 40, 2.0**40], dtype=np.float64),
+    "bool": np.array([False, True]),
+    "strings": np.array(["ham", "spam", "x" * 12, "é"]),
+    "bytes of odd width": np.array([b"abc", b"de", b"f", b"ghi"]),
+    "datetimes": np.array(["2026-11-25", "1970-01-01"], dtype="datetime64[D]"),
+}
+
+
+@pytest.mark.parametrize("name", LABEL_CLASSES)
+def test_predict_takes_its_classes_in_a_kernel(name):
+    from fastnb._base import label_words
+
+    classes = LABEL_CLASSES[name]
+    labels = np.random.default_rng(12).integers(0, len(classes), 100_000)
+    labels = labels.astype(np.intp)
+    for threads in (1, 3):
+        out = np.empty(len(labels), dtype=classes.dtype)
+        _kernels.take_labels(label_words(classes), labels, label_words(out), threads)
+        assert_array_equal(out, classes[labels])
+    if classes.dtype.kind == "S":
+        return  # scikit-learn refuses bytes for labels
+    y = classes[np.arange(300) % len(classes)]
     X = np.abs(np.random.default_rng(13).normal(size=(300, 3))) * [1, 2, 3]
-    y = classes[np.arange(300) % 4]
     model = fastnb.MultinomialNB().fit(X, y)
     predicted = model.predict(X)
     assert predicted.dtype == y.dtype
