@@ -247,10 +247,10 @@ def observed_weights(statistics):
     return observed_count(statistics["class_count"], statistics.get("missing_count"))
 
 
-def refused_value_error(value, row, column, estimator):
-    """ValueError for a value of X the estimator refuses: scikit-learn's
-    message for it, then where the first such value is."""
-    name = type(estimator).__name__
+def refused_value_error(value, row, column, name):
+    """ValueError for a value of X that the estimator of class ``name``
+    refuses: scikit-learn's message for it, then where the first such value
+    is."""
     where = f"The first is {value} in row {row}, column {column}"
     if np.isnan(value):
         return ValueError(
@@ -261,7 +261,7 @@ def refused_value_error(value, row, column, estimator):
     if np.isinf(value):
         return ValueError(
             "Input X contains infinity or a value too large for "
-            f"dtype({np.asarray(value).dtype!r}). {where}."
+            f"{np.asarray(value).dtype!r}. {where}."
         )
     return ValueError(f"Negative values in data passed to {name} (input X). {where}.")
 
@@ -288,7 +288,7 @@ def raise_refused_value(X, row, estimator, non_negative):
     column, value = first_refused_in_row(
         X, row, non_negative, ignores_missing(estimator)
     )
-    raise refused_value_error(value, row, column, estimator)
+    raise refused_value_error(value, row, column, type(estimator).__name__)
 
 
 def check_values(X, estimator, non_negative):
@@ -323,7 +323,7 @@ def check_values(X, estimator, non_negative):
         row, column = divmod(bad, X.shape[1])
     else:
         column, row = divmod(bad, X.shape[0])
-    raise refused_value_error(values[bad], row, column, estimator)
+    raise refused_value_error(values[bad], row, column, type(estimator).__name__)
 
 
 def summed_duplicates(X):

@@ -38,6 +38,7 @@ from fastnb._base import (
     log_class_prior,
     missing_values_error,
     pad_classes,
+    refused_value_error,
     sparse_arrays,
     summed_duplicates,
     thread_scratch,
@@ -75,15 +76,14 @@ LARGEST_LIMIT = 2**53
 def code_error(value, feature, row, max_categories=None):
     """The ValueError for a bad category code, ``value`` at (row, feature).
 
-    NaN and infinities get scikit-learn's message for them; negative and
+    NaN and infinities get scikit-learn's message for them, and where they
+    are, as the other families' (refused_value_error); negative and
     fractional codes, and at fit (``max_categories`` given) codes it
     refuses, one that names the feature, the row and the code.
     """
+    if np.issubdtype(type(value), np.floating) and not np.isfinite(value):
+        return refused_value_error(value, row, feature, "CategoricalNB")
     value = value.item() if isinstance(value, np.generic) else value
-    if isinstance(value, float) and not np.isfinite(value):
-        assert_all_finite(
-            np.array([value]), input_name="X", estimator_name="CategoricalNB"
-        )
     where = f"feature {feature} has code {shown_code(value)} in row {row}"
     if value < 0:
         return ValueError(

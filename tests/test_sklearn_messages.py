@@ -25,6 +25,12 @@ def with_nan(X):
     return X
 
 
+def with_inf(X):
+    X = X.copy()
+    X[2, 0] = np.inf
+    return X
+
+
 def first_line(message):
     """scikit-learn's NaN message goes on for lines about imputers; fastnb
     keeps its first sentence and says where the NaN is."""
@@ -138,6 +144,21 @@ CASES = {
         "GaussianNB",
         lambda cls: cls().fit(with_nan(X), Y),
         first_line,
+    ),
+    "CategoricalNB NaN in X": (
+        "CategoricalNB",
+        lambda cls: cls().fit(with_nan(X), Y),
+        first_line,
+    ),
+    "infinity in X": (
+        "MultinomialNB",
+        lambda cls: cls().fit(with_inf(X), Y),
+        str,
+    ),
+    "GaussianNB infinity in X at predict": (
+        "GaussianNB",
+        lambda cls: cls().fit(X, Y).predict(with_inf(X)),
+        str,
     ),
     "NaN in X at predict": (
         "BernoulliNB",
