@@ -346,7 +346,7 @@ def rows_by_class(y, n_classes):
     """
     order = np.empty(len(y), dtype=np.intp)
     class_ptr = np.empty(n_classes + 1, dtype=np.intp)
-    _kernels.class_order(y, order, class_ptr)
+    _kernels.class_order(y, order, class_ptr, effective_n_threads(len(y)))
     return order, class_ptr
 
 

@@ -287,28 +287,45 @@ def class_weights(
     _sum_blocks(chunk_sums, out)
 
 
-def class_order(const intp_t[::1] y, intp_t[::1] order, intp_t[::1] class_ptr):
+def class_order(
+    const intp_t[::1] y,
+    intp_t[::1] order,
+    intp_t[::1] class_ptr,
+    int n_threads,
+):
     """Rows grouped by class, each group in row order (a counting sort).
 
     class_ptr (n_classes + 1) gets each group's start in order; y holds
-    class indices 0 .. n_classes - 1.
+    class indices 0 .. n_classes - 1. Each thread counts, then places, the
+    classes of one contiguous part of the rows; a part's rows of a class go
+    after those of the parts before it, so the order is the same for any
+    number of threads (numpy.argsort(y, kind="stable")).
     """
+    cdef Py_ssize_t n_samples = y.shape[0]
     cdef Py_ssize_t n_classes = class_ptr.shape[0] - 1
-    cdef Py_ssize_t i, c
-    cdef intp_t[::1] next_slot = np.zeros(n_classes, dtype=np.intp)
+    cdef Py_ssize_t n_parts = max(1, min(n_threads, n_samples))
+    cdef Py_ssize_t part_rows = (n_samples + n_parts - 1) // n_parts
+    # A part's counts, then its next slot per class; rows a cache line
+    # (8 counts) longer than the classes, so that threads write apart.
+    cdef intp_t[:, ::1] slot = np.zeros((n_parts, n_classes + 8), dtype=np.intp)
+    cdef Py_ssize_t p, i, c
+    cdef intp_t start
+    for p in prange(n_parts, nogil=True, schedule="static", num_threads=n_threads):
+        for i in range(p * part_rows, min((p + 1) * part_rows, n_samples)):
+            slot[p, y[i]] += 1
     with nogil:
         class_ptr[0] = 0
         for c in range(n_classes):
-            class_ptr[c + 1] = 0
-        for i in range(y.shape[0]):
-            class_ptr[y[i] + 1] += 1
-        for c in range(n_classes):
-            class_ptr[c + 1] += class_ptr[c]
-            next_slot[c] = class_ptr[c]
-        for i in range(y.shape[0]):
+            start = class_ptr[c]
+            for p in range(n_parts):
+                start = start + slot[p, c]
+                slot[p, c] = start - slot[p, c]
+            class_ptr[c + 1] = start
+    for p in prange(n_parts, nogil=True, schedule="static", num_threads=n_threads):
+        for i in range(p * part_rows, min((p + 1) * part_rows, n_samples)):
             c = y[i]
-            order[next_slot[c]] = i
-            next_slot[c] += 1
+            order[slot[p, c]] = i
+            slot[p, c] += 1
 
 
 # ---------------------------------------------------------------------------

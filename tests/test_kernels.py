@@ -431,7 +431,7 @@ def out_of_range_calls():
         ),
         "class_order class": (
             lambda: k.class_order(
-                bad_y, np.empty(3, dtype=np.intp), np.empty(3, dtype=np.intp)
+                bad_y, np.empty(3, dtype=np.intp), np.empty(3, dtype=np.intp), 2
             ),
             bounds,
         ),
@@ -1255,10 +1255,12 @@ def test_scoring_kernels_report_the_first_refused_row(n_threads):
     assert _kernels.discrete_score_dense(finite, *ignoring, *finish()) == -1
 
 
-def test_class_order_is_a_stable_sort():
-    y = np.random.default_rng(4).integers(0, 7, 10_000).astype(np.intp)
+@pytest.mark.parametrize("n_threads", [1, 2, 3, 7])
+@pytest.mark.parametrize("n_samples", [0, 1, 5, 10_000])
+def test_class_order_is_a_stable_sort_for_any_thread_count(n_samples, n_threads):
+    y = np.random.default_rng(4).integers(0, 7, n_samples).astype(np.intp)
     order, class_ptr = np.empty(len(y), dtype=np.intp), np.empty(9, dtype=np.intp)
-    _kernels.class_order(y, order, class_ptr)
+    _kernels.class_order(y, order, class_ptr, n_threads)
     assert_array_equal(order, np.argsort(y, kind="stable"))
     assert_array_equal(class_ptr, np.r_[0, np.cumsum(np.bincount(y, minlength=8))])
 
