@@ -178,7 +178,11 @@ def validate_input(estimator, X, *args, **kwargs):
     """
     if taken_as_is(X, *args, **kwargs):
         return validate_data(
-            estimator, X, *args, reset=kwargs["reset"], skip_check_array=True
+            estimator,
+            X,
+            *args,
+            reset=kwargs.get("reset", True),
+            skip_check_array=True,
         )
     checked = check_sparse_structure(X)
     validated = validate_data(estimator, X, *args, **kwargs)
@@ -190,16 +194,23 @@ def validate_input(estimator, X, *args, **kwargs):
 
 
 def taken_as_is(
-    X, y=None, *, dtype, ensure_all_finite, reset, accept_sparse=None, **other
+    X,
+    y=None,
+    *,
+    dtype="numeric",
+    ensure_all_finite=True,
+    reset=True,
+    accept_sparse=None,
+    **other,
 ):
     """Whether check_array (and check_X_y, given y) would return X (and y)
-    unchanged, with these arguments and their defaults otherwise, raising
-    and warning nothing: X a NumPy array (not a subclass) of two non-empty
-    dimensions, of a dtype in ``dtype`` (or, for None, a real number dtype),
-    with no scan of its values asked for; y a 1-D contiguous array of
-    integers or booleans (no value to check) of X's length. ``reset`` and
-    ``accept_sparse`` change nothing for such input; other arguments of
-    check_array are not taken as is."""
+    unchanged, with these arguments (check_array's defaults), raising and
+    warning nothing: X a NumPy array (not a subclass) of two non-empty
+    dimensions, of a dtype in ``dtype``, a list or tuple (or, for None, a
+    real number dtype), with no scan of its values asked for; y a 1-D
+    contiguous array of integers or booleans (no value to check) of X's
+    length. ``reset`` and ``accept_sparse`` change nothing for such input;
+    other arguments of check_array are not taken as is."""
     if other or ensure_all_finite or type(X) is not np.ndarray:
         return False
     if X.ndim != 2 or 0 in X.shape:
@@ -207,7 +218,7 @@ def taken_as_is(
     if dtype is None:
         if X.dtype.kind not in "fiu":
             return False
-    elif X.dtype not in dtype:
+    elif not isinstance(dtype, list | tuple) or X.dtype not in dtype:
         return False
     return y is None or (
         type(y) is np.ndarray

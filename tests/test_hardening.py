@@ -411,6 +411,9 @@ AS_IS_CASES = {
     "sparse": (sp.csr_matrix(PLAIN), None, {}, False),
     "values to scan": (PLAIN, None, {"ensure_all_finite": True}, False),
     "other arguments": (PLAIN, None, {"ensure_min_samples": 2}, False),
+    "one dtype, not a list": (PLAIN, None, {"dtype": np.float64}, False),
+    "the dtype 'numeric'": (PLAIN, None, {"dtype": "numeric"}, False),
+    "check_array's defaults": (PLAIN, None, None, False),
     "float labels": (PLAIN, LABELS_4.astype(float), {}, False),
     "string labels": (PLAIN, LABELS[[0, 1, 0, 1]], {}, False),
     "a column of labels": (PLAIN, LABELS_4[:, None], {}, False),
@@ -429,6 +432,9 @@ def test_input_taken_as_is_is_what_scikit_learn_returns_unchanged(case):
     from fastnb._base import taken_as_is
 
     X, y, arguments, expected = AS_IS_CASES[case]
+    if arguments is None:
+        assert taken_as_is(X, y) is expected
+        return
     arguments = {
         "dtype": (np.float64, np.float32),
         "ensure_all_finite": False,
