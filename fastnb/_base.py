@@ -755,11 +755,32 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         ``second`` (over the same classes), in new arrays; neither is changed."""
 
     @abstractmethod
+    def _statistic_names(self, statistics):
+        """The names of the statistics a model of these parameters keeps
+        (MixedNB's depend on the families ``statistics`` holds; the other
+        families' on the parameters alone, missing="ignore" adding some)."""
+
     def _check_statistics(self, statistics, n_classes, n_features, values=True):
         """Raise ValueError unless ``statistics`` is a consistent set for a
-        model of n_classes and n_features: keys, dtypes and shapes, in at
-        most O(n_features), and, if ``values``, the values (finite,
-        non-negative counts), in O(n_classes x n_features)."""
+        model of n_classes and n_features: its names are the ones this model
+        keeps (_statistic_names), then its dtypes and shapes, in at most
+        O(n_features), and, if ``values``, its values (finite, non-negative
+        counts), in O(n_classes x n_features) (_check_statistic_values)."""
+        expected = set(self._statistic_names(statistics))
+        if set(statistics) != expected:
+            unknown = sorted(set(statistics) - expected)
+            lacking = sorted(expected - set(statistics))
+            raise ValueError(
+                f"{self!r} keeps the statistics {sorted(expected)}; "
+                + (f"{unknown[0]!r} is not one of them." if unknown else "")
+                + (" " if unknown and lacking else "")
+                + (f"{lacking[0]!r} is lacking." if lacking else "")
+            )
+        self._check_statistic_values(statistics, n_classes, n_features, values)
+
+    @abstractmethod
+    def _check_statistic_values(self, statistics, n_classes, n_features, values):
+        """_check_statistics for statistics of the right names."""
 
     @abstractmethod
     def _table_params(self, statistics, n_classes):

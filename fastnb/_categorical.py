@@ -714,9 +714,12 @@ class CategoricalNB(BaseDiscreteNB):
             "category_count": statistics["category_count"][np.concatenate(rows)],
         }
 
-    def _check_statistics(self, statistics, n_classes, n_features, values=True):
+    def _statistic_names(self, statistics):
+        return ["class_count", "category_count", "categories"]
+
+    def _check_statistic_values(self, statistics, n_classes, n_features, values):
         check_statistic(statistics, "class_count", (n_classes,), values=values)
-        categories = statistics.get("categories")
+        categories = statistics["categories"]
         if (
             not isinstance(categories, list)
             or len(categories) != n_features

@@ -222,19 +222,10 @@ def pooled_variances(count, missing, ssd, var_type, var_estimator):
     return ssd.sum(axis=1, keepdims=True), dof.sum(axis=1, keepdims=True)
 
 
-def check_missing_counts(statistics, ignore, n_classes, n_features, values):
-    """Check GaussianNB's missing_count and sample_missing_count: present
-    exactly when the model ignores missing values, at most the class counts
-    and the sample count."""
+def check_missing_counts(statistics, n_classes, n_features, values):
+    """Check GaussianNB's missing_count and sample_missing_count (kept with
+    missing="ignore"): at most the class counts and the sample count."""
     keys = ("missing_count", "sample_missing_count")
-    if not ignore:
-        for key in keys:
-            if key in statistics:
-                raise ValueError(
-                    f"Statistic {key!r} belongs to a model with "
-                    "missing='ignore'; this one has missing='error'."
-                )
-        return
     check_statistic(statistics, keys[0], (n_classes, n_features), values=values)
     check_statistic(statistics, keys[1], (n_features,), values=values)
     if not values:
@@ -556,7 +547,14 @@ class GaussianNB(BaseNB):
                 combined[key] = first[key] + second[key]
         return combined
 
-    def _check_statistics(self, statistics, n_classes, n_features, values=True):
+    def _statistic_names(self, statistics):
+        names = ["class_count", "mean", "ssd", "sample_count", "sample_mean"]
+        names += ["sample_ssd", "dtype"]
+        if ignores_missing(self):
+            names += ["missing_count", "sample_missing_count"]
+        return names
+
+    def _check_statistic_values(self, statistics, n_classes, n_features, values):
         check_statistic(statistics, "class_count", (n_classes,), values=values)
         check_statistic(
             statistics,
@@ -571,13 +569,12 @@ class GaussianNB(BaseNB):
             statistics, "sample_mean", (n_features,), non_negative=False, values=values
         )
         check_statistic(statistics, "sample_ssd", (n_features,), values=values)
-        check_missing_counts(
-            statistics, ignores_missing(self), n_classes, n_features, values
-        )
-        if statistics.get("dtype") not in FLOAT_DTYPES:
+        if ignores_missing(self):
+            check_missing_counts(statistics, n_classes, n_features, values)
+        if statistics["dtype"] not in FLOAT_DTYPES:
             raise ValueError(
                 "Statistic 'dtype' must be float32 or float64; got "
-                f"{statistics.get('dtype')!r}."
+                f"{statistics['dtype']!r}."
             )
         if values:
             check_rows_agree(statistics, "mean")

@@ -623,16 +623,19 @@ poisson_params, kde_params : dict, default=None
             statistics.update(with_prefix(family, part))
         return statistics
 
-    def _check_statistics(self, statistics, n_classes, n_features, values=True):
+    def _statistic_names(self, statistics):
+        # Each family's own names, checked again by its estimator.
+        names = ["class_count"]
+        for family in families_of(statistics):
+            if family in FAMILIES:
+                own = self._new_estimator(family, None, validate=False)
+                part = family_statistics(statistics, family)
+                names.append(f"{family}/columns")
+                names += with_prefix(family, dict.fromkeys(own._statistic_names(part)))
+        return names
+
+    def _check_statistic_values(self, statistics, n_classes, n_features, values):
         check_statistic(statistics, "class_count", (n_classes,), values=values)
-        unknown = {
-            key.split("/")[0] for key in statistics if key != "class_count"
-        } - set(FAMILIES)
-        if unknown:
-            raise ValueError(
-                f"The statistics name unknown families {sorted(unknown)}; the "
-                f"families are {list(FAMILIES)}."
-            )
         families = families_of(statistics)
         for family in families:
             columns = statistics[f"{family}/columns"]

@@ -247,7 +247,7 @@ def test_sparse_input_is_refused():
         ("binned", lambda s: {"weight_squares": s["class_count"] ** 2 * 2}, "exceeds"),
         ("exact", lambda s: {"points": s["points"][::-1].copy()}, "order|range"),
         ("exact", lambda s: {"point_weight": s["point_weight"] * 2}, "add up"),
-        ("binned", lambda s: {"points": np.zeros((1, 3))}, "statistics are"),
+        ("binned", lambda s: {"points": np.zeros((1, 3))}, "keeps the statistics"),
     ],
 )
 def test_from_state_refuses_statistics_no_fit_makes(algorithm, change, message):
@@ -490,9 +490,9 @@ def test_missing_statistics_round_trip_and_are_checked(algorithm, tmp_path):
                 replace(state, statistics={**state.statistics, "missing_count": value})
             )
     without = {k: v for k, v in state.statistics.items() if k != "missing_count"}
-    with pytest.raises(ValueError, match="statistics are"):
+    with pytest.raises(ValueError, match="keeps the statistics"):
         from_state(replace(state, statistics=without))
-    with pytest.raises(ValueError, match="statistics are"):
+    with pytest.raises(ValueError, match="keeps the statistics"):
         from_state(replace(state, params={**state.params, "missing": "error"}))
 
 
