@@ -666,9 +666,9 @@ poisson_params, kde_params : dict, default=None
             part = family_statistics(statistics, family)
             # The shapes alone, before every prediction, need no validation
             # of the parameters, which is most of the cost of an estimator.
-            self._new_estimator(family, n_classes, validate=values)._check_statistics(
-                part, n_classes, len(columns), values
-            )
+            # (The names were checked with MixedNB's own.)
+            estimator = self._new_estimator(family, n_classes, validate=values)
+            estimator._check_statistic_values(part, n_classes, len(columns), values)
             if not np.array_equal(part["class_count"], statistics["class_count"]):
                 raise ValueError(
                     f"Statistic '{family}/class_count' differs from 'class_count'."
