@@ -305,9 +305,12 @@ def class_order(
     cdef Py_ssize_t n_classes = class_ptr.shape[0] - 1
     cdef Py_ssize_t n_parts = max(1, min(n_threads, n_samples))
     cdef Py_ssize_t part_rows = (n_samples + n_parts - 1) // n_parts
-    # A part's counts, then its next slot per class; rows a cache line
-    # (8 counts) longer than the classes, so that threads write apart.
-    cdef intp_t[:, ::1] slot = np.zeros((n_parts, n_classes + 8), dtype=np.intp)
+    # A part's counts, then its next slot per class; rows a cache line (8
+    # counts) apart, so that threads write apart, and no longer than the
+    # classes, so that the bounds-checked build refuses a class past them.
+    cdef intp_t[:, :] slot = np.zeros(
+        (n_parts, n_classes + 8), dtype=np.intp
+    )[:, :n_classes]
     cdef Py_ssize_t p, i, c
     cdef intp_t start
     for p in prange(n_parts, nogil=True, schedule="static", num_threads=n_threads):
