@@ -766,15 +766,14 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         keeps (_statistic_names), then its dtypes and shapes, in at most
         O(n_features), and, if ``values``, its values (finite, non-negative
         counts), in O(n_classes x n_features) (_check_statistic_values)."""
-        expected = set(self._statistic_names(statistics))
-        if set(statistics) != expected:
-            unknown = sorted(set(statistics) - expected)
-            lacking = sorted(expected - set(statistics))
+        expected, given = set(self._statistic_names(statistics)), set(statistics)
+        if given != expected:
+            unknown, lacking = sorted(given - expected), sorted(expected - given)
+            problems = [f"{unknown[0]!r} is not one of them."] if unknown else []
+            problems += [f"{lacking[0]!r} is lacking."] if lacking else []
             raise ValueError(
                 f"{self!r} keeps the statistics {sorted(expected)}; "
-                + (f"{unknown[0]!r} is not one of them." if unknown else "")
-                + (" " if unknown and lacking else "")
-                + (f"{lacking[0]!r} is lacking." if lacking else "")
+                + " ".join(problems)
             )
         self._check_statistic_values(statistics, n_classes, n_features, values)
 

@@ -1148,7 +1148,7 @@ def nested_categories(first, second):
     numeric dtype: found in a few passes over all features at once, not a
     loop over them. None otherwise."""
     dtypes = {a.dtype for a in first} | {b.dtype for b in second}
-    if len(dtypes) != 1 or dtypes.pop().kind not in "iuf" or not first:
+    if len(dtypes) != 1 or dtypes.pop().kind not in "iuf":
         return None
     a_lengths = np.fromiter(map(len, first), dtype=np.intp, count=len(first))
     b_lengths = np.fromiter(map(len, second), dtype=np.intp, count=len(second))

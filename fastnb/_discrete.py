@@ -219,15 +219,16 @@ class BaseDiscreteNB(BaseNB):
             X = summed_duplicates(X)
         return X, y
 
-    def _statistic_keys(self):
-        """The names of the model's statistics (missing_count only when kept)."""
+    def _statistic_names(self, statistics):
+        # missing_count only where kept; the statistics themselves change
+        # nothing.
         if self._keeps_missing and ignores_missing(self):
             return ("class_count", "feature_count", "missing_count")
         return ("class_count", "feature_count")
 
     def _empty_statistics(self, n_classes, X):
         shape = (n_classes, X.shape[1])
-        statistics = {key: np.zeros(shape) for key in self._statistic_keys()}
+        statistics = {key: np.zeros(shape) for key in self._statistic_names(None)}
         statistics["class_count"] = np.zeros(n_classes)
         return statistics
 
@@ -246,7 +247,8 @@ class BaseDiscreteNB(BaseNB):
         return statistics
 
     def _combine_statistics(self, first, second):
-        return {key: first[key] + second[key] for key in self._statistic_keys()}
+        names = self._statistic_names(first)
+        return {key: first[key] + second[key] for key in names}
 
     def _add_batch(self, statistics, X, y, sample_weight, n_classes):
         # Counting into the model's own arrays, as scikit-learn does, saves a
@@ -257,7 +259,7 @@ class BaseDiscreteNB(BaseNB):
         # not change their shapes).
         if not all(
             statistics[key].flags.writeable and statistics[key].flags.c_contiguous
-            for key in self._statistic_keys()
+            for key in self._statistic_names(statistics)
         ):
             return super()._add_batch(statistics, X, y, sample_weight, n_classes)
         self._table_params(statistics, n_classes)
@@ -274,12 +276,9 @@ class BaseDiscreteNB(BaseNB):
         statistics["class_count"] += class_weights(y, sample_weight, n_classes)
         return statistics
 
-    def _statistic_names(self, statistics):
-        return self._statistic_keys()
-
     def _check_statistic_values(self, statistics, n_classes, n_features, values):
         check_statistic(statistics, "class_count", (n_classes,), values=values)
-        for key in self._statistic_keys()[1:]:
+        for key in self._statistic_names(statistics)[1:]:
             check_statistic(statistics, key, (n_classes, n_features), values=values)
         if not values:
             return

@@ -548,8 +548,15 @@ class GaussianNB(BaseNB):
         return combined
 
     def _statistic_names(self, statistics):
-        names = ["class_count", "mean", "ssd", "sample_count", "sample_mean"]
-        names += ["sample_ssd", "dtype"]
+        names = [
+            "class_count",
+            "mean",
+            "ssd",
+            "sample_count",
+            "sample_mean",
+            "sample_ssd",
+            "dtype",
+        ]
         if ignores_missing(self):
             names += ["missing_count", "sample_missing_count"]
         return names

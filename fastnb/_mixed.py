@@ -624,14 +624,15 @@ poisson_params, kde_params : dict, default=None
         return statistics
 
     def _statistic_names(self, statistics):
-        # Each family's own names, checked again by its estimator.
+        # Its class counts, and each family's columns and own statistics
+        # under its prefix (a prefix of no family is not expected).
         names = ["class_count"]
         for family in families_of(statistics):
             if family in FAMILIES:
                 own = self._new_estimator(family, None, validate=False)
                 part = family_statistics(statistics, family)
                 names.append(f"{family}/columns")
-                names += with_prefix(family, dict.fromkeys(own._statistic_names(part)))
+                names += [f"{family}/{name}" for name in own._statistic_names(part)]
         return names
 
     def _check_statistic_values(self, statistics, n_classes, n_features, values):
