@@ -385,13 +385,15 @@ def dense_row_chunks(n_samples, chunk_table_size):
     return chunk_rows, max(1, -(-n_samples // chunk_rows))
 
 
-def pad_classes(table):
+def pad_classes(table, block=None):
     """table (rows, n_classes) with zero columns up to whole class blocks.
 
-    For kernels that score classes in full register blocks (CLASS_BLOCK).
+    For kernels that score classes in full register blocks (CLASS_BLOCK, or
+    ``block``).
     """
+    block = _kernels.CLASS_BLOCK if block is None else block
     n_classes = table.shape[-1]
-    n_padded = n_classes + (-n_classes % _kernels.CLASS_BLOCK)
+    n_padded = n_classes + (-n_classes % block)
     # One copy, C-contiguous, whatever the layout of table (often a
     # transposed view).
     padded = np.zeros((*table.shape[:-1], n_padded))

@@ -17,6 +17,7 @@ import numpy as np
 
 from fastnb._rows cimport (
     FASTNB_BLOCK,
+    FASTNB_KDE_BLOCK,
     categorical_dense_row,
     code_t,
     discrete_csr_row,
@@ -592,6 +593,8 @@ cdef inline Py_ssize_t _least_cost(
 # Classes scored together (their accumulators stay in registers); tables
 # padded to whole blocks must use this (fastnb._base.pad_classes).
 CLASS_BLOCK = FASTNB_BLOCK
+# KernelDensityNB's tables of floats, a cache line a row (fastnb._kde).
+KDE_CLASS_BLOCK = FASTNB_KDE_BLOCK
 
 cdef enum:
     # Rows handed to a thread at a time when scoring: dynamic scheduling keeps
@@ -2828,7 +2831,7 @@ def kde_tail_log_density(
 
 def kde_score_dense(
     const floating[:, :] X,
-    const double[:, :, ::1] table,
+    const float[:, :, ::1] table,
     const double[::1] origin,
     const double[::1] inv_step,
     const intp_t[::1] n_points,
@@ -2842,7 +2845,7 @@ def kde_score_dense(
     int n_threads,
 ):
     """Kernel density scores of dense rows: interpolated log-density tables
-    (see kde_dense_row), class-padded, a scratch row a thread. With missing
+    of floats (see kde_dense_row), class-padded, a scratch row a thread. With missing
     (missing="ignore"), a NaN's feature is left out of its row's score.
 
     Returns the first row with a refused value (not finite; with missing,

@@ -121,6 +121,8 @@ static inline int fastnb_cpu_runs_sve(void) { return 0; }
 
 /* Classes scored together, their sums held in vector registers. */
 #define FASTNB_BLOCK 8
+/* KernelDensityNB's: 16 floats, a cache line of its tables. */
+#define FASTNB_KDE_BLOCK 16
 
 /* Nonzeros ahead whose table rows are fetched early: rows of a large
  * vocabulary are mostly not in cache, and the loop would wait on memory
@@ -133,12 +135,13 @@ static inline int fastnb_cpu_runs_sve(void) { return 0; }
 #define FASTNB_PREFETCH(address) ((void) 0)
 #endif
 
-/* Fetches the n doubles at p (a table row) into cache. */
-static inline void fastnb_prefetch(const double* p, Py_ssize_t n)
+/* Fetches the cache lines (64 bytes) of the n_bytes at p (a table row). */
+static inline void fastnb_prefetch(const void* p, Py_ssize_t n_bytes)
 {
-    for (Py_ssize_t k = 0; k < n; k += 8)
-        FASTNB_PREFETCH(p + k);
-    FASTNB_PREFETCH(p + n - 1);
+    const char* end = (const char*) p + n_bytes;
+    for (const char* line = (const char*) ((uintptr_t) p & ~(uintptr_t) 63);
+         line < end; line += 64)
+        FASTNB_PREFETCH(line);
 }
 
 /* A block of eight doubles is one vector of AVX-512, two of AVX2 or four of
@@ -152,14 +155,22 @@ static inline void fastnb_prefetch(const double* p, Py_ssize_t n)
  * FASTNB_GAUSS8(hi, acc, x, mu, iv, t_hi, t_lo)
  *                                hi[k] -= t_hi[k],
  *                                acc[k] += (x - mu[k])^2 * iv[k] - t_lo[k]
- * FASTNB_LERP8(acc, p, q, t)     acc[k] += p[k] + t * (q[k] - p[k])
- * FASTNB_TAIL8(acc, p, a, g, d, s)
- *                                acc[k] += p[k] - a[k] * d * (s - 2 g[k])
  * FASTNB_LANE(acc, k)            acc[k], as a double
  *
+ * KernelDensityNB's tables hold floats, and its blocks are of
+ * FASTNB_KDE_BLOCK (16) classes, a 64-byte table row:
+ * FASTNB_ZERO16(acc)             declares the block acc of doubles, zeros
+ * FASTNB_ZERO16F(acc)            declares the block acc of floats, zeros
+ * FASTNB_LERP16F(acc, p, q, t)   acc[k] += p[k] + t * (q[k] - p[k]), floats
+ * FASTNB_WIDEN16F(acc, sums)     acc[k] += sums[k], sums floats
+ * FASTNB_TAIL16(acc, p, a, g, d, s)
+ *                                acc[k] += p[k] - a[k] * d * (s - 2 g[k]),
+ *                                p floats, the rest doubles
+ *
  * Every lane is the same sum, in the same order, as a plain loop would
- * compute for that class: the vectors change the speed, not the result. */
-#if defined(__GNUC__) || defined(__clang__)
+ * compute for that class: the vectors change the speed, not the result.
+ * (__builtin_convertvector came with GCC 9.) */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 9)
 #if defined(__AVX512F__)
 typedef double fastnb_vec __attribute__((vector_size(64)));
 #elif defined(__AVX__)
@@ -168,6 +179,11 @@ typedef double fastnb_vec __attribute__((vector_size(32)));
 typedef double fastnb_vec __attribute__((vector_size(16)));
 #endif
 #define FASTNB_LANES ((int) (sizeof(fastnb_vec) / sizeof(double)))
+/* A register of floats (twice a fastnb_vec's lanes), and half of one (as
+ * many floats as a fastnb_vec has doubles, so it widens to one). */
+typedef float fastnb_vecf __attribute__((vector_size(sizeof(fastnb_vec))));
+typedef float fastnb_half_vecf
+    __attribute__((vector_size(sizeof(fastnb_vec) / 2)));
 #define FASTNB_PARTS (FASTNB_BLOCK / FASTNB_LANES)
 
 /* p need not be aligned: memcpy is the portable unaligned load. */
@@ -176,6 +192,18 @@ static inline fastnb_vec fastnb_load(const double* p)
     fastnb_vec v;
     memcpy(&v, p, sizeof v);
     return v;
+}
+static inline fastnb_vecf fastnb_loadf(const float* p)
+{
+    fastnb_vecf v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline fastnb_vec fastnb_load_widened(const float* p)
+{
+    fastnb_half_vecf v;
+    memcpy(&v, p, sizeof v);
+    return __builtin_convertvector(v, fastnb_vec);
 }
 
 #define FASTNB_ZERO8(acc)                                                     \
@@ -201,17 +229,59 @@ static inline fastnb_vec fastnb_load(const double* p)
         acc[q_] += d_ * d_ * fastnb_load((iv) + q_ * FASTNB_LANES)            \
             - fastnb_load((t_lo) + q_ * FASTNB_LANES);                        \
     }
-#define FASTNB_LERP8(acc, p, q, t)                                            \
-    for (int q_ = 0; q_ < FASTNB_PARTS; q_++) {                               \
-        fastnb_vec p_ = fastnb_load((p) + q_ * FASTNB_LANES);                 \
-        acc[q_] += p_ + (t) * (fastnb_load((q) + q_ * FASTNB_LANES) - p_);    \
+#define FASTNB_LANE(acc, k) acc[(k) / FASTNB_LANES][(k) % FASTNB_LANES]
+#define FASTNB_KDE_PARTS (FASTNB_KDE_BLOCK / FASTNB_LANES)
+#define FASTNB_KDE_FLOAT_PARTS (FASTNB_KDE_BLOCK / (2 * FASTNB_LANES))
+#define FASTNB_ZERO16(acc)                                                    \
+    fastnb_vec acc[FASTNB_KDE_PARTS];                                         \
+    for (int q_ = 0; q_ < FASTNB_KDE_PARTS; q_++)                             \
+        acc[q_] = (fastnb_vec) {0}
+#define FASTNB_ZERO16F(acc)                                                   \
+    fastnb_vecf acc[FASTNB_KDE_FLOAT_PARTS];                                  \
+    for (int q_ = 0; q_ < FASTNB_KDE_FLOAT_PARTS; q_++)                       \
+        acc[q_] = (fastnb_vecf) {0}
+#define FASTNB_LERP16F(acc, p, q, t)                                          \
+    for (int q_ = 0; q_ < FASTNB_KDE_FLOAT_PARTS; q_++) {                     \
+        fastnb_vecf p_ = fastnb_loadf((p) + q_ * 2 * FASTNB_LANES);           \
+        fastnb_vecf r_ = fastnb_loadf((q) + q_ * 2 * FASTNB_LANES);           \
+        acc[q_] += p_ + (t) * (r_ - p_);                                      \
     }
-#define FASTNB_TAIL8(acc, p, a, g, d, s)                                      \
-    for (int q_ = 0; q_ < FASTNB_PARTS; q_++)                                 \
-        acc[q_] += fastnb_load((p) + q_ * FASTNB_LANES)                       \
+/* A vector of floats in halves, each widened to doubles: by a shuffle
+ * where the compiler has one (GCC 12, clang), else through memory. */
+#if defined(__clang__) || __GNUC__ >= 12
+#if defined(__AVX512F__)
+#define FASTNB_LOW_HALF 0, 1, 2, 3, 4, 5, 6, 7
+#define FASTNB_HIGH_HALF 8, 9, 10, 11, 12, 13, 14, 15
+#elif defined(__AVX__)
+#define FASTNB_LOW_HALF 0, 1, 2, 3
+#define FASTNB_HIGH_HALF 4, 5, 6, 7
+#else
+#define FASTNB_LOW_HALF 0, 1
+#define FASTNB_HIGH_HALF 2, 3
+#endif
+#define FASTNB_WIDEN16F(acc, sums)                                            \
+    for (int q_ = 0; q_ < FASTNB_KDE_FLOAT_PARTS; q_++) {                     \
+        acc[2 * q_] += __builtin_convertvector(                               \
+            __builtin_shufflevector(sums[q_], sums[q_], FASTNB_LOW_HALF),     \
+            fastnb_vec);                                                      \
+        acc[2 * q_ + 1] += __builtin_convertvector(                           \
+            __builtin_shufflevector(sums[q_], sums[q_], FASTNB_HIGH_HALF),    \
+            fastnb_vec);                                                      \
+    }
+#else
+#define FASTNB_WIDEN16F(acc, sums)                                            \
+    do {                                                                      \
+        float f_[FASTNB_KDE_BLOCK];                                           \
+        memcpy(f_, sums, sizeof f_);                                          \
+        for (int q_ = 0; q_ < FASTNB_KDE_PARTS; q_++)                         \
+            acc[q_] += fastnb_load_widened(f_ + q_ * FASTNB_LANES);           \
+    } while (0)
+#endif
+#define FASTNB_TAIL16(acc, p, a, g, d, s)                                     \
+    for (int q_ = 0; q_ < FASTNB_KDE_PARTS; q_++)                             \
+        acc[q_] += fastnb_load_widened((p) + q_ * FASTNB_LANES)               \
             - fastnb_load((a) + q_ * FASTNB_LANES) * (d)                      \
                   * ((s) - 2.0 * fastnb_load((g) + q_ * FASTNB_LANES))
-#define FASTNB_LANE(acc, k) acc[(k) / FASTNB_LANES][(k) % FASTNB_LANES]
 #else
 #define FASTNB_ZERO8(acc) double acc[FASTNB_BLOCK] = {0, 0, 0, 0, 0, 0, 0, 0}
 #define FASTNB_AXPY8(acc, v, p)                                               \
@@ -231,13 +301,18 @@ static inline fastnb_vec fastnb_load(const double* p)
         hi[k_] -= (t_hi)[k_];                                                 \
         acc[k_] += d_ * d_ * (iv)[k_] - (t_lo)[k_];                           \
     }
-#define FASTNB_LERP8(acc, p, q, t)                                            \
-    for (int k_ = 0; k_ < FASTNB_BLOCK; k_++)                                 \
-        acc[k_] += (p)[k_] + (t) * ((q)[k_] - (p)[k_])
-#define FASTNB_TAIL8(acc, p, a, g, d, s)                                      \
-    for (int k_ = 0; k_ < FASTNB_BLOCK; k_++)                                 \
-        acc[k_] += (p)[k_] - (a)[k_] * (d) * ((s) - 2.0 * (g)[k_])
 #define FASTNB_LANE(acc, k) acc[k]
+#define FASTNB_ZERO16(acc) double acc[FASTNB_KDE_BLOCK] = {0}
+#define FASTNB_ZERO16F(acc) float acc[FASTNB_KDE_BLOCK] = {0}
+#define FASTNB_LERP16F(acc, p, q, t)                                          \
+    for (int k_ = 0; k_ < FASTNB_KDE_BLOCK; k_++)                             \
+        acc[k_] += (p)[k_] + (t) * ((q)[k_] - (p)[k_])
+#define FASTNB_WIDEN16F(acc, sums)                                            \
+    for (int k_ = 0; k_ < FASTNB_KDE_BLOCK; k_++)                             \
+        acc[k_] += (double) sums[k_]
+#define FASTNB_TAIL16(acc, p, a, g, d, s)                                     \
+    for (int k_ = 0; k_ < FASTNB_KDE_BLOCK; k_++)                             \
+        acc[k_] += (double) (p)[k_] - (a)[k_] * (d) * ((s) - 2.0 * (g)[k_])
 #endif
 
 /* ---- Row helpers -------------------------------------------------------- */
@@ -336,7 +411,7 @@ FASTNB_ROW_REFUSED(float)
                 if (k0 == 0 && p + FASTNB_AHEAD < nnz)                        \
                     fastnb_prefetch(                                          \
                         table + indices[p + FASTNB_AHEAD] * n_padded,         \
-                        n_padded);                                            \
+                        n_padded * sizeof(double));                           \
                 const Py_ssize_t j = indices[p];                              \
                 FASTNB_CHECK(0 <= j && j < n_rows);                           \
                 if (allow_nan && data[p] != data[p]) {                        \
@@ -434,35 +509,42 @@ FASTNB_ROW_REFUSED(float)
  * k, from its log on a grid (KernelDensityNB): feature j's grid has
  * n_points[j] points, at (origin[j] + g) / inv_step[j], and its log
  * densities are the rows table[j, g, :] of a (n_rows, n_points_max,
- * n_padded) table. x_j at grid position u = x_j inv_step[j] - origin[j]
- * takes the value interpolated linearly between the points about it;
- * beyond the grid, the value at its end less the Gaussian fall-off of the
- * class's outermost mass: with e the end (0 or the last point), g_k that
- * mass's position and a_k = 0.5 (grid step / bandwidth)^2, all in grid
- * units, log f = table[j, e, k] - a_k (u - e) (u + e - 2 g_k), which is
- * (u - g_k)^2 less (e - g_k)^2. tails is (n_rows, 4, n_padded): per
- * feature, the rows g (lower end), g (upper end) and a. The features are
- * taken FASTNB_KDE_FEATURES at a time: first each one's place on its grid
- * (its table rows, at random places, fetched then), then their terms for
- * each block of classes, summed in registers. A NaN falls to the upper
- * end and makes the scores NaN; the values are then checked, as in the
- * Gaussian row. With MISSING, a constant (the helper of a model with
- * missing="ignore"), a NaN's feature is left out (edge -2) and only
- * infinity is refused. */
+ * n_padded) table of floats, its classes padded to whole blocks of
+ * FASTNB_KDE_BLOCK (scores has room for them). x_j at grid position u =
+ * x_j inv_step[j] - origin[j] takes the value interpolated linearly
+ * between the points about it; beyond the grid, the value at its end less
+ * the Gaussian fall-off of the class's outermost mass: with e the end (0
+ * or the last point), g_k that mass's position and a_k = 0.5 (grid step /
+ * bandwidth)^2, all in grid units, log f = table[j, e, k] - a_k (u - e)
+ * (u + e - 2 g_k), which is (u - g_k)^2 less (e - g_k)^2. tails is
+ * (n_rows, 4, n_padded): per feature, the rows g (lower end), g (upper
+ * end) and a. The features are taken FASTNB_KDE_FEATURES at a time: first
+ * each one's place on its grid (its table rows, at random places, fetched
+ * then), then their terms for each block of classes, summed in registers:
+ * interpolated and summed in single precision, FASTNB_KDE_GROUP features
+ * at a time, then in double (a vector holds twice as many floats as
+ * doubles, and a block of 16 floats is a table row of one cache line; the
+ * sums of a group keep a joint log-likelihood within about 1e-6 of its
+ * size). A NaN falls to the upper end and makes the scores NaN; the
+ * values are then checked, as in the Gaussian row. With MISSING, a
+ * constant (the helper of a model with missing="ignore"), a NaN's feature
+ * is left out (edge -2) and only infinity is refused. */
 #define FASTNB_KDE_FEATURES 64
+#define FASTNB_KDE_GROUP 8
 #define FASTNB_KDE_DENSE_ROW(NAME, T, MISSING)                                \
     static inline int NAME(                                                   \
         const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
-        const double* table, Py_ssize_t n_points_max, const double* origin,   \
+        const float* table, Py_ssize_t n_points_max, const double* origin,    \
         const double* inv_step, const Py_ssize_t* n_points,                   \
         const double* tails, Py_ssize_t n_rows, Py_ssize_t n_padded,          \
         double* scores)                                                       \
     {                                                                         \
         FASTNB_CHECK(n_features <= n_rows);                                   \
+        FASTNB_CHECK(n_padded % FASTNB_KDE_BLOCK == 0);                       \
         const Py_ssize_t step = n_points_max * n_padded;                      \
         Py_ssize_t row[FASTNB_KDE_FEATURES], edge[FASTNB_KDE_FEATURES];        \
-        double t[FASTNB_KDE_FEATURES], d[FASTNB_KDE_FEATURES],                \
-            s[FASTNB_KDE_FEATURES];                                           \
+        float t[FASTNB_KDE_FEATURES];                                         \
+        double d[FASTNB_KDE_FEATURES], s[FASTNB_KDE_FEATURES];                \
         for (Py_ssize_t j0 = 0; j0 < n_features; j0 += FASTNB_KDE_FEATURES) { \
             const Py_ssize_t m = n_features - j0 < FASTNB_KDE_FEATURES        \
                                      ? n_features - j0                        \
@@ -479,9 +561,10 @@ FASTNB_ROW_REFUSED(float)
                 } else if (u >= 0.0 && u < (double) last) {                   \
                     const Py_ssize_t g = (Py_ssize_t) u;                      \
                     row[i] = j * step + g * n_padded;                         \
-                    t[i] = u - (double) g;                                    \
+                    t[i] = (float) (u - (double) g);                          \
                     edge[i] = -1;                                             \
-                    fastnb_prefetch(table + row[i], 2 * n_padded);            \
+                    fastnb_prefetch(table + row[i],                           \
+                                    2 * n_padded * sizeof(float));            \
                 } else if (u < 0.0) {                                         \
                     row[i] = j * step;                                        \
                     edge[i] = j * 4 * n_padded;                               \
@@ -494,22 +577,29 @@ FASTNB_ROW_REFUSED(float)
                     s[i] = u + (double) last;                                 \
                 }                                                             \
             }                                                                 \
-            for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {      \
-                FASTNB_ZERO8(acc);                                            \
-                for (Py_ssize_t i = 0; i < m; i++) {                          \
-                    const double* p = table + row[i] + k0;                    \
-                    if (MISSING && edge[i] == -2)                             \
-                        continue;                                             \
-                    if (edge[i] < 0) {                                        \
-                        FASTNB_LERP8(acc, p, p + n_padded, t[i]);             \
-                    } else {                                                  \
-                        const double* a_ = tails + (j0 + i) * 4 * n_padded    \
-                                           + 2 * n_padded + k0;               \
-                        FASTNB_TAIL8(acc, p, a_, tails + edge[i] + k0, d[i],  \
-                                     s[i]);                                   \
+            for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_KDE_BLOCK) {  \
+                FASTNB_ZERO16(acc);                                           \
+                for (Py_ssize_t i0 = 0; i0 < m; i0 += FASTNB_KDE_GROUP) {     \
+                    const Py_ssize_t i1 = i0 + FASTNB_KDE_GROUP < m           \
+                                              ? i0 + FASTNB_KDE_GROUP         \
+                                              : m;                            \
+                    FASTNB_ZERO16F(group);                                    \
+                    for (Py_ssize_t i = i0; i < i1; i++) {                    \
+                        const float* p = table + row[i] + k0;                 \
+                        if (MISSING && edge[i] == -2)                         \
+                            continue;                                         \
+                        if (edge[i] < 0) {                                    \
+                            FASTNB_LERP16F(group, p, p + n_padded, t[i]);     \
+                        } else {                                              \
+                            const double* a_ = tails + (j0 + i) * 4 * n_padded \
+                                               + 2 * n_padded + k0;           \
+                            FASTNB_TAIL16(acc, p, a_, tails + edge[i] + k0,   \
+                                          d[i], s[i]);                        \
+                        }                                                     \
                     }                                                         \
+                    FASTNB_WIDEN16F(acc, group);                              \
                 }                                                             \
-                for (int k = 0; k < FASTNB_BLOCK; k++)                        \
+                for (int k = 0; k < FASTNB_KDE_BLOCK; k++)                    \
                     scores[k0 + k] += FASTNB_LANE(acc, k);                    \
             }                                                                 \
         }                                                                     \
@@ -587,7 +677,8 @@ FASTNB_ROW_REFUSED(float)
             for (Py_ssize_t p = start; p < stop; p++) {                       \
                 if (k0 == 0 && p + FASTNB_AHEAD < nnz)                        \
                     fastnb_prefetch(                                          \
-                        table + indices[p + FASTNB_AHEAD] * step, step);      \
+                        table + indices[p + FASTNB_AHEAD] * step,             \
+                        step * sizeof(double));                               \
                 const Py_ssize_t j = indices[p];                              \
                 FASTNB_CHECK(0 <= j && j < n_rows);                           \
                 const double x = (double) data[p];                            \

@@ -27,6 +27,7 @@ ctypedef fused code_t:
 
 cdef extern from "_rows.h":
     enum: FASTNB_BLOCK
+    enum: FASTNB_KDE_BLOCK
 
     int fastnb_openmp_enabled() noexcept nogil
     int fastnb_omp_max_threads() noexcept nogil
@@ -100,25 +101,25 @@ cdef extern from "_rows.h":
 
     int fastnb_kde_dense_row_f64(
         const double* x, Py_ssize_t x_stride, Py_ssize_t n_features,
-        const double* table, Py_ssize_t n_points_max, const double* origin,
+        const float* table, Py_ssize_t n_points_max, const double* origin,
         const double* inv_step, const intp_t* n_points, const double* tails,
         Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
     ) noexcept nogil
     int fastnb_kde_dense_row_f32(
         const float* x, Py_ssize_t x_stride, Py_ssize_t n_features,
-        const double* table, Py_ssize_t n_points_max, const double* origin,
+        const float* table, Py_ssize_t n_points_max, const double* origin,
         const double* inv_step, const intp_t* n_points, const double* tails,
         Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
     ) noexcept nogil
     int fastnb_kde_dense_missing_row_f64(
         const double* x, Py_ssize_t x_stride, Py_ssize_t n_features,
-        const double* table, Py_ssize_t n_points_max, const double* origin,
+        const float* table, Py_ssize_t n_points_max, const double* origin,
         const double* inv_step, const intp_t* n_points, const double* tails,
         Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
     ) noexcept nogil
     int fastnb_kde_dense_missing_row_f32(
         const float* x, Py_ssize_t x_stride, Py_ssize_t n_features,
-        const double* table, Py_ssize_t n_points_max, const double* origin,
+        const float* table, Py_ssize_t n_points_max, const double* origin,
         const double* inv_step, const intp_t* n_points, const double* tails,
         Py_ssize_t n_rows, Py_ssize_t n_padded, double* scores,
     ) noexcept nogil
@@ -646,7 +647,7 @@ cdef inline Py_ssize_t categorical_count_rows(
 
 cdef inline int kde_dense_row(
     const floating* x, Py_ssize_t x_stride, Py_ssize_t n_features,
-    const double* table, Py_ssize_t n_points_max, const double* origin,
+    const float* table, Py_ssize_t n_points_max, const double* origin,
     const double* inv_step, const intp_t* n_points, const double* tails,
     Py_ssize_t n_rows, Py_ssize_t n_padded, bint missing, double* scores,
 ) noexcept nogil:

@@ -1660,9 +1660,11 @@ class KernelDensityNB(_ReferencePriorsNB):
                 where = np.flatnonzero(masses[k] > 0)
                 distance = (np.arange(n)[:, np.newaxis] - where) * table_step / width
                 log_terms = np.log(masses[k, where]) - 0.5 * distance**2
-                log_density = np.logaddexp.reduce(log_terms, axis=1) - np.log(
-                    count[k, j] * np.sqrt(2 * np.pi) * width
-                )
+                # In single precision, as fastnb keeps its tables.
+                log_density = (
+                    np.logaddexp.reduce(log_terms, axis=1)
+                    - np.log(count[k, j] * np.sqrt(2 * np.pi) * width)
+                ).astype(np.float32)
                 centres = []
                 for end in (0, n - 1):
                     terms = np.exp(log_terms[end] - log_terms[end].max())

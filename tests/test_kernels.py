@@ -207,15 +207,15 @@ def out_of_range_calls():
     def kde_score(X, n_points, missing=False):
         """kde_score_dense of X with four features' tables of 3 points, each
         grid said to have n_points."""
-        n_features = X.shape[1]
+        n_features, width = X.shape[1], k.KDE_CLASS_BLOCK
         return k.kde_score_dense(
             X,
-            np.zeros((4, 3, table.shape[1])),
+            np.zeros((4, 3, width), dtype=np.float32),
             np.zeros(n_features),
             np.ones(n_features),
             np.full(n_features, n_points, dtype=np.intp),
-            np.zeros((4, 4, table.shape[1])),
-            intercept,
+            np.zeros((4, 4, width)),
+            np.zeros(width),
             missing,
             *finish(),
         )
