@@ -518,7 +518,7 @@ cdef inline int _finish_row(
     """Write the row's scores (scores[t]) to out[i] or labels[i] as `output` asks.
 
     MIN_EXPECTED_COST reads the cost matrix from `out` and overwrites the
-    row's scores (see _least_cost).
+    row's scores (see _least_cost); PROBA overwrites them too.
     """
     cdef Py_ssize_t n_classes = scores.shape[1]
     cdef Py_ssize_t k, best
@@ -543,18 +543,22 @@ cdef inline int _finish_row(
     for k in range(1, n_classes):
         if scores[t, k] > top:
             top = scores[t, k]
-    total = 0.0
-    for k in range(n_classes):
-        total = total + exp(scores[t, k] - top)
     # (score - top) first: exact for the leading classes, however large the
     # scores are, so probabilities sum to one to rounding.
-    log_total = log(total)
+    total = 0.0
     if output == LOG_PROBA:
         for k in range(n_classes):
-            out[i, k] = (scores[t, k] - top) - log_total
-    else:
+            total = total + exp(scores[t, k] - top)
+        log_total = log(total)
         for k in range(n_classes):
-            out[i, k] = exp((scores[t, k] - top) - log_total)
+            out[i, k] = (scores[t, k] - top) - log_total
+        return 0
+    # Probabilities: one exp a class (kept in the scores), divided by their sum.
+    for k in range(n_classes):
+        scores[t, k] = exp(scores[t, k] - top)
+        total = total + scores[t, k]
+    for k in range(n_classes):
+        out[i, k] = scores[t, k] / total
     return 0
 
 
