@@ -2849,8 +2849,9 @@ def kde_score_dense(
     int n_threads,
 ):
     """Kernel density scores of dense rows: interpolated log-density tables
-    of floats (see kde_dense_row), class-padded, a scratch row a thread. With missing
-    (missing="ignore"), a NaN's feature is left out of its row's score.
+    of floats (see kde_dense_row), classes padded to KDE_CLASS_BLOCK, a
+    scratch row a thread. With missing (missing="ignore"), a NaN's feature
+    is left out of its row's score.
 
     Returns the first row with a refused value (not finite; with missing,
     infinite), or -1.
