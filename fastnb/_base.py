@@ -385,15 +385,18 @@ def dense_row_chunks(n_samples, chunk_table_size):
     return chunk_rows, max(1, -(-n_samples // chunk_rows))
 
 
-def pad_classes(table, block=None):
-    """table (rows, n_classes) with zero columns up to whole class blocks.
-
-    For kernels that score classes in full register blocks (CLASS_BLOCK, or
-    ``block``).
-    """
+def padded_class_count(n_classes, block=None):
+    """n_classes rounded up to whole class blocks: for kernels that score
+    classes in full register blocks (CLASS_BLOCK, or ``block``)."""
     block = _kernels.CLASS_BLOCK if block is None else block
+    return n_classes + -n_classes % block
+
+
+def pad_classes(table, block=None):
+    """table (rows, n_classes) with zero columns up to whole class blocks
+    (``padded_class_count``)."""
     n_classes = table.shape[-1]
-    n_padded = n_classes + (-n_classes % block)
+    n_padded = padded_class_count(n_classes, block)
     # One copy, C-contiguous, whatever the layout of table (often a
     # transposed view).
     padded = np.zeros((*table.shape[:-1], n_padded))
@@ -408,8 +411,7 @@ def thread_scratch(n_threads, n_classes):
     (see pad_classes), and rows are at least a cache line (8 doubles) apart
     so that threads never write to the same line.
     """
-    block = _kernels.CLASS_BLOCK
-    row_length = -(-n_classes // block) * block + 8
+    row_length = padded_class_count(n_classes) + 8
     return np.empty((n_threads, row_length), dtype=np.float64)[:, :n_classes]
 
 

@@ -38,6 +38,7 @@ from fastnb._base import (
     log_class_prior,
     missing_values_error,
     pad_classes,
+    padded_class_count,
     refused_value_error,
     sparse_arrays,
     summed_duplicates,
@@ -921,8 +922,8 @@ class CategoricalNB(BaseDiscreteNB):
         offsets = table_offsets(n_categories, block_extra=1)
         counts = np.empty((offsets[-1], n_classes))
         table = np.empty_like(counts)
-        # The scoring table, its classes padded to whole blocks (pad_classes).
-        n_padded = n_classes + -n_classes % _kernels.CLASS_BLOCK
+        # The scoring table, its classes padded to whole blocks.
+        n_padded = padded_class_count(n_classes)
         padded = np.zeros((offsets[-1], n_padded))
         n_threads = effective_n_threads(counts.size)
         # Rows of categories seen; those min_categories adds get zero counts.

@@ -31,6 +31,7 @@ from fastnb._base import (
     log_class_prior,
     observed_weights,
     pad_classes,
+    padded_class_count,
     raise_refused_value,
     rows_by_class,
     sparse_arrays,
@@ -91,7 +92,7 @@ def new_tables(feature_count):
     classes zero-padded to whole blocks, and the thread count.
     """
     n_classes, n_features = feature_count.shape
-    n_padded = pad_classes(np.zeros(n_classes)).shape[0]
+    n_padded = padded_class_count(n_classes)
     return (
         np.empty((n_classes, n_features)),
         np.zeros((n_features, n_padded)),

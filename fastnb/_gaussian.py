@@ -31,6 +31,7 @@ from fastnb._base import (
     ignores_missing,
     observed_count,
     pad_classes,
+    padded_class_count,
     raise_refused_value,
     read_only,
     rows_by_class,
@@ -617,7 +618,7 @@ class GaussianNB(BaseNB):
         scale = scale.max()
         epsilon = params["var_smoothing"] * (scale if scale > 0 else 1.0)
         variance = np.empty((n_classes, n_features))
-        n_padded = pad_classes(np.zeros(n_classes)).shape[0]
+        n_padded = padded_class_count(n_classes)
         theta_table = np.zeros((n_features, n_padded))
         inv_var_table = np.zeros((n_features, n_padded))
         # log(2 pi var), which a missing value's feature adds back to the

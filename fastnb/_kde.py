@@ -55,6 +55,7 @@ from fastnb._base import (
     observed_count,
     observed_weights,
     pad_classes,
+    padded_class_count,
     raise_refused_value,
     read_only,
     thread_scratch,
@@ -311,7 +312,7 @@ def binned_density_tables(statistics, h, n_grid):
     )
     n_max = int(n_points.max())
     masses = rebinned(statistics["grid"], n_grid, source, (step, origin), n_max)
-    n_padded = n_classes + -n_classes % _kernels.KDE_CLASS_BLOCK
+    n_padded = padded_class_count(n_classes, _kernels.KDE_CLASS_BLOCK)
     table = zeros_on_cache_lines((n_features, n_max, n_padded), np.float32)
     tails = np.zeros((n_features, 4, n_padded))
     n_threads = effective_n_threads(n_classes * n_max)
