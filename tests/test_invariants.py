@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 from scipy.special import logsumexp
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
+from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
@@ -413,6 +414,26 @@ def test_failed_fit_with_bad_parameters_changes_nothing(case, fault):
     params, match = case.bad_params[fault]
     setup = failure_setup(case.id)
     assert_failures_change_nothing(case, CALLS, {}, params, match, setup)
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_parameters_rebound_between_partial_fits_are_checked_again(case):
+    # A model does not check again the parameters its last check passed, while
+    # they are the same (immutable) objects: rebound, they are checked.
+    X, y, w = case.make(N_SAMPLES, FAILURE_LABELS, seed=7)
+    model = case.estimator().partial_fit(X, y, classes=FAILURE_LABELS)
+    model.partial_fit(X, y)
+    before = copy.deepcopy(model)
+    missing = model.missing
+    for bad in ("sometimes", None):
+        model.set_params(missing=bad)
+        with pytest.raises(InvalidParameterError, match="'missing' parameter"):
+            model.partial_fit(X, y)
+        model.set_params(missing=missing)
+        assert_same_state(model, before, where=f"after missing={bad!r}")
+    model.partial_fit(X, y)
+    before.partial_fit(X, y)
+    assert_same_state(model, before, where="after a good batch")
 
 
 @pytest.mark.parametrize(
