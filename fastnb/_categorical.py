@@ -681,14 +681,19 @@ class CategoricalNB(BaseDiscreteNB):
     _add_batch = BaseNB._add_batch
 
     def _combine_statistics(self, first, second):
-        categories, first_rows, second_rows = united_categories(
-            first["categories"], second["categories"]
-        )
-        counts = np.zeros(
-            (sum(len(c) for c in categories), first["category_count"].shape[1])
-        )
-        counts[first_rows] += first["category_count"]
-        counts[second_rows] += second["category_count"]
+        categories = list(first["categories"])
+        if same_categories(categories, second["categories"]):
+            # As most batches of a partial_fit: no new category.
+            counts = first["category_count"] + second["category_count"]
+        else:
+            categories, first_rows, second_rows = united_categories(
+                categories, second["categories"]
+            )
+            counts = np.zeros(
+                (sum(len(c) for c in categories), first["category_count"].shape[1])
+            )
+            counts[first_rows] += first["category_count"]
+            counts[second_rows] += second["category_count"]
         return {
             "class_count": first["class_count"] + second["class_count"],
             "category_count": counts,
@@ -1141,6 +1146,16 @@ def ranges(starts, lengths):
     return np.repeat(np.asarray(starts, dtype=np.intp) - (ends - lengths), lengths) + (
         np.arange(ends[-1] if len(ends) else 0, dtype=np.intp)
     )
+
+
+def same_categories(first, second):
+    """Whether two lists of categories are the same, feature by feature."""
+    if any(
+        len(a) != len(b) or a.dtype != b.dtype
+        for a, b in zip(first, second, strict=True)
+    ):
+        return False
+    return not first or np.array_equal(np.concatenate(first), np.concatenate(second))
 
 
 def nested_categories(first, second):
