@@ -922,9 +922,9 @@ static inline void fastnb_zero(double* p, Py_ssize_t n)
  * n_classes + y_i] += w_i (w NULL: unit weights) for the n_rows rows from
  * x (rows row_stride elements apart, a row's codes x_stride apart), the
  * first from column j0 on, while every code x_ij is a whole number from 0
- * to highest[j] (each highest[j] >= 0). Returns -1 when all are counted, else the flat position
- * (row * n_features + j) of the first that is not: the codes before it are
- * counted, it is not. In a FASTNB_DEBUG build it returns -2 - i instead,
+ * to highest[j] (each highest[j] >= 0). Returns -1 when all are counted,
+ * else the flat position (row * n_features + j) of the first that is not:
+ * the codes before it are counted, it is not. In a FASTNB_DEBUG build it returns -2 - i instead,
  * before counting, at row i if its class is outside 0 .. n_classes - 1 or
  * an index outside the table's n_table entries. With MISSING (the variants
  * of a model with missing="ignore"), a NaN is a missing value, skipped. */
