@@ -17,6 +17,7 @@ added: a feature's weight seen in a class is the sum of its category
 counts, which is what the smoothed tables divide by.
 """
 
+import functools
 import sys
 from numbers import Integral
 
@@ -39,6 +40,7 @@ from fastnb._base import (
     missing_values_error,
     pad_classes,
     padded_class_count,
+    read_only,
     refused_value_error,
     sparse_arrays,
     summed_duplicates,
@@ -630,7 +632,7 @@ class CategoricalNB(BaseDiscreteNB):
         return {
             "class_count": np.zeros(n_classes, dtype=np.float64),
             "category_count": np.zeros((0, n_classes), dtype=np.float64),
-            "categories": [np.arange(0, dtype=np.int64) for _ in range(n_features)],
+            "categories": [code_range(0)] * n_features,
         }
 
     def _batch_statistics(self, batch, y, sample_weight, n_classes):
@@ -666,7 +668,7 @@ class CategoricalNB(BaseDiscreteNB):
                 raise code_error(value, column, row, self.max_categories)
         # A column of codes has the codes 0 .. n - 1 as its categories.
         categories = [
-            np.arange(n, dtype=np.int64) if v is None else v
+            code_range(n) if v is None else v
             for v, n in zip(values, sizes, strict=True)
         ]
         return {
@@ -951,7 +953,7 @@ class CategoricalNB(BaseDiscreteNB):
             "n_categories_": n_categories,
             # A column of codes has the codes 0 .. n - 1 as its categories.
             "categories_": [
-                np.arange(n) if c.dtype.kind in "iu" else c
+                code_range(n) if c.dtype.kind in "iu" else c
                 for c, n in zip(categories, n_categories, strict=True)
             ],
         }
@@ -1148,8 +1150,32 @@ def ranges(starts, lengths):
     )
 
 
+# Columns of codes of at most this many categories share the array of
+# their categories (code_range).
+SHARED_CODE_RANGE = 4096
+
+
+@functools.lru_cache(maxsize=64)
+def shared_code_range(n):
+    """A read-only array of the codes 0 .. n - 1, one for each n."""
+    return read_only(np.arange(n, dtype=np.int64))
+
+
+def code_range(n):
+    """The categories of a column of codes with n categories: 0 .. n - 1, as
+    int64. Up to SHARED_CODE_RANGE, one read-only array for each n, which
+    every model shares (nothing changes categories in place): a batch that
+    brings no new category then has the model's own arrays."""
+    n = int(n)
+    if n <= SHARED_CODE_RANGE:
+        return shared_code_range(n)
+    return np.arange(n, dtype=np.int64)
+
+
 def same_categories(first, second):
     """Whether two lists of categories are the same, feature by feature."""
+    if all(a is b for a, b in zip(first, second, strict=True)):
+        return True
     if any(
         len(a) != len(b) or a.dtype != b.dtype
         for a, b in zip(first, second, strict=True)
