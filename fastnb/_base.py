@@ -180,16 +180,18 @@ def validate_input(estimator, X, *args, **kwargs):
     taken_as_is) skips them: only the feature names and count are checked,
     by ``validate_data`` itself, which saves most of its fixed cost (80 us of
     a partial_fit's 300, 35 of a one-row predict's 75); for a NumPy array
-    when the model has no feature names, only the count, by scikit-learn's
-    own check (and message).
+    or scipy matrix when the model has no feature names, only the count, by
+    scikit-learn's own check (and message).
     """
     if taken_as_is(X, *args, **kwargs):
+        check_sparse_structure(X)
         if getattr(estimator, "feature_names_in_", None) is None and (
             not args or args[0] is not None
         ):
-            # A NumPy array has no feature names, nor had the model's data:
-            # only the count is checked (validate_data's checks of names and
-            # tags cost more than all the rest of a small partial_fit).
+            # A NumPy array or scipy matrix has no feature names, nor had the
+            # model's data: only the count is checked (validate_data's checks
+            # of names and tags cost more than all the rest of a small
+            # partial_fit).
             _check_n_features(estimator, X, reset=kwargs.get("reset", True))
             return (X, *args) if args else X
         return validate_data(
@@ -220,13 +222,20 @@ def taken_as_is(
 ):
     """Whether check_array (and check_X_y, given y) would return X (and y)
     unchanged, with these arguments (check_array's defaults), raising and
-    warning nothing: X a NumPy array (not a subclass) of two non-empty
+    warning nothing: X a NumPy array, or a scipy CSR or CSC matrix or array
+    of a format in ``accept_sparse`` (not subclasses), of two non-empty
     dimensions, of a dtype in ``dtype``, a list or tuple (or, for None, a
     real number dtype), with no scan of its values asked for; y a 1-D
     contiguous array of integers or booleans (no value to check) of X's
-    length. ``reset`` and ``accept_sparse`` change nothing for such input;
-    other arguments of check_array are not taken as is."""
-    if other or ensure_all_finite or type(X) is not np.ndarray:
+    length. ``reset`` changes nothing for such input; other arguments of
+    check_array are not taken as is."""
+    if other or ensure_all_finite:
+        return False
+    if type(X) in SPARSE_TAKEN_AS_IS:
+        formats = (accept_sparse,) if isinstance(accept_sparse, str) else accept_sparse
+        if not isinstance(formats, list | tuple) or X.format not in formats:
+            return False
+    elif type(X) is not np.ndarray:
         return False
     if X.ndim != 2 or 0 in X.shape:
         return False
@@ -240,8 +249,13 @@ def taken_as_is(
         and y.ndim == 1
         and y.dtype.kind in "iub"
         and y.flags.c_contiguous
-        and len(y) == len(X)
+        and len(y) == X.shape[0]
     )
+
+
+# The sparse containers that check_array returns as they are when of an
+# accepted format and dtype.
+SPARSE_TAKEN_AS_IS = (sp.csr_matrix, sp.csc_matrix, sp.csr_array, sp.csc_array)
 
 
 # The `missing` parameter every estimator takes: "error" refuses NaN in X,
@@ -661,7 +675,10 @@ def weights_or_ones(sample_weight, n_samples):
     a read-only view of one 1.0 (stride 0), which the counting and moments
     kernels take."""
     if sample_weight is None:
-        return np.broadcast_to(np.float64(1.0), (n_samples,))
+        # (A view of UNIT_WEIGHT: a fifth of np.broadcast_to's cost.)
+        return np.ndarray(
+            (n_samples,), dtype=np.float64, buffer=UNIT_WEIGHT, strides=(0,)
+        )
     return sample_weight
 
 
@@ -669,6 +686,10 @@ def read_only(array):
     """``array``, made read-only (fitted arrays change only by fitting)."""
     array.flags.writeable = False
     return array
+
+
+# The one value every unit weight of weights_or_ones views.
+UNIT_WEIGHT = read_only(np.ones(1))
 
 
 def fitted_table(name, doc):

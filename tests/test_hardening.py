@@ -408,7 +408,30 @@ AS_IS_CASES = {
     "no samples": (PLAIN[:0], None, {}, False),
     "no features": (PLAIN[:, :0], None, {}, False),
     "objects, any dtype": (PLAIN.astype(object), None, {"dtype": None}, False),
-    "sparse": (sp.csr_matrix(PLAIN), None, {}, False),
+    "CSR matrix": (sp.csr_matrix(PLAIN), LABELS_4, {}, True),
+    "CSR array": (sp.csr_array(PLAIN), None, {}, True),
+    "CSC, CSR asked": (sp.csc_matrix(PLAIN), None, {}, False),
+    "CSC, CSR or CSC asked": (
+        sp.csc_matrix(PLAIN),
+        None,
+        {"accept_sparse": ("csr", "csc")},
+        True,
+    ),
+    "COO": (sp.coo_matrix(PLAIN), None, {"accept_sparse": ("csr", "coo")}, False),
+    "sparse, not accepted": (
+        sp.csr_matrix(PLAIN),
+        None,
+        {"accept_sparse": False},
+        False,
+    ),
+    "sparse integers where floats are asked": (
+        sp.csr_matrix(PLAIN.astype(np.int64)),
+        None,
+        {},
+        False,
+    ),
+    "sparse, no samples": (sp.csr_matrix(PLAIN[:0]), None, {}, False),
+    "a CSR subclass": (type("CSR", (sp.csr_matrix,), {})(PLAIN), None, {}, False),
     "values to scan": (PLAIN, None, {"ensure_all_finite": True}, False),
     "other arguments": (PLAIN, None, {"ensure_min_samples": 2}, False),
     "one dtype, not a list": (PLAIN, None, {"dtype": np.float64}, False),
@@ -471,3 +494,8 @@ def test_input_taken_as_is_still_has_its_names_and_count_checked(name):
         model.partial_fit(PLAIN[:, :2], LABELS_4)
     assert model.partial_fit(PLAIN, LABELS_4).n_features_in_ == 3
     assert not hasattr(model, "feature_names_in_")
+    model = cls().fit(sp.csr_matrix(PLAIN), LABELS_4)
+    with pytest.raises(ValueError, match="X has 2 features, but"):
+        model.predict(sp.csr_matrix(PLAIN[:, :2]))
+    with pytest.raises(ValueError, match="X has 2 features, but"):
+        model.partial_fit(sp.csr_matrix(PLAIN[:, :2]), LABELS_4)
