@@ -1157,8 +1157,9 @@ SHARED_CODE_RANGE = 4096
 
 @functools.lru_cache(maxsize=64)
 def shared_code_range(n):
-    """A read-only array of the codes 0 .. n - 1, one for each n."""
-    return read_only(np.arange(n, dtype=np.int64))
+    """A read-only array of the codes 0 .. n - 1, one for each n: a view of
+    a read-only array, so that no one can make it writeable."""
+    return read_only(np.arange(n, dtype=np.int64))[:]
 
 
 def code_range(n):

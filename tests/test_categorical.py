@@ -238,6 +238,25 @@ def test_partial_fit_new_categories_equals_fit(labels, weighted):
     assert_agrees(ours, refit, X_all, tol(np.float64))
 
 
+def test_categories_of_codes_are_shared_and_stay_read_only():
+    # A column of codes' categories are one array for each count, shared by
+    # every model, which no one can make writeable; a batch that brings no
+    # new category leaves the model with the same arrays.
+    X, y, _ = growing_batches(LABELS["2 int"])[0]
+    first = fastnb.CategoricalNB().fit(X, y)
+    second = fastnb.CategoricalNB().partial_fit(X, y, classes=LABELS["2 int"])
+    before = first._statistics["categories"]
+    shared = zip(before, second._statistics["categories"], strict=True)
+    assert all(a is b for a, b in shared)
+    for categories in [*before, *first.categories_]:
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            categories.flags.writeable = True
+    first.partial_fit(X, y)
+    kept = zip(before, first._statistics["categories"], strict=True)
+    assert all(a is b for a, b in kept)
+    assert_array_equal(first.category_count_[0], 2 * second.category_count_[0])
+
+
 def test_partial_fit_strings_new_categories_equals_fit():
     rng = np.random.default_rng(5)
     X = rng.choice(["red", "green", "blue"], size=(150, 3)).astype(object)
