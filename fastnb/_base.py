@@ -692,6 +692,26 @@ def read_only(array):
 UNIT_WEIGHT = read_only(np.ones(1))
 
 
+class Deferred:
+    """A fitted attribute that ``_tables`` leaves to be built when first read:
+    ``function(*arguments)``, for one costly to build and seldom read (as
+    CategoricalNB's lists of an array a feature, a view each). Its arguments
+    are kept, not a closure, so that a copy's are the copy's own arrays."""
+
+    def __init__(self, function, *arguments):
+        self.function = function
+        self.arguments = arguments
+
+
+def sealed(value):
+    """A fitted attribute's ``value`` with its arrays made read-only (an array,
+    or a list of them)."""
+    for array in value if isinstance(value, list) else [value]:
+        if isinstance(array, np.ndarray):
+            read_only(array)
+    return value
+
+
 def fitted_table(name, doc):
     """A read-only fitted attribute served from the lazily rebuilt tables."""
 
@@ -701,7 +721,10 @@ def fitted_table(name, doc):
             raise AttributeError(
                 f"{type(self).__name__!r} object has no attribute {name!r}"
             )
-        return attributes[name]
+        value = attributes[name]
+        if isinstance(value, Deferred):
+            value = attributes[name] = sealed(value.function(*value.arguments))
+        return value
 
     return property(get, doc=doc)
 
@@ -1042,13 +1065,13 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
 
         The public attributes are read-only arrays, as are the statistics the
         estimator shows (fitted_statistic): the model changes only by fitting.
+        Attributes given as Deferred are built, and made read-only, when first
+        read (fitted_table).
         """
         if "tables" not in self._cache:
             attributes, scoring = self._tables(self._statistics, self._params)
             for value in attributes.values():
-                for array in value if isinstance(value, list) else [value]:
-                    if isinstance(array, np.ndarray):
-                        read_only(array)
+                sealed(value)
             self._cache["tables"] = attributes, scoring
         return self._cache["tables"]
 

@@ -29,6 +29,7 @@ from sklearn.utils._param_validation import Interval
 from fastnb._base import (
     MISSING_CONSTRAINT,
     BaseNB,
+    Deferred,
     check_class_prior,
     class_weights,
     data_size,
@@ -946,16 +947,13 @@ class CategoricalNB(BaseDiscreteNB):
             ignores_missing(self),
             n_threads,
         )
+        # The lists of an array a feature are built when first read.
         attributes = {
-            "feature_log_prob_": per_feature(table, n_categories, block_extra=1),
+            "feature_log_prob_": Deferred(per_feature, table, n_categories, 1),
             "class_log_prior_": class_log_prior,
-            "category_count_": per_feature(counts, n_categories, block_extra=1),
+            "category_count_": Deferred(per_feature, counts, n_categories, 1),
             "n_categories_": n_categories,
-            # A column of codes has the codes 0 .. n - 1 as its categories.
-            "categories_": [
-                code_range(n) if c.dtype.kind in "iu" else c
-                for c, n in zip(categories, n_categories, strict=True)
-            ],
+            "categories_": Deferred(categories_of, categories, n_categories),
         }
         return attributes, {
             "offsets": offsets,
@@ -1133,6 +1131,15 @@ def table_offsets(n_categories, block_extra):
     offsets = np.zeros(len(n_categories) + 1, dtype=np.intp)
     np.cumsum(np.asarray(n_categories) + block_extra, out=offsets[1:])
     return offsets
+
+
+def categories_of(categories, n_categories):
+    """Each feature's categories, for ``categories_``: those of a column of
+    codes are its codes 0 .. n - 1, n its ``n_categories_``."""
+    return [
+        code_range(n) if c.dtype.kind in "iu" else c
+        for c, n in zip(categories, n_categories, strict=True)
+    ]
 
 
 def per_feature(table, n_categories, block_extra):

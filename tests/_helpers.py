@@ -43,6 +43,7 @@ from sklearn.model_selection import train_test_split
 
 import fastnb
 from fastnb import reference
+from fastnb._base import Deferred
 
 # ---------------------------------------------------------------------------
 # The shared data folder
@@ -233,6 +234,13 @@ def _assert_same_array(actual, expected, rtol, where):
         )
 
 
+def built(value):
+    """``value``, or what it builds if it is a fitted attribute not built yet."""
+    if isinstance(value, Deferred):
+        return value.function(*value.arguments)
+    return value
+
+
 def assert_same_state(actual, expected, rtol=None, where="model", attributes=vars):
     """Assert that two values are equal all the way down.
 
@@ -244,8 +252,10 @@ def assert_same_state(actual, expected, rtol=None, where="model", attributes=var
     with NaN equal to NaN. Float values are compared bit for bit when
     ``rtol`` is None, else to ``rtol`` (absolute: ATOL_FRACTION of ``rtol``
     times the largest finite magnitude of the array); integers, strings and
-    the rest exactly.
+    the rest exactly. A fitted attribute not built yet (fastnb._base.Deferred)
+    is compared as what it builds.
     """
+    actual, expected = built(actual), built(expected)
     assert type(actual) is type(expected), (
         f"{where}: {type(actual).__name__} is not {type(expected).__name__}"
     )

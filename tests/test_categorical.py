@@ -257,6 +257,24 @@ def test_categories_of_codes_are_shared_and_stay_read_only():
     assert_array_equal(first.category_count_[0], 2 * second.category_count_[0])
 
 
+def test_per_feature_attributes_are_built_when_first_read():
+    # fit leaves the lists of an array a feature to their first reading;
+    # built, they are kept, read-only, and a copy builds its own.
+    X, y, _ = growing_batches(LABELS["2 int"])[0]
+    model = fastnb.CategoricalNB().fit(X, y)
+    attributes = model._cache["tables"][0]
+    names = ["feature_log_prob_", "category_count_", "categories_"]
+    assert all(isinstance(attributes[name], fastnb._base.Deferred) for name in names)
+    duplicate = copy.deepcopy(model)
+    for name in names:
+        value = getattr(model, name)
+        assert attributes[name] is value is getattr(model, name)
+        assert len(value) == X.shape[1]
+        assert not any(array.flags.writeable for array in value)
+    pairs = zip(model.category_count_, duplicate.category_count_, strict=True)
+    assert not any(np.shares_memory(a, b) for a, b in pairs)
+
+
 def test_partial_fit_strings_new_categories_equals_fit():
     rng = np.random.default_rng(5)
     X = rng.choice(["red", "green", "blue"], size=(150, 3)).astype(object)
