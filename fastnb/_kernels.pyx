@@ -1936,8 +1936,12 @@ from fastnb._rows cimport (
 )
 
 cdef enum:
-    # Codes at the start of a chunk checked together to lay its table out.
+    # Codes at the start of a chunk checked together to lay its table out,
+    # and at least this many rows: every code found later that is larger
+    # than its feature's moves the table (2,000 features laid out from 2
+    # rows took 0.6 s to count 2,000 rows of 5 codes).
     CODE_BLOCK = 4096
+    LAYOUT_ROWS = 64
 
 
 cdef inline int _chunk_layout(
@@ -2095,8 +2099,8 @@ cdef inline Py_ssize_t _check_count_chunk(
     # time, it would be moved once for each feature).
     bad = categorical_check_rows(
         &X[start, 0], row_stride, stride,
-        min(max(1, CODE_BLOCK // n_features), stop - start), n_features, limit,
-        missing, &highest[b, 0],
+        min(max(LAYOUT_ROWS, CODE_BLOCK // n_features), stop - start),
+        n_features, limit, missing, &highest[b, 0],
     )
     if bad >= 0:
         return start * n_features + bad

@@ -275,6 +275,21 @@ def test_per_feature_attributes_are_built_when_first_read():
     assert not any(np.shares_memory(a, b) for a, b in pairs)
 
 
+@pytest.mark.parametrize("n_features", [3, 30, 200])
+def test_codes_that_grow_down_the_rows_widen_the_table(n_features):
+    # A chunk's table is laid out from its first rows (at least 64) and
+    # widened in place, the features after moved, when a later code of a
+    # feature is larger than its others.
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 3, size=(500, n_features))
+    X[:, 1] = np.arange(500) // 10
+    X[:, -1] = np.where(np.arange(500) < 300, 0, 4)
+    y = rng.integers(0, 3, 500)
+    ours = fastnb.CategoricalNB().fit(X, y)
+    theirs = sk_nb.CategoricalNB().fit(X, y)
+    assert_agrees(ours, theirs, X, tol(np.float64))
+
+
 def test_partial_fit_strings_new_categories_equals_fit():
     rng = np.random.default_rng(5)
     X = rng.choice(["red", "green", "blue"], size=(150, 3)).astype(object)
