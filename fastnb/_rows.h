@@ -924,10 +924,11 @@ static inline void fastnb_zero(double* p, Py_ssize_t n)
  * first from column j0 on, while every code x_ij is a whole number from 0
  * to highest[j] (each highest[j] >= 0). Returns -1 when all are counted,
  * else the flat position (row * n_features + j) of the first that is not:
- * the codes before it are counted, it is not. In a FASTNB_DEBUG build it returns -2 - i instead,
- * before counting, at row i if its class is outside 0 .. n_classes - 1 or
- * an index outside the table's n_table entries. With MISSING (the variants
- * of a model with missing="ignore"), a NaN is a missing value, skipped. */
+ * the codes before it are counted, it is not. In a FASTNB_DEBUG build it
+ * returns -2 - i instead, before counting, at row i if its class is
+ * outside 0 .. n_classes - 1 or an index outside the table's n_table
+ * entries. With MISSING (the variants of a model with missing="ignore"),
+ * a NaN is a missing value, skipped. */
 #ifdef FASTNB_DEBUG
 #define FASTNB_COUNT_CHECK(condition)                                         \
     do {                                                                      \
