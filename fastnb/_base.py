@@ -558,7 +558,6 @@ def partial_fit_classes(estimator, classes):
         return unique_labels(classes)
     if (
         classes is not None
-        and classes is not estimator.classes_
         and not np.array_equal(estimator.classes_, classes)
         and not np.array_equal(estimator.classes_, np.unique(np.asarray(classes)))
     ):
