@@ -786,6 +786,12 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         tags.input_tags.allow_nan = ignores_missing(self)
         return tags
 
+    def __sklearn_is_fitted__(self):
+        """Whether the model has fitted statistics (scikit-learn's
+        check_is_fitted asks this, instead of looking for attributes whose
+        names end in an underscore)."""
+        return "_statistics" in vars(self)
+
     def _validate_params(self):
         # scikit-learn checks the parameters at every fit and partial_fit.
         # Values that cannot change in place, the very objects this model's
@@ -1079,7 +1085,8 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         can rebind (``classes_``, ``n_features_in_``) still agree with its
         statistics, whose shapes size the kernels' loops and buffers: in
         O(n_features), before every prediction and partial_fit."""
-        check_is_fitted(self)
+        if not self.__sklearn_is_fitted__():
+            check_is_fitted(self)  # scikit-learn's NotFittedError
         n_classes = len(self._statistics["class_count"])
         classes = self.classes_
         if not isinstance(classes, np.ndarray) or classes.shape != (n_classes,):

@@ -54,22 +54,21 @@ def merge_moments(count, mean, ssd, batch_count, batch_mean, batch_ssd):
     """Pairwise merge of two sets of moments (Chan, Golub and LeVeque), by
     the kernel merge_moments.
 
-    The counts broadcast against the (n_features,) or (n_classes,
-    n_features) means and ssds. Returns the merged (count, mean, ssd).
+    The means and ssds are all (n_classes, n_features), or all (n_features,);
+    each count is the weight of every entry, of their shape, or of each
+    class, a column (n_classes, 1), or () for (n_features,) moments.
+    Returns the merged (count, mean, ssd).
     """
-    shape = np.broadcast_shapes(np.shape(mean), np.shape(batch_mean))
-    rows = (-1, shape[-1])
-
-    def view(array):
-        array = np.asarray(array, dtype=np.float64)
-        if array.shape != shape:
-            # (np.broadcast_to costs more than all the rest of a small merge.)
-            array = np.broadcast_to(array, shape)
-        return array.reshape(rows)
-
-    merged_mean, merged_ssd = np.empty(shape), np.empty(shape)
+    # Rows as the kernel takes them, each count a column unless an entry's.
+    rows = (1 if mean.ndim == 1 else len(mean), -1)
+    merged_mean, merged_ssd = np.empty(mean.shape), np.empty(mean.shape)
     _kernels.merge_moments(
-        *map(view, (count, mean, ssd, batch_count, batch_mean, batch_ssd)),
+        np.reshape(count, rows),
+        mean.reshape(rows),
+        ssd.reshape(rows),
+        np.reshape(batch_count, rows),
+        batch_mean.reshape(rows),
+        batch_ssd.reshape(rows),
         merged_mean.reshape(rows),
         merged_ssd.reshape(rows),
         effective_n_threads(merged_mean.size),
@@ -110,8 +109,9 @@ def class_moments(X, y, sample_weight, n_classes, ignore=False):
     # Merge in the implicit zeros: weight count - stored (- missing), mean 0,
     # ssd 0.
     missing = missing if ignore else None
-    observed = np.broadcast_to(observed_count(count, missing), mean.shape)
-    _kernels.merge_zero_moments(observed, stored, mean, ssd, n_threads)
+    _kernels.merge_zero_moments(
+        observed_count(count, missing), stored, mean, ssd, n_threads
+    )
     return count, mean, ssd, missing
 
 
@@ -179,9 +179,7 @@ def pooled_moments(count, mean, ssd):
     overall, spread = np.empty((1, mean.shape[1])), np.empty((1, mean.shape[1]))
     n_threads = effective_n_threads(mean.size)
     counts = count[:, None] if count.ndim == 1 else count
-    _kernels.pooled_moments(
-        np.broadcast_to(counts, mean.shape), mean, ssd, overall[0], spread[0], n_threads
-    )
+    _kernels.pooled_moments(counts, mean, ssd, overall[0], spread[0], n_threads)
     return total, overall, spread
 
 

@@ -1309,6 +1309,27 @@ cdef inline void _merge_into(
     mean[0] = mean[0] + delta * share
 
 
+cdef Py_ssize_t _count_step(
+    const double[:, :] count, Py_ssize_t n_rows, Py_ssize_t n_features, str name
+) except -1:
+    """The step from one feature's weight to the next in ``count``, the
+    weights of a set of moments of shape (n_rows, n_features): 1 for a
+    weight an entry, 0 for a column (n_rows, 1) of a weight a row.
+    ValueError for any other shape."""
+    if count.shape[0] == n_rows and count.shape[1] in (1, n_features):
+        return 1 if count.shape[1] == n_features else 0
+    raise ValueError(
+        f"{name} must be ({n_rows}, {n_features}) or ({n_rows}, 1); got "
+        f"({count.shape[0]}, {count.shape[1]})"
+    )
+
+
+cdef inline bint _has_shape(
+    const double[:, :] array, Py_ssize_t n_rows, Py_ssize_t n_columns
+) noexcept:
+    return array.shape[0] == n_rows and array.shape[1] == n_columns
+
+
 def merge_moments(
     const double[:, :] count,
     const double[:, :] mean,
@@ -1322,22 +1343,36 @@ def merge_moments(
 ):
     """Merged means and ssds of two sets of moments, entry by entry.
 
-    Every argument is (n_rows, n_features); counts are usually broadcast
-    views (stride 0).  An entry whose counts are both 0 keeps the first's
-    moments plus the second's ssd.
+    The means and ssds are (n_rows, n_features); each count is a weight an
+    entry, of that shape, or a column (n_rows, 1), a weight a row.  An
+    entry whose counts are both 0 keeps the first's moments plus the
+    second's ssd.
     """
     cdef Py_ssize_t n_rows = mean.shape[0]
     cdef Py_ssize_t n_features = mean.shape[1]
     cdef Py_ssize_t n_blocks = _table_blocks(n_features)
+    cdef Py_ssize_t step = _count_step(count, n_rows, n_features, "count")
+    cdef Py_ssize_t batch_step = _count_step(
+        batch_count, n_rows, n_features, "batch_count"
+    )
     cdef Py_ssize_t b, c, j
+    if not (
+        _has_shape(ssd, n_rows, n_features)
+        and _has_shape(batch_mean, n_rows, n_features)
+        and _has_shape(batch_ssd, n_rows, n_features)
+        and _has_shape(merged_mean, n_rows, n_features)
+        and _has_shape(merged_ssd, n_rows, n_features)
+    ):
+        raise ValueError("the means and ssds must all have the shape of mean")
     for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
         for c in range(n_rows):
             for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
                 merged_mean[c, j] = mean[c, j]
                 merged_ssd[c, j] = ssd[c, j]
                 _merge_into(
-                    count[c, j], &merged_mean[c, j], &merged_ssd[c, j],
-                    batch_count[c, j], batch_mean[c, j], batch_ssd[c, j],
+                    count[c, j * step], &merged_mean[c, j], &merged_ssd[c, j],
+                    batch_count[c, j * batch_step], batch_mean[c, j],
+                    batch_ssd[c, j],
                 )
 
 
@@ -1351,17 +1386,18 @@ def merge_zero_moments(
     """Moments of the stored values of a sparse X merged, in place, with
     those of its implicit zeros: count[c, j] - stored_count[c, j] zeros
     (none if negative by rounding), of mean 0 and ssd 0. count is the
-    weight of entry (c, j)'s values, a broadcast view (stride 0) of the
-    class weights unless values are missing."""
+    weight of entry (c, j)'s values, or, where no values are missing, a
+    column (n_classes, 1) of the class weights."""
     cdef Py_ssize_t n_classes = mean.shape[0]
     cdef Py_ssize_t n_features = mean.shape[1]
     cdef Py_ssize_t n_blocks = _table_blocks(n_features)
+    cdef Py_ssize_t step = _count_step(count, n_classes, n_features, "count")
     cdef Py_ssize_t b, c, j
     cdef double zeros, merged_mean, merged_ssd
     for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
         for c in range(n_classes):
             for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
-                zeros = count[c, j] - stored_count[c, j]
+                zeros = count[c, j * step] - stored_count[c, j]
                 if not zeros > 0:
                     zeros = 0.0
                 merged_mean = 0.0
@@ -1385,32 +1421,33 @@ def pooled_moments(
     """Mean and ssd of each feature over all classes together, from each
     entry's (count, mean, ssd): the mean sum_c n_cj a_cj / n_j, the ssd
     sum_c s_cj + sum_c n_cj (a_cj - mean)^2, n_j = sum_c n_cj (mean and
-    ssd 0 where n_j = 0); classes are summed in order.  count is a
-    broadcast view (stride 0) of the class counts unless values are
-    missing."""
+    ssd 0 where n_j = 0); classes are summed in order.  count is each
+    entry's weight, or, where no values are missing, a column (n_classes,
+    1) of the class weights."""
     cdef Py_ssize_t n_classes = mean.shape[0]
     cdef Py_ssize_t n_features = mean.shape[1]
     cdef Py_ssize_t n_blocks = _table_blocks(n_features)
+    cdef Py_ssize_t step = _count_step(count, n_classes, n_features, "count")
     cdef Py_ssize_t b, c, j
     cdef double n_samples, total, spread, delta
     for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
         for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
             n_samples = 0.0
             for c in range(n_classes):
-                n_samples = n_samples + count[c, j]
+                n_samples = n_samples + count[c, j * step]
             if not n_samples > 0:
                 pooled_mean[j] = 0.0
                 pooled_ssd[j] = 0.0
                 continue
             total = 0.0
             for c in range(n_classes):
-                total = total + count[c, j] * mean[c, j]
+                total = total + count[c, j * step] * mean[c, j]
             total = total / n_samples
             pooled_mean[j] = total
             spread = 0.0
             for c in range(n_classes):
                 delta = mean[c, j] - total
-                spread = spread + count[c, j] * delta * delta
+                spread = spread + count[c, j * step] * delta * delta
             pooled_ssd[j] = _sum_classes(ssd, j) + spread
 
 

@@ -1375,10 +1375,24 @@ def test_moments_merge_by_the_pairwise_formula():
     )
     merged = {threads: (np.empty(shape), np.empty(shape)) for threads in (1, 3)}
     for threads, (mean, ssd) in merged.items():
-        views = [np.broadcast_to(x, shape) for x in (n, a, s, m, b, t)]
-        _kernels.merge_moments(*views, mean, ssd, threads)
+        # The counts as columns: a weight a row.
+        _kernels.merge_moments(n, a, s, m, b, t, mean, ssd, threads)
     assert_array_equal(merged[3][0], merged[1][0])
     assert_array_equal(merged[3][1], merged[1][1])
+    # A weight an entry, the same weights: the same moments.
+    entries = np.empty(shape), np.empty(shape)
+    n_entries, m_entries = np.tile(n, shape[1]), np.tile(m, shape[1])
+    _kernels.merge_moments(n_entries, a, s, m_entries, b, t, *entries, 3)
+    assert_array_equal(entries[0], merged[1][0])
+    assert_array_equal(entries[1], merged[1][1])
+    # Counts of neither shape, and moments of another shape, are refused
+    # before anything is read.
+    with pytest.raises(ValueError, match=r"batch_count must be \(3, 4105\) or"):
+        _kernels.merge_moments(n, a, s, m[:2], b, t, *entries, 3)
+    with pytest.raises(ValueError, match="count must be"):
+        _kernels.merge_moments(n_entries[:, :-1], a, s, m, b, t, *entries, 3)
+    with pytest.raises(ValueError, match="must all have the shape of mean"):
+        _kernels.merge_moments(n, a, s, m, b[:, :-1], t, *entries, 3)
     total = n + m
     share = np.divide(m, total, out=np.zeros_like(total), where=total > 0)
     np.testing.assert_allclose(merged[1][0], a + (b - a) * share, rtol=1e-14)
@@ -1390,8 +1404,7 @@ def test_moments_merge_by_the_pairwise_formula():
     pooled = {}
     for threads in (1, 3):
         pooled[threads] = np.empty(shape[1]), np.empty(shape[1])
-        counts = np.broadcast_to(count[:, None], shape)
-        _kernels.pooled_moments(counts, a, s, *pooled[threads], threads)
+        _kernels.pooled_moments(count[:, None], a, s, *pooled[threads], threads)
     assert_array_equal(pooled[3][0], pooled[1][0])
     assert_array_equal(pooled[3][1], pooled[1][1])
     overall = count @ a / count.sum()
