@@ -324,13 +324,14 @@ def count_codes(
 
 def new_counts(sizes, n_classes):
     """A zeroed count table, a row per category of every feature (``sizes``)."""
-    n_rows = sum(int(n) for n in sizes)
-    if n_rows * n_classes > np.iinfo(np.intp).max // 8:
+    sizes = np.asarray(sizes, dtype=np.int64)
+    # Summed in float64 for the check: in int64, many huge sizes overflow.
+    if sizes.sum(dtype=np.float64) * n_classes > np.iinfo(np.intp).max // 8:
         raise MemoryError(
-            f"CategoricalNB: a table of {n_rows} categories by {n_classes} "
-            "classes is too large."
+            f"CategoricalNB: a table of {sizes.sum(dtype=np.float64):.0f} "
+            f"categories by {n_classes} classes is too large."
         )
-    return np.zeros((n_rows, n_classes))
+    return np.zeros((int(sizes.sum()), n_classes))
 
 
 def sparse_count_chunks(n_samples, nnz, table_size):
@@ -625,8 +626,11 @@ class CategoricalNB(BaseDiscreteNB):
             codes, X = sparse_codes(X, X.format)
             return {"X": X, "codes": codes, "values": [None] * X.shape[1]}, y
         known = None if reset else self._statistics["categories"]
-        codes, values = self._encode(X, column_kinds(raw, X), known, learn=True)
-        return {"X": X, "codes": codes, "values": values}, y
+        codes_columns = column_kinds(raw, X)
+        codes, values = self._encode(X, codes_columns, known, learn=True)
+        # The model's categories, for a batch all of codes (_batch_statistics).
+        known = known if codes_columns.all() else None
+        return {"X": X, "codes": codes, "values": values, "known": known}, y
 
     def _empty_statistics(self, n_classes, batch):
         n_features = batch["codes"].shape[1]
@@ -654,23 +658,36 @@ class CategoricalNB(BaseDiscreteNB):
                 value = batch["X"].data[bad]
                 raise code_error(value, column, row, self.max_categories)
         else:
+            # Codes of a model whose every feature's categories are codes
+            # are counted in a table at least as large as the model's: a
+            # batch that brings no new category then has its categories.
+            known = batch.get("known")
+            model_sizes = None if known is None else code_sizes(known)
             bad, sizes, counts = count_codes(
                 codes,
                 y,
                 sample_weight,
                 n_classes,
                 self.max_categories,
-                [0 if v is None else len(v) for v in values],
+                [0 if v is None else len(v) for v in values]
+                if model_sizes is None
+                else model_sizes,
                 ignores_missing(self),
             )
             if bad is not None:
                 row, column = divmod(bad, codes.shape[1])
                 value = batch["X"][row, column]
                 raise code_error(value, column, row, self.max_categories)
+            if model_sizes is not None and np.array_equal(sizes, model_sizes):
+                return {
+                    "class_count": class_count,
+                    "category_count": counts,
+                    "categories": known,
+                }
         # A column of codes has the codes 0 .. n - 1 as its categories.
         categories = [
             code_range(n) if v is None else v
-            for v, n in zip(values, sizes, strict=True)
+            for v, n in zip(values, sizes.tolist(), strict=True)
         ]
         return {
             "class_count": class_count,
@@ -684,9 +701,10 @@ class CategoricalNB(BaseDiscreteNB):
     _add_batch = BaseNB._add_batch
 
     def _combine_statistics(self, first, second):
-        categories = list(first["categories"])
+        categories = first["categories"]
         if same_categories(categories, second["categories"]):
             # As most batches of a partial_fit: no new category.
+            categories = list(categories)
             counts = first["category_count"] + second["category_count"]
         else:
             categories, first_rows, second_rows = united_categories(
@@ -758,7 +776,7 @@ class CategoricalNB(BaseDiscreteNB):
                 self.alpha,
                 len(n_categories),
                 self.force_alpha,
-                prior_shape=[(n,) for n in n_categories],
+                prior_shape=n_categories,
             ),
             "fit_prior": self.fit_prior,
             "class_prior": check_class_prior(self.class_prior, n_classes),
@@ -1117,9 +1135,25 @@ def check_categories_agree(statistics, missing=False):
         start = end
 
 
+def code_sizes(categories):
+    """Each feature's number of categories (int64) when every feature's
+    are the codes 0 .. n - 1, as a model fitted on columns of codes has;
+    else None. Categories that are integers are sorted, distinct and
+    non-negative (check_categories_agree), so they are those codes when
+    the last is n - 1: checked for all features at once."""
+    sizes = category_sizes(categories)
+    values = np.concatenate(categories) if categories else np.zeros(0, np.int64)
+    if values.dtype.kind not in "iu":
+        return None
+    seen = sizes > 0
+    if not np.array_equal(values[np.cumsum(sizes)[seen] - 1], sizes[seen] - 1):
+        return None
+    return sizes
+
+
 def category_sizes(categories):
     """The number of categories of each feature, as an int64 array."""
-    return np.array([len(c) for c in categories], dtype=np.int64)
+    return np.fromiter(map(len, categories), dtype=np.int64, count=len(categories))
 
 
 def table_offsets(n_categories, block_extra):
@@ -1182,7 +1216,7 @@ def code_range(n):
 
 def same_categories(first, second):
     """Whether two lists of categories are the same, feature by feature."""
-    if all(a is b for a, b in zip(first, second, strict=True)):
+    if first is second or all(a is b for a, b in zip(first, second, strict=True)):
         return True
     if any(
         len(a) != len(b) or a.dtype != b.dtype

@@ -194,7 +194,8 @@ def check_smoothing(alpha, n_features, force_alpha, prior_shape):
     """Return ``alpha`` checked: additive pseudo-counts, or a checked MEstimate.
 
     ``prior_shape`` is the shape the model needs for an m-estimate prior: a
-    tuple, or for CategoricalNB a list with one shape per feature. The
+    tuple, or for CategoricalNB the number of categories of each feature
+    (an int array), whose prior is a list of one array per feature. The
     returned MEstimate has ``m`` as a float or (n_features,) array and
     ``prior`` as None (uniform), an array, or a list of arrays.
     """
@@ -203,15 +204,17 @@ def check_smoothing(alpha, n_features, force_alpha, prior_shape):
     m = check_m(alpha, n_features)
     if alpha.prior is None:
         return MEstimate(m)
-    if isinstance(prior_shape, list):
+    if isinstance(prior_shape, np.ndarray):
         if len(alpha.prior) != len(prior_shape):
             raise ValueError(
                 f"MEstimate prior must be a list with one array per feature "
                 f"({len(prior_shape)}); got {len(alpha.prior)}."
             )
         prior = [
-            check_probabilities(p, shape, f"feature {j}")
-            for j, (p, shape) in enumerate(zip(alpha.prior, prior_shape, strict=True))
+            check_probabilities(p, (n,), f"feature {j}")
+            for j, (p, n) in enumerate(
+                zip(alpha.prior, prior_shape.tolist(), strict=True)
+            )
         ]
     else:
         prior = check_probabilities(alpha.prior, prior_shape, "per feature")

@@ -275,6 +275,45 @@ def test_per_feature_attributes_are_built_when_first_read():
     assert not any(np.shares_memory(a, b) for a, b in pairs)
 
 
+def test_small_batches_of_codes_are_counted_in_the_models_categories():
+    # A batch of codes for a model of codes is counted in a table as large
+    # as the model's: one that lacks some of its categories but brings no
+    # new one keeps the model's; a new code widens the table, as before.
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 6, size=(300, 12))
+    y = rng.integers(0, 3, size=300)
+    ours = fastnb.CategoricalNB().partial_fit(X, y, classes=[0, 1, 2])
+    theirs = sk_nb.CategoricalNB().partial_fit(X, y, classes=[0, 1, 2])
+    categories = ours._statistics["categories"]
+    for start in range(0, 300, 4):
+        ours.partial_fit(X[start : start + 4], y[start : start + 4])
+        theirs.partial_fit(X[start : start + 4], y[start : start + 4])
+        kept = zip(categories, ours._statistics["categories"], strict=True)
+        assert all(a is b for a, b in kept)
+    wider = X[:3].copy()
+    wider[:, 4] = 8
+    ours.partial_fit(wider, y[:3])
+    theirs.partial_fit(wider, y[:3])
+    assert [len(c) for c in ours.categories_] == [6] * 4 + [9] + [6] * 7
+    for a, b in zip(ours.category_count_, theirs.category_count_, strict=True):
+        assert_array_equal(a, b)
+    assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=1e-12)
+
+
+def test_code_sizes_only_of_categories_that_are_all_codes():
+    code_sizes, code_range = (
+        fastnb._categorical.code_sizes,
+        fastnb._categorical.code_range,
+    )
+    assert_array_equal(
+        code_sizes([code_range(3), code_range(0), code_range(5)]), [3, 0, 5]
+    )
+    assert_array_equal(code_sizes([]), np.zeros(0))
+    # Sorted distinct codes with a gap, and values, are not 0 .. n - 1.
+    assert code_sizes([code_range(3), np.array([0, 2, 5])]) is None
+    assert code_sizes([code_range(3), np.array(["a", "b"], dtype=object)]) is None
+
+
 @pytest.mark.parametrize("n_features", [3, 30, 200])
 def test_codes_that_grow_down_the_rows_widen_the_table(n_features):
     # A chunk's table is laid out from its first rows (at least 64) and
