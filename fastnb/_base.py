@@ -555,6 +555,15 @@ def partial_fit_classes(estimator, classes):
     if not hasattr(estimator, "classes_"):
         if classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit.")
+        if (
+            isinstance(classes, np.ndarray)
+            and classes.ndim == 1
+            and classes.size
+            and classes.dtype.kind in "iu"
+        ):
+            # What unique_labels makes of integers, without its checks of the
+            # target's type, which integers always pass (most of its time).
+            return np.unique(classes)
         return unique_labels(classes)
     if (
         classes is not None

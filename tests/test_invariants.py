@@ -33,6 +33,7 @@ from scipy.special import logsumexp
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.multiclass import unique_labels
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
@@ -414,6 +415,29 @@ def test_failed_fit_with_bad_parameters_changes_nothing(case, fault):
     params, match = case.bad_params[fault]
     setup = failure_setup(case.id)
     assert_failures_change_nothing(case, CALLS, {}, params, match, setup)
+
+
+@pytest.mark.parametrize(
+    "classes",
+    [
+        [3, 1, 2, 1],
+        np.array([3, 1, 2, 1]),
+        np.array([7, 5, 7], dtype=np.int8),
+        np.array([2**63, 1], dtype=np.uint64),
+        np.array([5], dtype=np.int32),
+        np.array([2.0, 1.0]),
+        np.array(["b", "a"]),
+    ],
+    ids=repr,
+)
+def test_first_partial_fit_takes_classes_as_unique_labels_makes_them(classes):
+    # Integer arrays skip scikit-learn's unique_labels, to the same values
+    # and dtype.
+    y = np.repeat(np.asarray(classes)[:1], 4)
+    model = fastnb.MultinomialNB().partial_fit(np.ones((4, 3)), y, classes=classes)
+    expected = unique_labels(classes)
+    assert model.classes_.dtype == expected.dtype
+    np.testing.assert_array_equal(model.classes_, expected)
 
 
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
