@@ -1103,17 +1103,18 @@ def row_pseudo_counts(alpha, n_categories, offsets):
 
 def check_categories_agree(statistics, missing=False):
     """Check what fitting makes sure of: each feature's categories unique
-    (codes sorted and non-negative), and its counts summing to the class
-    counts (to rounding); with ``missing`` (missing="ignore"), at most to
-    the class counts, a feature's missing values being left out."""
+    (codes, those of a column of codes, 0 .. n - 1), and its counts summing
+    to the class counts (to rounding); with ``missing`` (missing="ignore"),
+    at most to the class counts, a feature's missing values being left
+    out."""
     class_count = statistics["class_count"]
     start = 0
     for feature, values in enumerate(statistics["categories"]):
         if values.dtype.kind in "iu":
-            if len(values) and (values[0] < 0 or (np.diff(values) <= 0).any()):
+            if not np.array_equal(values, np.arange(len(values))):
                 raise ValueError(
-                    f"Statistic 'categories' of feature {feature} must be sorted, "
-                    "distinct, non-negative codes."
+                    f"Statistic 'categories' of feature {feature} must be the "
+                    f"codes 0 to {len(values) - 1}, as of a column of codes."
                 )
         elif len(set(values.tolist())) != len(values):
             raise ValueError(
@@ -1137,18 +1138,12 @@ def check_categories_agree(statistics, missing=False):
 
 def code_sizes(categories):
     """Each feature's number of categories (int64) when every feature's
-    are the codes 0 .. n - 1, as a model fitted on columns of codes has;
-    else None. Categories that are integers are sorted, distinct and
-    non-negative (check_categories_agree), so they are those codes when
-    the last is n - 1: checked for all features at once."""
-    sizes = category_sizes(categories)
-    values = np.concatenate(categories) if categories else np.zeros(0, np.int64)
-    if values.dtype.kind not in "iu":
+    are codes, as a model fitted on columns of codes has; else None. (A
+    model's categories that are integers are the codes 0 .. n - 1:
+    check_categories_agree.)"""
+    if any(c.dtype.kind not in "iu" for c in categories):
         return None
-    seen = sizes > 0
-    if not np.array_equal(values[np.cumsum(sizes)[seen] - 1], sizes[seen] - 1):
-        return None
-    return sizes
+    return category_sizes(categories)
 
 
 def category_sizes(categories):

@@ -272,12 +272,17 @@ def with_categories(feature, how):
         (
             "CategoricalNB-codes",
             with_categories(2, lambda codes: codes[::-1]),
-            "'categories' of feature 2 must be sorted, distinct, non-negative",
+            "'categories' of feature 2 must be the codes 0 to",
         ),
         (
             "CategoricalNB-codes",
             with_categories(0, lambda codes: codes - 1),
-            "'categories' of feature 0 must be sorted",
+            "'categories' of feature 0 must be the codes 0 to",
+        ),
+        (
+            "CategoricalNB-codes",
+            with_categories(1, lambda codes: 2 * codes),
+            "'categories' of feature 1 must be the codes 0 to",
         ),
         (
             "CategoricalNB-strings",
