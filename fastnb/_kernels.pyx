@@ -512,14 +512,14 @@ cdef inline void _exp_less(
     double[:, :] scores, Py_ssize_t t, double top
 ) noexcept nogil:
     """scores[t, k] = exp(scores[t, k] - top) for the row's classes, top the
-    largest score. A row of unit stride has room for the classes padded to
-    whole blocks (thread_scratch), where the row helpers write the padded
-    classes' scores: their exps are taken too, and never read, so that the
-    exps are whole vectors (5 classes are then as fast as 8)."""
+    largest score. A scratch row (thread_scratch) has room for the classes
+    padded to whole blocks, where the row helpers write the padded classes'
+    scores: fastnb_exp_less may take those too, and they are never read."""
     cdef Py_ssize_t n = scores.shape[1]
-    if scores.strides[1] == sizeof(double):
-        n = (n + FASTNB_BLOCK - 1) // FASTNB_BLOCK * FASTNB_BLOCK
-    fastnb_exp_less(&scores[t, 0], scores.strides[1] // sizeof(double), n, top)
+    cdef Py_ssize_t room = (n + FASTNB_BLOCK - 1) // FASTNB_BLOCK * FASTNB_BLOCK
+    fastnb_exp_less(
+        &scores[t, 0], scores.strides[1] // sizeof(double), n, room, top
+    )
 
 
 cdef inline int _finish_row(
