@@ -643,6 +643,11 @@ class CategoricalNB(BaseDiscreteNB):
     def _batch_statistics(self, batch, y, sample_weight, n_classes):
         codes, values = batch["codes"], batch["values"]
         class_count = class_weights(y, sample_weight, n_classes)
+        # Dense codes for a model whose every feature's categories are codes
+        # are counted in a table at least as large as the model's: a batch
+        # that brings no new category then has the model's categories.
+        known = batch.get("known")
+        model_sizes = None if known is None else code_sizes(known)
         if sp.issparse(codes):
             bad, sizes, counts = count_sparse_codes(
                 codes,
@@ -658,37 +663,31 @@ class CategoricalNB(BaseDiscreteNB):
                 value = batch["X"].data[bad]
                 raise code_error(value, column, row, self.max_categories)
         else:
-            # Codes of a model whose every feature's categories are codes
-            # are counted in a table at least as large as the model's: a
-            # batch that brings no new category then has its categories.
-            known = batch.get("known")
-            model_sizes = None if known is None else code_sizes(known)
+            if model_sizes is None:
+                least_sizes = [0 if v is None else len(v) for v in values]
+            else:
+                least_sizes = model_sizes
             bad, sizes, counts = count_codes(
                 codes,
                 y,
                 sample_weight,
                 n_classes,
                 self.max_categories,
-                [0 if v is None else len(v) for v in values]
-                if model_sizes is None
-                else model_sizes,
+                least_sizes,
                 ignores_missing(self),
             )
             if bad is not None:
                 row, column = divmod(bad, codes.shape[1])
                 value = batch["X"][row, column]
                 raise code_error(value, column, row, self.max_categories)
-            if model_sizes is not None and np.array_equal(sizes, model_sizes):
-                return {
-                    "class_count": class_count,
-                    "category_count": counts,
-                    "categories": known,
-                }
-        # A column of codes has the codes 0 .. n - 1 as its categories.
-        categories = [
-            code_range(n) if v is None else v
-            for v, n in zip(values, sizes.tolist(), strict=True)
-        ]
+        if model_sizes is not None and np.array_equal(sizes, model_sizes):
+            categories = known
+        else:
+            # A column of codes has the codes 0 .. n - 1 as its categories.
+            categories = [
+                code_range(n) if v is None else v
+                for v, n in zip(values, sizes.tolist(), strict=True)
+            ]
         return {
             "class_count": class_count,
             "category_count": counts,
