@@ -434,14 +434,19 @@ def pad_classes(table, block=None):
 
 
 def thread_scratch(n_threads, n_classes):
-    """Per-thread score rows for the scoring kernels, (n_threads, n_classes).
+    """Per-thread blocks of score rows for the scoring kernels,
+    (n_threads, rows, n_classes), rows at most SCORE_ROWS.
 
     Each row has room past n_classes for the classes padded to whole blocks
-    (see pad_classes), and rows are at least a cache line (8 doubles) apart
-    so that threads never write to the same line.
+    (see pad_classes; of either kernel block), and the threads' blocks are
+    a spare row, at least a cache line (8 doubles), apart so that threads
+    never write to the same line. A block holds at most 256 KiB (32768
+    doubles), or a single row if one row is larger.
     """
-    row_length = padded_class_count(n_classes) + 8
-    return np.empty((n_threads, row_length), dtype=np.float64)[:, :n_classes]
+    room = padded_class_count(n_classes, _kernels.KDE_CLASS_BLOCK)
+    rows = max(1, min(_kernels.SCORE_ROWS, 32768 // room))
+    blocks = np.empty((n_threads, rows + 1, room), dtype=np.float64)
+    return blocks[:, :rows, :n_classes]
 
 
 def unchanged_on_error(method):

@@ -418,7 +418,11 @@ def count_sparse_codes(
             )
     n_threads = effective_n_threads(counts.size)
     _kernels.categorical_add_zeros(
-        counts, offsets, class_count, thread_scratch(n_threads, n_classes), n_threads
+        counts,
+        offsets,
+        class_count,
+        thread_scratch(n_threads, n_classes)[:, 0],
+        n_threads,
     )
     if missing:
         counts = np.delete(counts, offsets[1:] - 1, axis=0)
@@ -960,7 +964,7 @@ class CategoricalNB(BaseDiscreteNB):
             counts,
             table,
             padded,
-            thread_scratch(n_threads, n_classes),
+            thread_scratch(n_threads, n_classes)[:, 0],
             ignores_missing(self),
             n_threads,
         )

@@ -495,93 +495,129 @@ def discrete_count_dense(
 # category) in the C row helpers of _rows.h, then finishes the row as
 # requested by `output`.  Tables and intercepts have their classes padded
 # with zeros to whole blocks of CLASS_BLOCK (fastnb._base.pad_classes), so
-# every block runs in registers; the padded scores go to the scratch row
-# (which has room for them) and are never read: a row is finished over the
+# every block runs in registers; the padded scores go to the scratch rows
+# (which have room for them) and are never read: a row is finished over the
 # real classes, as many as scratch has columns.
+#
+# A thread scores a block of rows (as many as scratch has rows), then
+# finishes them together (_finish_rows): a row's exps, sum and division
+# are a chain of steps each waiting on the last, and one row at a time
+# the processor waited on them (a third of CategoricalNB's predict_proba);
+# a step at a time over a block, the rows' chains overlap.
 #
 # Scoring kernels check X's values as they read them (finite; for the
 # count families that need it, non-negative) and return the first row
 # holding a refused value, or -1; fastnb._base.raise_refused_value then
-# names the value. A thread stops scoring after its first such row.
+# names the value. A thread stops scoring at its first such row.
 #
 # Discrete families: intercept[k] + sum_j x_j * table[j, k].  A zero value
 # contributes nothing (x log p with x = 0), even where the table holds -inf.
 # ---------------------------------------------------------------------------
 
-cdef inline void _exp_less(
-    double[:, :] scores, Py_ssize_t t, double top
-) noexcept nogil:
-    """scores[t, k] = exp(scores[t, k] - top) for the row's classes, top the
-    largest score. A scratch row (thread_scratch) has room for the classes
-    padded to whole blocks, where the row helpers write the padded classes'
-    scores: fastnb_exp_less may take those too, and they are never read."""
-    cdef Py_ssize_t n = scores.shape[1]
-    cdef Py_ssize_t room = (n + FASTNB_BLOCK - 1) // FASTNB_BLOCK * FASTNB_BLOCK
-    fastnb_exp_less(
-        &scores[t, 0], scores.strides[1] // sizeof(double), n, room, top
+cdef int _check_scratch(
+    const double[:, :, :] scratch, int n_threads, Py_ssize_t n_padded
+) except -1:
+    """Refuse a scratch (thread_scratch) without a block a thread, or whose
+    rows are not contiguous, or have no room for n_padded scores, nor for
+    the classes padded to whole blocks (which the exps of _finish_rows may
+    take)."""
+    cdef Py_ssize_t n_classes = scratch.shape[2]
+    cdef Py_ssize_t room = max(
+        n_padded, (n_classes + FASTNB_BLOCK - 1) // FASTNB_BLOCK * FASTNB_BLOCK
     )
+    if (
+        scratch.shape[0] < n_threads
+        or scratch.shape[1] < 1
+        or scratch.strides[2] != sizeof(double)
+        or scratch.strides[1] < room * <Py_ssize_t> sizeof(double)
+    ):
+        raise ValueError(
+            f"scratch must have a block of rows a thread ({n_threads}), each "
+            f"row contiguous, with room for {room} scores (fastnb._base.thread_scratch)"
+        )
+    return 0
 
 
-cdef inline int _finish_row(
-    double[:, :] scores,
+cdef inline void _exp_less(
+    double[:, :, :] scratch, Py_ssize_t t, Py_ssize_t r, double top
+) noexcept nogil:
+    """scratch[t, r, k] = exp(scratch[t, r, k] - top) for the row's classes,
+    top the largest score. Each row has room for the classes padded to whole
+    blocks (_check_scratch), which fastnb_exp_less may take too; they are
+    never read."""
+    cdef Py_ssize_t n = scratch.shape[2]
+    cdef Py_ssize_t room = (n + FASTNB_BLOCK - 1) // FASTNB_BLOCK * FASTNB_BLOCK
+    fastnb_exp_less(&scratch[t, r, 0], n, room, top)
+
+
+cdef inline int _finish_rows(
+    double[:, :, :] scratch,
     Py_ssize_t t,
+    Py_ssize_t first,
+    Py_ssize_t stop,
     int output,
     double[:, ::1] out,
     intp_t[::1] labels,
-    Py_ssize_t i,
 ) except -1 nogil:
-    """Write the row's scores (scores[t]) to out[i] or labels[i] as `output` asks.
+    """Write rows first .. stop - 1, whose scores are the rows 0, 1, ... of
+    scratch[t], to out or labels as `output` asks.
 
     MIN_EXPECTED_COST reads the cost matrix from `out` and overwrites the
-    row's scores (see _least_cost); PROBA overwrites them too.
+    rows' scores (see _least_cost); PROBA and LOG_PROBA overwrite them too.
     """
-    cdef Py_ssize_t n_classes = scores.shape[1]
-    cdef Py_ssize_t k, best
+    cdef Py_ssize_t n_classes = scratch.shape[2]
+    cdef Py_ssize_t i, k, r, best
     cdef double top, total, log_total
-    if output == MIN_EXPECTED_COST:
-        labels[i] = _least_cost(scores, t, out)
+    for i in range(first, stop):
+        r = i - first
+        if output == MIN_EXPECTED_COST:
+            labels[i] = _least_cost(scratch, t, r, out)
+        elif output == ARGMAX:
+            # First maximum wins, as numpy.argmax.
+            best = 0
+            for k in range(1, n_classes):
+                if scratch[t, r, k] > scratch[t, r, best]:
+                    best = k
+            labels[i] = best
+        elif output == JOINT_LOG_LIKELIHOOD:
+            for k in range(n_classes):
+                out[i, k] = scratch[t, r, k]
+        else:
+            # log-sum-exp shifted by the row maximum so exp() cannot
+            # overflow; (score - top) first: exact for the leading classes,
+            # however large the scores are, so probabilities sum to one to
+            # rounding.
+            top = scratch[t, r, 0]
+            for k in range(1, n_classes):
+                if scratch[t, r, k] > top:
+                    top = scratch[t, r, k]
+            if output == LOG_PROBA:
+                for k in range(n_classes):
+                    out[i, k] = scratch[t, r, k] - top
+            # One exp a class, kept in the scores.
+            _exp_less(scratch, t, r, top)
+    if output != PROBA and output != LOG_PROBA:
         return 0
-    if output == ARGMAX:
-        # First maximum wins, as numpy.argmax.
-        best = 0
-        for k in range(1, n_classes):
-            if scores[t, k] > scores[t, best]:
-                best = k
-        labels[i] = best
-        return 0
-    if output == JOINT_LOG_LIKELIHOOD:
+    for i in range(first, stop):
+        r = i - first
+        total = 0.0
         for k in range(n_classes):
-            out[i, k] = scores[t, k]
-        return 0
-    # log-sum-exp shifted by the row maximum so exp() cannot overflow.
-    top = scores[t, 0]
-    for k in range(1, n_classes):
-        if scores[t, k] > top:
-            top = scores[t, k]
-    # (score - top) first: exact for the leading classes, however large the
-    # scores are, so probabilities sum to one to rounding.
-    total = 0.0
-    if output == LOG_PROBA:
-        for k in range(n_classes):
-            total = total + exp(scores[t, k] - top)
-        log_total = log(total)
-        for k in range(n_classes):
-            out[i, k] = (scores[t, k] - top) - log_total
-        return 0
-    # Probabilities: one exp a class (kept in the scores), divided by their sum.
-    _exp_less(scores, t, top)
-    for k in range(n_classes):
-        total = total + scores[t, k]
-    for k in range(n_classes):
-        out[i, k] = scores[t, k] / total
+            total = total + scratch[t, r, k]
+        if output == PROBA:
+            for k in range(n_classes):
+                out[i, k] = scratch[t, r, k] / total
+        else:
+            log_total = log(total)
+            for k in range(n_classes):
+                out[i, k] = out[i, k] - log_total
     return 0
 
 
 cdef inline Py_ssize_t _least_cost(
-    double[:, :] scores, Py_ssize_t t, const double[:, ::1] cost
+    double[:, :, :] scratch, Py_ssize_t t, Py_ssize_t r, const double[:, ::1] cost
 ) except -1 nogil:
     """The class j of least expected cost sum_k P(k | x) cost[k, j] for the
-    row's joint log-likelihoods scores[t], which it overwrites.
+    row's joint log-likelihoods scratch[t, r], which it overwrites.
 
     The posteriors are taken unnormalised, exp(score - top score): the
     normaliser is the same for every j and does not change which is least.
@@ -591,18 +627,18 @@ cdef inline Py_ssize_t _least_cost(
     probable class wins (argmax of the scores), else the first.  So the 0-1
     matrix, or any multiple of it, gives argmax exactly.
     """
-    cdef Py_ssize_t n_classes = scores.shape[1]
+    cdef Py_ssize_t n_classes = scratch.shape[2]
     cdef Py_ssize_t j, k, best = 0, most_probable = 0
     cdef double top, difference
     for k in range(1, n_classes):
-        if scores[t, k] > scores[t, most_probable]:
+        if scratch[t, r, k] > scratch[t, r, most_probable]:
             most_probable = k
-    top = scores[t, most_probable]
-    _exp_less(scores, t, top)
+    top = scratch[t, r, most_probable]
+    _exp_less(scratch, t, r, top)
     for j in range(1, n_classes):
         difference = 0.0
         for k in range(n_classes):
-            difference = difference + scores[t, k] * (cost[k, j] - cost[k, best])
+            difference = difference + scratch[t, r, k] * (cost[k, j] - cost[k, best])
         if difference < 0.0 or (difference == 0.0 and j == most_probable):
             best = j
     return best
@@ -619,6 +655,9 @@ cdef enum:
     # both cores busy on a shared machine where one of them may be slowed.
     ROW_CHUNK = 64
 
+# Rows of a thread's scratch block, at most (fastnb._base.thread_scratch).
+SCORE_ROWS = ROW_CHUNK
+
 
 def discrete_score_csr(
     const floating[::1] X_data,
@@ -634,10 +673,10 @@ def discrete_score_csr(
     int output,
     double[:, ::1] out,
     intp_t[::1] labels,
-    double[:, :] scratch,
+    double[:, :, :] scratch,
     int n_threads,
 ):
-    """Score CSR rows against a feature-major table; scratch has a row per thread.
+    """Score CSR rows against a feature-major table; a scratch block a thread.
 
     missing is empty, or (with allow_nan) the table of a NaN's terms (see
     FASTNB_DISCRETE_CSR_ROW). Returns the first row with a refused value, or
@@ -651,41 +690,46 @@ def discrete_score_csr(
     cdef const floating* data = &X_data[0] if nnz else NULL
     cdef const index_t* indices = &X_indices[0] if nnz else NULL
     cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
-    cdef Py_ssize_t i, k, t
+    cdef Py_ssize_t rows = scratch.shape[1]
+    cdef Py_ssize_t b, i, k, t, first, stop
     cdef int status
     cdef double* row
     if missing.shape[0]:
         if missing.shape[0] != table.shape[0] or missing.shape[1] != n_padded:
             raise ValueError("missing must have the shape of table")
         missing_rows = &missing[0, 0]
-    for i in prange(
-        n_samples,
+    _check_scratch(scratch, n_threads, n_padded)
+    for b in prange(
+        (n_samples + rows - 1) // rows,
         nogil=True,
         schedule="dynamic",
-        chunksize=ROW_CHUNK,
         num_threads=n_threads,
     ):
         t = threadid()
         if first_bad[t] < n_samples:
             continue
-        row = &scratch[t, 0]
-        for k in range(n_padded):
-            row[k] = intercept[k]
-        status = discrete_csr_row(
-            data, indices, X_indptr[i], X_indptr[i + 1], nnz, &table[0, 0],
-            table.shape[0], n_padded, threshold, binarize, non_negative, allow_nan,
-            missing_rows, row,
-        )
-        if status < 0:
-            with gil:
-                raise IndexError(
-                    f"row {i} has a column outside the table or an offset past "
-                    "the stored values"
-                )
-        if status > 0:
-            first_bad[t] = i
-            continue
-        _finish_row(scratch, t, output, out, labels, i)
+        first = b * rows
+        stop = min(first + rows, n_samples)
+        for i in range(first, stop):
+            row = &scratch[t, i - first, 0]
+            for k in range(n_padded):
+                row[k] = intercept[k]
+            status = discrete_csr_row(
+                data, indices, X_indptr[i], X_indptr[i + 1], nnz, &table[0, 0],
+                table.shape[0], n_padded, threshold, binarize, non_negative, allow_nan,
+                missing_rows, row,
+            )
+            if status < 0:
+                with gil:
+                    raise IndexError(
+                        f"row {i} has a column outside the table or an offset past "
+                        "the stored values"
+                    )
+            if status > 0:
+                first_bad[t] = i
+                stop = i
+                break
+        _finish_rows(scratch, t, first, stop, output, out, labels)
     return _first_flagged(first_bad, n_samples)
 
 
@@ -701,10 +745,10 @@ def discrete_score_dense(
     int output,
     double[:, ::1] out,
     intp_t[::1] labels,
-    double[:, :] scratch,
+    double[:, :, :] scratch,
     int n_threads,
 ):
-    """Score dense rows against a feature-major table; scratch has a row per thread.
+    """Score dense rows against a feature-major table; a scratch block a thread.
 
     missing is empty, or (with allow_nan) the table of a NaN's terms (see
     FASTNB_DISCRETE_CSR_ROW). Returns the first row with a refused value, or
@@ -715,37 +759,42 @@ def discrete_score_dense(
     cdef const double* missing_rows = NULL
     cdef Py_ssize_t stride = X.strides[1] // sizeof(floating)
     cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
-    cdef Py_ssize_t i, k, t
+    cdef Py_ssize_t rows = scratch.shape[1]
+    cdef Py_ssize_t b, i, k, t, first, stop
     cdef int status
     cdef double* row
     if missing.shape[0]:
         if missing.shape[0] != table.shape[0] or missing.shape[1] != n_padded:
             raise ValueError("missing must have the shape of table")
         missing_rows = &missing[0, 0]
-    for i in prange(
-        n_samples,
+    _check_scratch(scratch, n_threads, n_padded)
+    for b in prange(
+        (n_samples + rows - 1) // rows,
         nogil=True,
         schedule="dynamic",
-        chunksize=ROW_CHUNK,
         num_threads=n_threads,
     ):
         t = threadid()
         if first_bad[t] < n_samples:
             continue
-        row = &scratch[t, 0]
-        for k in range(n_padded):
-            row[k] = intercept[k]
-        status = discrete_dense_row(
-            &X[i, 0], stride, X.shape[1], &table[0, 0], table.shape[0], n_padded,
-            threshold, binarize, non_negative, allow_nan, missing_rows, row,
-        )
-        if status < 0:
-            with gil:
-                raise IndexError(f"row {i} has a column outside the table")
-        if status > 0:
-            first_bad[t] = i
-            continue
-        _finish_row(scratch, t, output, out, labels, i)
+        first = b * rows
+        stop = min(first + rows, n_samples)
+        for i in range(first, stop):
+            row = &scratch[t, i - first, 0]
+            for k in range(n_padded):
+                row[k] = intercept[k]
+            status = discrete_dense_row(
+                &X[i, 0], stride, X.shape[1], &table[0, 0], table.shape[0], n_padded,
+                threshold, binarize, non_negative, allow_nan, missing_rows, row,
+            )
+            if status < 0:
+                with gil:
+                    raise IndexError(f"row {i} has a column outside the table")
+            if status > 0:
+                first_bad[t] = i
+                stop = i
+                break
+        _finish_rows(scratch, t, first, stop, output, out, labels)
     return _first_flagged(first_bad, n_samples)
 
 
@@ -1042,28 +1091,32 @@ def finish_scores(
     int output,
     double[:, ::1] out,
     intp_t[::1] labels,
-    double[:, :] scratch,
+    double[:, :, :] scratch,
     int n_threads,
 ):
     """Finish joint log-likelihood rows as `output` asks; out may be jll
-    itself. Each row is finished from a copy in its thread's scratch row
-    (thread_scratch, as the scoring kernels'), which has room for the
-    padded classes that _finish_row may write."""
+    itself. A block of rows is finished from a copy in its thread's
+    scratch block (thread_scratch, as the scoring kernels'), whose rows
+    have room for the padded classes that _finish_rows may write."""
     cdef Py_ssize_t n_samples = jll.shape[0]
-    cdef Py_ssize_t i, k, t
-    if scratch.shape[0] < n_threads or scratch.shape[1] != jll.shape[1]:
-        raise ValueError("scratch must have a row of jll's classes a thread")
-    for i in prange(
-        n_samples,
+    cdef Py_ssize_t rows = scratch.shape[1]
+    cdef Py_ssize_t b, i, k, t, first, stop
+    if scratch.shape[2] != jll.shape[1]:
+        raise ValueError("scratch must have a column of jll's classes a score")
+    _check_scratch(scratch, n_threads, 0)
+    for b in prange(
+        (n_samples + rows - 1) // rows,
         nogil=True,
         schedule="dynamic",
-        chunksize=ROW_CHUNK,
         num_threads=n_threads,
     ):
         t = threadid()
-        for k in range(jll.shape[1]):
-            scratch[t, k] = jll[i, k]
-        _finish_row(scratch, t, output, out, labels, i)
+        first = b * rows
+        stop = min(first + rows, n_samples)
+        for i in range(first, stop):
+            for k in range(jll.shape[1]):
+                scratch[t, i - first, k] = jll[i, k]
+        _finish_rows(scratch, t, first, stop, output, out, labels)
 
 
 # ---------------------------------------------------------------------------
@@ -1614,10 +1667,10 @@ def gaussian_score_dense(
     int output,
     double[:, ::1] out,
     intp_t[::1] labels,
-    double[:, :] scratch,
+    double[:, :, :] scratch,
     int n_threads,
 ):
-    """Gaussian scores of dense rows; class-padded tables, a scratch row a thread.
+    """Gaussian scores of dense rows; class-padded tables, a scratch block a thread.
 
     Returns the first row with a value that is not finite, or -1.
     """
@@ -1627,34 +1680,39 @@ def gaussian_score_dense(
     cdef bint missing = log_var.shape[0] > 0
     cdef const double* log_var_rows = &log_var[0, 0] if missing else NULL
     cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
-    cdef Py_ssize_t i, k, t
+    cdef Py_ssize_t rows = scratch.shape[1]
+    cdef Py_ssize_t b, i, k, t, first, stop
     cdef int status
     cdef double* row
     _check_log_var(log_var, theta.shape[0])
-    for i in prange(
-        n_samples,
+    _check_scratch(scratch, n_threads, n_padded)
+    for b in prange(
+        (n_samples + rows - 1) // rows,
         nogil=True,
         schedule="dynamic",
-        chunksize=ROW_CHUNK,
         num_threads=n_threads,
     ):
         t = threadid()
         if first_bad[t] < n_samples:
             continue
-        row = &scratch[t, 0]
-        for k in range(n_padded):
-            row[k] = intercept[k]
-        status = gaussian_dense_row(
-            &X[i, 0], stride, X.shape[1], &theta[0, 0], &inv_var[0, 0],
-            log_var_rows, theta.shape[0], n_padded, missing, row,
-        )
-        if status < 0:
-            with gil:
-                raise IndexError(f"row {i} has a column outside the table")
-        if status > 0:
-            first_bad[t] = i
-            continue
-        _finish_row(scratch, t, output, out, labels, i)
+        first = b * rows
+        stop = min(first + rows, n_samples)
+        for i in range(first, stop):
+            row = &scratch[t, i - first, 0]
+            for k in range(n_padded):
+                row[k] = intercept[k]
+            status = gaussian_dense_row(
+                &X[i, 0], stride, X.shape[1], &theta[0, 0], &inv_var[0, 0],
+                log_var_rows, theta.shape[0], n_padded, missing, row,
+            )
+            if status < 0:
+                with gil:
+                    raise IndexError(f"row {i} has a column outside the table")
+            if status > 0:
+                first_bad[t] = i
+                stop = i
+                break
+        _finish_rows(scratch, t, first, stop, output, out, labels)
     return _first_flagged(first_bad, n_samples)
 
 
@@ -1668,7 +1726,7 @@ def gaussian_score_csr(
     int output,
     double[:, ::1] out,
     intp_t[::1] labels,
-    double[:, :] scratch,
+    double[:, :, :] scratch,
     int n_threads,
 ):
     """As gaussian_score_dense for CSR rows, from one table (see _rows.h).
@@ -1685,37 +1743,42 @@ def gaussian_score_csr(
     cdef bint missing = log_var.shape[0] > 0
     cdef const double* log_var_rows = &log_var[0, 0] if missing else NULL
     cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
-    cdef Py_ssize_t i, k, t
+    cdef Py_ssize_t rows = scratch.shape[1]
+    cdef Py_ssize_t b, i, k, t, first, stop
     cdef int status
     cdef double* row
     _check_log_var(log_var, table.shape[0] - 1)
-    for i in prange(
-        n_samples,
+    _check_scratch(scratch, n_threads, n_padded)
+    for b in prange(
+        (n_samples + rows - 1) // rows,
         nogil=True,
         schedule="dynamic",
-        chunksize=ROW_CHUNK,
         num_threads=n_threads,
     ):
         t = threadid()
         if first_bad[t] < n_samples:
             continue
-        row = &scratch[t, 0]
-        for k in range(n_padded):
-            row[k] = intercept[k]
-        status = gaussian_csr_row(
-            data, indices, X_indptr[i], X_indptr[i + 1], nnz, &table[0, 0, 0],
-            log_var_rows, table.shape[0] - 1, n_padded, missing, row,
-        )
-        if status < 0:
-            with gil:
-                raise IndexError(
-                    f"row {i} has a column outside the table or an offset past "
-                    "the stored values"
-                )
-        if status > 0:
-            first_bad[t] = i
-            continue
-        _finish_row(scratch, t, output, out, labels, i)
+        first = b * rows
+        stop = min(first + rows, n_samples)
+        for i in range(first, stop):
+            row = &scratch[t, i - first, 0]
+            for k in range(n_padded):
+                row[k] = intercept[k]
+            status = gaussian_csr_row(
+                data, indices, X_indptr[i], X_indptr[i + 1], nnz, &table[0, 0, 0],
+                log_var_rows, table.shape[0] - 1, n_padded, missing, row,
+            )
+            if status < 0:
+                with gil:
+                    raise IndexError(
+                        f"row {i} has a column outside the table or an offset past "
+                        "the stored values"
+                    )
+            if status > 0:
+                first_bad[t] = i
+                stop = i
+                break
+        _finish_rows(scratch, t, first, stop, output, out, labels)
     return _first_flagged(first_bad, n_samples)
 
 
@@ -2566,14 +2629,14 @@ def categorical_score_dense(
     int output,
     double[:, ::1] out,
     intp_t[::1] labels,
-    double[:, :] scratch,
+    double[:, :, :] scratch,
     bint missing,
     int n_threads,
 ):
     """Score rows of category codes; class-padded table and intercept.
 
     Codes past a feature's categories score as its unseen row; scratch has
-    a row a thread, with room for the padded classes.  With missing, a NaN
+    a block of rows a thread, with room for the padded classes.  With missing, a NaN
     is a missing value, whose feature adds no term.  Returns the first row
     with a code that is not a whole number >= 0 (NaN and infinities are
     not), or -1; rows from it on may be left unscored.
@@ -2584,35 +2647,39 @@ def categorical_score_dense(
     cdef Py_ssize_t stride = X.strides[1] // sizeof(code_t)
     # The first bad row each thread met (see categorical_check_count_dense).
     cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
-    cdef Py_ssize_t i, k, t
+    cdef Py_ssize_t rows = scratch.shape[1]
+    cdef Py_ssize_t b, i, k, t, first, stop
     cdef int status
     cdef double* row
-    for i in prange(
-        n_samples,
+    _check_scratch(scratch, n_threads, n_padded)
+    for b in prange(
+        (n_samples + rows - 1) // rows,
         nogil=True,
         schedule="dynamic",
-        chunksize=ROW_CHUNK,
         num_threads=n_threads,
     ):
         t = threadid()
         if first_bad[t] < n_samples:
             continue
-        row = &scratch[t, 0]
-        for k in range(n_padded):
-            row[k] = intercept[k]
-        status = categorical_dense_row(
-            &X[i, 0], stride, n_features, &offsets[0], offsets.shape[0],
-            &table[0, 0], table.shape[0], n_padded, missing, row,
-        )
-        if status > 0:
-            first_bad[t] = i
-            continue
-        if status != 0:
-            with gil:
-                raise IndexError(f"row {i} has a category code outside the table")
-        _finish_row(scratch, t, output, out, labels, i)
-    i = np.min(first_bad)
-    return -1 if i == n_samples else i
+        first = b * rows
+        stop = min(first + rows, n_samples)
+        for i in range(first, stop):
+            row = &scratch[t, i - first, 0]
+            for k in range(n_padded):
+                row[k] = intercept[k]
+            status = categorical_dense_row(
+                &X[i, 0], stride, n_features, &offsets[0], offsets.shape[0],
+                &table[0, 0], table.shape[0], n_padded, missing, row,
+            )
+            if status > 0:
+                first_bad[t] = i
+                stop = i
+                break
+            if status != 0:
+                with gil:
+                    raise IndexError(f"row {i} has a category code outside the table")
+        _finish_rows(scratch, t, first, stop, output, out, labels)
+    return _first_flagged(first_bad, n_samples)
 
 
 def categorical_zero_scores(
@@ -2660,7 +2727,7 @@ def categorical_score_csr(
     int output,
     double[:, ::1] out,
     intp_t[::1] labels,
-    double[:, :] scratch,
+    double[:, :, :] scratch,
     bint missing,
     int n_threads,
 ):
@@ -2682,37 +2749,42 @@ def categorical_score_csr(
     cdef const code_t* data = &X_data[0] if nnz else NULL
     cdef const index_t* indices = &X_indices[0] if nnz else NULL
     cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
-    cdef Py_ssize_t i, k, t
+    cdef Py_ssize_t rows = scratch.shape[1]
+    cdef Py_ssize_t b, i, k, t, first, stop
     cdef int status
     cdef double* row
-    for i in prange(
-        n_samples,
+    _check_scratch(scratch, n_threads, n_padded)
+    for b in prange(
+        (n_samples + rows - 1) // rows,
         nogil=True,
         schedule="dynamic",
-        chunksize=ROW_CHUNK,
         num_threads=n_threads,
     ):
         t = threadid()
         if first_bad[t] < n_samples:
             continue
-        row = &scratch[t, 0]
-        for k in range(n_padded):
-            row[k] = intercept[k]
-        status = categorical_csr_row(
-            data, indices, X_indptr[i], X_indptr[i + 1], nnz, offsets.shape[0] - 1,
-            &offsets[0], offsets.shape[0], &table[0, 0], table.shape[0], n_padded,
-            every_feature, missing, row,
-        )
-        if status > 0:
-            first_bad[t] = i
-            continue
-        if status != 0:
-            with gil:
-                raise IndexError(
-                    f"row {i} has a category code outside the table or an offset "
-                    "past the stored values"
-                )
-        _finish_row(scratch, t, output, out, labels, i)
+        first = b * rows
+        stop = min(first + rows, n_samples)
+        for i in range(first, stop):
+            row = &scratch[t, i - first, 0]
+            for k in range(n_padded):
+                row[k] = intercept[k]
+            status = categorical_csr_row(
+                data, indices, X_indptr[i], X_indptr[i + 1], nnz, offsets.shape[0] - 1,
+                &offsets[0], offsets.shape[0], &table[0, 0], table.shape[0], n_padded,
+                every_feature, missing, row,
+            )
+            if status > 0:
+                first_bad[t] = i
+                stop = i
+                break
+            if status != 0:
+                with gil:
+                    raise IndexError(
+                        f"row {i} has a category code outside the table or an offset "
+                        "past the stored values"
+                    )
+        _finish_rows(scratch, t, first, stop, output, out, labels)
     return _first_flagged(first_bad, n_samples)
 
 
@@ -2908,12 +2980,12 @@ def kde_score_dense(
     int output,
     double[:, ::1] out,
     intp_t[::1] labels,
-    double[:, :] scratch,
+    double[:, :, :] scratch,
     int n_threads,
 ):
     """Kernel density scores of dense rows: interpolated log-density tables
     of floats (see kde_dense_row), classes padded to KDE_CLASS_BLOCK, a
-    scratch row a thread. With missing (missing="ignore"), a NaN's feature
+    scratch block a thread. With missing (missing="ignore"), a NaN's feature
     is left out of its row's score.
 
     Returns the first row with a refused value (not finite; with missing,
@@ -2923,32 +2995,37 @@ def kde_score_dense(
     cdef Py_ssize_t n_padded = table.shape[2]
     cdef Py_ssize_t stride = X.strides[1] // sizeof(floating)
     cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
-    cdef Py_ssize_t i, k, t
+    cdef Py_ssize_t rows = scratch.shape[1]
+    cdef Py_ssize_t b, i, k, t, first, stop
     cdef int status
     cdef double* row
-    for i in prange(
-        n_samples,
+    _check_scratch(scratch, n_threads, n_padded)
+    for b in prange(
+        (n_samples + rows - 1) // rows,
         nogil=True,
         schedule="dynamic",
-        chunksize=ROW_CHUNK,
         num_threads=n_threads,
     ):
         t = threadid()
         if first_bad[t] < n_samples:
             continue
-        row = &scratch[t, 0]
-        for k in range(n_padded):
-            row[k] = intercept[k]
-        status = kde_dense_row(
-            &X[i, 0], stride, X.shape[1], &table[0, 0, 0], table.shape[1],
-            &origin[0], &inv_step[0], &n_points[0], &tails[0, 0, 0],
-            table.shape[0], n_padded, missing, row,
-        )
-        if status < 0:
-            with gil:
-                raise IndexError(f"row {i} has a column outside the table")
-        if status > 0:
-            first_bad[t] = i
-            continue
-        _finish_row(scratch, t, output, out, labels, i)
+        first = b * rows
+        stop = min(first + rows, n_samples)
+        for i in range(first, stop):
+            row = &scratch[t, i - first, 0]
+            for k in range(n_padded):
+                row[k] = intercept[k]
+            status = kde_dense_row(
+                &X[i, 0], stride, X.shape[1], &table[0, 0, 0], table.shape[1],
+                &origin[0], &inv_step[0], &n_points[0], &tails[0, 0, 0],
+                table.shape[0], n_padded, missing, row,
+            )
+            if status < 0:
+                with gil:
+                    raise IndexError(f"row {i} has a column outside the table")
+            if status > 0:
+                first_bad[t] = i
+                stop = i
+                break
+        _finish_rows(scratch, t, first, stop, output, out, labels)
     return _first_flagged(first_bad, n_samples)

@@ -960,23 +960,17 @@ static inline double fastnb_exp_negative(double x) { return exp(x); }
 #define FASTNB_EXP_VECTORS 0
 #endif
 
-/* scores[k * stride] = exp(scores[k * stride] - top) for k < n, top at
- * least every score (fastnb_exp_negative). With the polynomial, a unit
- * stride takes the first `room` (>= n) entries, the ones past n computed
- * and never read, so that the exps are whole vectors (5 classes then
- * cost as little as 8); libm's exp takes only n. */
-static inline void fastnb_exp_less(double* scores, Py_ssize_t stride,
-                                   Py_ssize_t n, Py_ssize_t room,
-                                   double top)
+/* scores[k] = exp(scores[k] - top) for k < n, top at least every score
+ * (fastnb_exp_negative). With the polynomial, the first `room` (>= n)
+ * entries are taken, the ones past n computed and never read, so that the
+ * exps are whole vectors (5 classes then cost as little as 8); libm's exp
+ * takes only n. */
+static inline void fastnb_exp_less(double* scores, Py_ssize_t n,
+                                   Py_ssize_t room, double top)
 {
-    if (stride == 1) {
-        const Py_ssize_t m = FASTNB_EXP_VECTORS ? room : n;
-        for (Py_ssize_t k = 0; k < m; k++)
-            scores[k] = fastnb_exp_negative(scores[k] - top);
-        return;
-    }
-    for (Py_ssize_t k = 0; k < n; k++)
-        scores[k * stride] = fastnb_exp_negative(scores[k * stride] - top);
+    const Py_ssize_t m = FASTNB_EXP_VECTORS ? room : n;
+    for (Py_ssize_t k = 0; k < m; k++)
+        scores[k] = fastnb_exp_negative(scores[k] - top);
 }
 
 /* Sets the n doubles at p to zero, their lines fetched for writing first,

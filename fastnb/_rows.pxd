@@ -176,8 +176,7 @@ cdef extern from "_rows.h":
     int fastnb_whole(double v) noexcept nogil
     void fastnb_zero(double* p, Py_ssize_t n) noexcept nogil
     void fastnb_exp_less(
-        double* scores, Py_ssize_t stride, Py_ssize_t n, Py_ssize_t room,
-        double top,
+        double* scores, Py_ssize_t n, Py_ssize_t room, double top
     ) noexcept nogil
 
     # The categorical row helpers also return 1 at a code that is not a whole

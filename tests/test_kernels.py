@@ -143,10 +143,56 @@ def test_small_inputs_use_one_thread():
     assert effective_n_threads(None) >= effective_n_threads(1 << 30)
 
 
-def test_scratch_rows_do_not_share_cache_lines():
+def test_scratch_blocks_do_not_share_cache_lines():
     scratch = thread_scratch(3, 5)
-    assert scratch.shape == (3, 5)
-    assert scratch.strides[0] >= 64 + 5 * 8
+    assert scratch.shape == (3, _kernels.SCORE_ROWS, 5)
+    # Each row has room for the classes padded to either kernel block.
+    assert scratch.strides[2] == 8
+    assert scratch.strides[1] >= _kernels.KDE_CLASS_BLOCK * 8
+    # A thread's block ends at least a cache line before the next begins.
+    assert scratch.strides[0] >= scratch.shape[1] * scratch.strides[1] + 64
+    # Many classes: fewer rows a block, never fewer than one.
+    wide = thread_scratch(2, 3000)
+    assert 1 <= wide.shape[1] < _kernels.SCORE_ROWS
+    assert wide.shape[1] * wide.strides[1] <= 256 * 1024
+    assert thread_scratch(1, 100_000).shape[1:] == (1, 100_000)
+
+
+@pytest.mark.parametrize(
+    "scratch",
+    [
+        thread_scratch(1, 3),  # a block for one thread of two
+        np.zeros((2, 4, 3)),  # rows without room for the padded classes
+        thread_scratch(2, 3)[:, :, ::-1],  # rows not contiguous
+        thread_scratch(2, 3)[:, :0],  # no row
+    ],
+    ids=["threads", "room", "strides", "rows"],
+)
+def test_scoring_kernels_refuse_a_scratch_without_room(scratch):
+    X = np.ones((5, 2))
+    table = np.zeros((2, 8))
+    labels = np.empty(5, dtype=np.intp)
+    out = np.empty((0, 0))
+    with pytest.raises(ValueError, match="scratch must have a block of rows"):
+        _kernels.discrete_score_dense(
+            X,
+            table,
+            np.zeros(8),
+            0.0,
+            False,
+            True,
+            False,
+            np.empty((0, 0)),
+            _kernels.Output.ARGMAX,
+            out,
+            labels,
+            scratch,
+            2,
+        )
+    with pytest.raises(ValueError, match="scratch must have a block of rows"):
+        _kernels.finish_scores(
+            np.zeros((5, 3)), _kernels.Output.ARGMAX, out, labels, scratch, 2
+        )
 
 
 def out_of_range_calls():
@@ -269,7 +315,7 @@ def out_of_range_calls():
             np.empty((8, 2)),
             np.empty((8, 2)),
             np.zeros((8, 8)),
-            thread_scratch(2, 2),
+            thread_scratch(2, 2)[:, 0],
             False,
             2,
         )
@@ -717,7 +763,7 @@ def out_of_range_calls():
                 np.zeros((6, 2)),
                 np.array([0, 3, 7], dtype=np.intp),
                 np.ones(2),
-                thread_scratch(2, 2),
+                thread_scratch(2, 2)[:, 0],
                 2,
             ),
             bounds,
@@ -1040,7 +1086,8 @@ def score_all_kernels(kernels):
         return out
 
     results = []
-    for output in (kernels.Output.JOINT_LOG_LIKELIHOOD, kernels.Output.PROBA):
+    Output = kernels.Output
+    for output in (Output.JOINT_LOG_LIKELIHOOD, Output.PROBA, Output.LOG_PROBA):
         results += [
             score(
                 kernels.discrete_score_csr,
@@ -1116,17 +1163,19 @@ def score_all_kernels(kernels):
     "kernels", [baseline, *built_variants()], ids=lambda m: m.__name__
 )
 def test_probabilities_are_the_softmax_of_the_scores_to_rounding(kernels):
-    # predict_proba's exp (a polynomial of its own in the AVX2 and AVX-512
-    # variants, libm's elsewhere) against NumPy's: score differences from 0
-    # to -1800, through the subnormal results (below 2**-1022, from about
-    # -708) to 0 (below about -745).
+    # predict_proba's and predict_log_proba's exp (a polynomial of its own
+    # in the AVX2 and AVX-512 variants, libm's elsewhere) against NumPy's:
+    # score differences from 0 to -1800, through the subnormal results
+    # (below 2**-1022, from about -708) to 0 (below about -745). 4001 rows:
+    # whole blocks of scratch rows and a part of one.
     n_classes = 11
     x = np.linspace(0.0, 60.0, 4001)[:, None]
     intercept = pad_classes(np.linspace(0.0, -3.0, n_classes))
     theta = pad_classes(np.zeros((1, n_classes)))
     inv_var = pad_classes(np.arange(n_classes)[None, :] / (n_classes - 1))
     outputs = {}
-    for output in (kernels.Output.JOINT_LOG_LIKELIHOOD, kernels.Output.PROBA):
+    Output = kernels.Output
+    for output in (Output.JOINT_LOG_LIKELIHOOD, Output.PROBA, Output.LOG_PROBA):
         out = np.empty((len(x), n_classes))
         kernels.gaussian_score_dense(
             x,
@@ -1141,10 +1190,16 @@ def test_probabilities_are_the_softmax_of_the_scores_to_rounding(kernels):
             2,
         )
         outputs[output] = out
-    scores = outputs[kernels.Output.JOINT_LOG_LIKELIHOOD]
-    exps = np.exp(scores - scores.max(axis=1, keepdims=True))
+    scores = outputs[Output.JOINT_LOG_LIKELIHOOD]
+    shifted = scores - scores.max(axis=1, keepdims=True)
+    exps = np.exp(shifted)
     expected = exps / exps.sum(axis=1, keepdims=True)
-    proba = outputs[kernels.Output.PROBA]
+    # log(total) of exps each within an ulp: the same to a few ulps of 1.
+    expected_log = shifted - np.log(exps.sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(
+        outputs[Output.LOG_PROBA], expected_log, rtol=1e-15, atol=1e-15
+    )
+    proba = outputs[Output.PROBA]
     smallest_normal = np.finfo(np.float64).tiny
     normal = expected >= smallest_normal
     assert (~normal).sum() > 100  # subnormals and zeros
