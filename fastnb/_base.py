@@ -40,6 +40,8 @@ def effective_n_threads(work=None):
     ``work`` (how many values the kernel touches: nonzeros, or rows x
     columns), small inputs get fewer threads, one per WORK_PER_THREAD values.
     """
+    if work is not None and work < 2 * WORK_PER_THREAD:
+        return 1  # without asking the system: small inputs are most calls
     if hasattr(os, "sched_getaffinity"):
         n_cpus = len(os.sched_getaffinity(0))
     else:
