@@ -23,12 +23,12 @@ from pathlib import Path
 
 import numpy as np
 from corpus import make_gaussian_blobs
+from real_data import ADULT_NUMERIC, read_adult
 from sklearn.model_selection import train_test_split
 
 import fastnb
 
 FULL_ROWS, QUICK_ROWS = 1_000_000, 100_000
-ADULT_NUMERIC = [0, 2, 4, 10, 11, 12]  # age, fnlwgt, education-num, capital-*, hours
 # Exact densities cost O(training rows) a value: only on small sets.
 EXACT_MOST_ROWS = 5_000
 
@@ -58,18 +58,14 @@ def time_predict(n_rows, repeats):
 
 def adult(data_dir):
     """Adult's numeric columns: (X_train, y_train, X_test, y_test)."""
-
-    def read(name, skip):
-        rows = [
-            line.split(", ")
-            for line in (data_dir / "adult" / name).read_text().splitlines()[skip:]
-            if line.strip()
-        ]
-        X = np.array([[float(row[j]) for j in ADULT_NUMERIC] for row in rows])
-        y = np.array([row[-1].rstrip(".") for row in rows])
-        return X, y
-
-    return (*read("adult.data", 0), *read("adult.test", 1))
+    X_train, y_train = read_adult(data_dir / "adult" / "adult.data", 0)
+    X_test, y_test = read_adult(data_dir / "adult" / "adult.test", 1)
+    return (
+        X_train[:, ADULT_NUMERIC].astype(np.float64),
+        y_train,
+        X_test[:, ADULT_NUMERIC].astype(np.float64),
+        y_test,
+    )
 
 
 def spambase(data_dir):

@@ -35,26 +35,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-ADULT_NUMERIC = [0, 2, 4, 10, 11, 12]
-ADULT_CATEGORICAL = [1, 3, 5, 6, 7, 8, 9, 13]
-
-
-def read_adult(path, skiprows):
-    """Adult's columns (an object array: floats and strings, None where
-    '?') and labels."""
-    frame = pd.read_csv(
-        path,
-        header=None,
-        skiprows=skiprows,
-        skipinitialspace=True,
-        dtype=str,
-        keep_default_na=False,
-    )
-    X = frame.iloc[:, :-1].to_numpy(dtype=object)
-    X[X == "?"] = None
-    X[:, ADULT_NUMERIC] = X[:, ADULT_NUMERIC].astype(np.float64)
-    return X, frame.iloc[:, -1].str.rstrip(".").to_numpy()
+from real_data import ADULT_CATEGORICAL, ADULT_NUMERIC, read_adult
 
 
 def models(fastnb, missing):
