@@ -24,7 +24,6 @@ import fastnb._categorical
 import fastnb._simd
 
 from _helpers import (
-    ADULT_COLUMNS,
     SPARSE,
     as_container,
     assert_same_outputs,
@@ -32,6 +31,7 @@ from _helpers import (
     dense_c,
     dense_f,
     public_attributes,
+    read_adult,
     require_data,
     sparse_with_zeros,
     split_uci,
@@ -1422,16 +1422,7 @@ ADULT_CATEGORICAL = [
 
 def adult(require_data):
     def read(name, skiprows):
-        frame = pd.read_csv(
-            require_data(f"adult/{name}"),
-            header=None,
-            names=ADULT_COLUMNS,
-            skiprows=skiprows,
-            skipinitialspace=True,
-            dtype=str,
-            keep_default_na=False,
-        )
-        y = frame["income"].str.rstrip(".").to_numpy()
+        frame, y = read_adult(require_data(f"adult/{name}"), skiprows)
         return frame[ADULT_CATEGORICAL].to_numpy(dtype=object), y
 
     X_train, y_train = read("adult.data", 0)

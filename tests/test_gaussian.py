@@ -29,10 +29,12 @@ from fastnb._gaussian import sparse_gaussian_table
 from fastnb._simd import kernels
 
 from _helpers import (
+    ADULT_NUMERIC,
     OUTPUTS,
     assert_same_model,
     dense_c,
     dense_f,
+    read_adult,
     require_data,
     with_index_dtype,
 )
@@ -855,7 +857,6 @@ def test_bad_priors_raise_sklearns_messages(method, case):
 # ---------------------------------------------------------------------------
 
 SPAMBASE_ACCURACY = 0.8306  # from the data README, scikit-learn 1.9.1 defaults
-ADULT_NUMERIC = [0, 2, 4, 10, 11, 12]  # age, fnlwgt, education-num, capital-*, hours
 
 
 def test_spambase_matches_sklearn_and_readme_accuracy():
@@ -876,22 +877,15 @@ def test_spambase_matches_sklearn_and_readme_accuracy():
     )
 
 
-def read_adult(relative_path):
-    """The numeric columns and the labels (without a trailing '.') of an Adult file."""
-    rows, labels = [], []
-    with open(require_data(relative_path)) as lines:
-        for line in lines:
-            fields = [field.strip() for field in line.split(",")]
-            if len(fields) != 15:  # the comment line of adult.test, blank lines
-                continue
-            rows.append([float(fields[j]) for j in ADULT_NUMERIC])
-            labels.append(fields[-1].rstrip("."))
-    return np.array(rows), np.array(labels)
+def adult_numeric(relative_path, skiprows):
+    """The numeric columns and the labels of an Adult file."""
+    frame, labels = read_adult(require_data(relative_path), skiprows)
+    return frame[ADULT_NUMERIC].to_numpy(dtype=np.float64), labels
 
 
 def test_adult_numeric_columns_match_sklearn():
-    X_train, y_train = read_adult("adult/adult.data")
-    X_test, y_test = read_adult("adult/adult.test")
+    X_train, y_train = adult_numeric("adult/adult.data", 0)
+    X_test, y_test = adult_numeric("adult/adult.test", 1)  # opens with a comment
     assert X_train.shape == (32561, 6) and X_test.shape == (16281, 6)
     assert set(y_train) == set(y_test) == {"<=50K", ">50K"}
     ours = GaussianNB().fit(X_train, y_train)
