@@ -1294,6 +1294,31 @@ def test_multinomial_table_is_the_smoothed_log_frequency():
     assert not table[:, 5:].any()  # the padding stays zero
 
 
+@pytest.mark.parametrize("alpha", [1.0, 0.3, 1e-10, 0.0])
+def test_multinomial_tables_of_small_counts_are_the_same_bit_for_bit(alpha):
+    # With one alpha for every feature (a stride-0 view), whole counts below
+    # SMALL_COUNTS (256) take their log from a table: the same values as
+    # log(count + alpha), which a per-feature alpha takes each time.
+    rng = np.random.default_rng(3)
+    edges = [0.0, 1.0, 2.0, 254.0, 255.0, 256.0, 257.0, 0.5, 255.5, 1e9, 3.25]
+    counts = np.vstack([edges, rng.integers(0, 300, (2, len(edges))), edges[::-1]])
+    counts = counts.astype(np.float64)
+    n_classes, n_features = counts.shape
+    outputs = []
+    for pseudo in (np.broadcast_to(alpha, n_features), np.full(n_features, alpha)):
+        attribute = np.empty_like(counts)
+        table = np.zeros((n_features, 8))
+        _kernels.multinomial_tables(counts, pseudo, attribute, table, 2)
+        outputs.append((attribute, table))
+    (one_attribute, one_table), (each_attribute, each_table) = outputs
+    assert_array_equal(one_attribute, each_attribute)
+    assert_array_equal(one_table, each_table)
+    smoothed = counts + alpha
+    with np.errstate(divide="ignore"):
+        expected = np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(one_attribute, expected, rtol=1e-14)
+
+
 @pytest.mark.parametrize("n_threads", [1, 2, 3, 7])
 def test_first_refused_value_is_the_first_whatever_the_threads(n_threads):
     values = np.ones(200_000)
