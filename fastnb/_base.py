@@ -177,6 +177,7 @@ def validate_input(estimator, X, *args, **kwargs):
 
     Before scipy converts X to an accepted format, since its conversions
     trust the structure; after, if X was of a format not checked before.
+    Stored values past the last offset are left out (stored_values_only).
 
     Input that ``check_array`` and ``check_X_y`` would return as it is (see
     taken_as_is) skips them: only the feature names and count are checked,
@@ -187,6 +188,7 @@ def validate_input(estimator, X, *args, **kwargs):
     """
     if taken_as_is(X, *args, **kwargs):
         check_sparse_structure(X)
+        X = stored_values_only(X)
         if getattr(estimator, "feature_names_in_", None) is None and (
             not args or args[0] is not None
         ):
@@ -204,12 +206,35 @@ def validate_input(estimator, X, *args, **kwargs):
             skip_check_array=True,
         )
     checked = check_sparse_structure(X)
-    validated = validate_data(estimator, X, *args, **kwargs)
-    if not checked:
-        check_sparse_structure(
-            validated[0] if isinstance(validated, tuple) else validated
-        )
-    return validated
+    validated = validate_data(estimator, stored_values_only(X), *args, **kwargs)
+    if checked:
+        return validated
+    if isinstance(validated, tuple):
+        check_sparse_structure(validated[0])
+        return (stored_values_only(validated[0]), *validated[1:])
+    check_sparse_structure(validated)
+    return stored_values_only(validated)
+
+
+def stored_values_only(X):
+    """X, or a CSR or CSC X whose index pointers end before its last stored
+    values as a new matrix of the values they point to (views of X's
+    arrays, not copies); its structure checked before.
+
+    Values past the last offset are not part of the matrix, but scipy's
+    operations assume there are none: its column indexing (MixedNB's
+    columns of a family) writes past the arrays it makes for them.
+    """
+    if not sp.issparse(X) or X.format not in ("csr", "csc"):
+        return X
+    n_stored = int(X.indptr[-1])
+    if n_stored == len(X.indices):
+        return X
+    stored = type(X)(
+        (X.data[:n_stored], X.indices[:n_stored], X.indptr), shape=X.shape
+    )
+    stored.has_canonical_format = X.has_canonical_format
+    return stored
 
 
 def taken_as_is(

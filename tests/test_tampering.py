@@ -726,6 +726,27 @@ def test_a_changed_csr_matrix_is_refused_or_read_as_a_matrix(case, corrupted_csr
     assert_no_failure(corrupted_csr[case.id])
 
 
+@pytest.mark.parametrize("case", SPARSE_CASES, ids=lambda case: case.id)
+def test_values_past_the_last_offset_are_not_part_of_the_matrix(case):
+    # The index pointers end before the last stored value, a NaN (refused,
+    # were it read): the matrix is the values they point to. scipy's column
+    # indexing (MixedNB's columns of each family) wrote past the arrays it
+    # made for such a matrix, which corrupted the heap now and then.
+    X, y, _ = case.make(N_ROWS, LABELS, seed=5)
+    valid = sp.csr_matrix(X)
+    arrays = {
+        "data": np.append(valid.data, np.nan),
+        "indices": np.append(valid.indices, valid.indices[:1]),
+        "indptr": valid.indptr,
+    }
+    rtol = tol(np.float64)
+    model = case.estimator().fit(unchecked_csr(arrays, valid.shape), y)
+    assert_same_model(model, case.estimator().fit(valid, y), valid, rtol)
+    given = unchecked_csr(arrays, valid.shape)
+    assert_same_outputs(model, model, given, rtol, X_expected=valid)
+    assert len(given.data) == len(valid.data) + 1  # the caller's arrays kept
+
+
 # ---------------------------------------------------------------------------
 # 4. Random changes to a fitted model
 # ---------------------------------------------------------------------------
