@@ -230,9 +230,7 @@ def stored_values_only(X):
     n_stored = int(X.indptr[-1])
     if n_stored == len(X.indices):
         return X
-    stored = type(X)(
-        (X.data[:n_stored], X.indices[:n_stored], X.indptr), shape=X.shape
-    )
+    stored = type(X)((X.data[:n_stored], X.indices[:n_stored], X.indptr), shape=X.shape)
     stored.has_canonical_format = X.has_canonical_format
     return stored
 
