@@ -514,17 +514,19 @@ def discrete_count_dense(
 # contributes nothing (x log p with x = 0), even where the table holds -inf.
 # ---------------------------------------------------------------------------
 
+cdef inline Py_ssize_t _exp_room(Py_ssize_t n_classes) noexcept nogil:
+    """The classes padded to whole blocks: the scores fastnb_exp_less may
+    take (_exp_less), for which every scratch row has room."""
+    return (n_classes + FASTNB_BLOCK - 1) // FASTNB_BLOCK * FASTNB_BLOCK
+
+
 cdef int _check_scratch(
     const double[:, :, :] scratch, int n_threads, Py_ssize_t n_padded
 ) except -1:
     """Refuse a scratch (thread_scratch) without a block a thread, or whose
     rows are not contiguous, or have no room for n_padded scores, nor for
-    the classes padded to whole blocks (which the exps of _finish_rows may
-    take)."""
-    cdef Py_ssize_t n_classes = scratch.shape[2]
-    cdef Py_ssize_t room = max(
-        n_padded, (n_classes + FASTNB_BLOCK - 1) // FASTNB_BLOCK * FASTNB_BLOCK
-    )
+    the classes padded to whole blocks (_exp_room)."""
+    cdef Py_ssize_t room = max(n_padded, _exp_room(scratch.shape[2]))
     if (
         scratch.shape[0] < n_threads
         or scratch.shape[1] < 1
@@ -543,11 +545,10 @@ cdef inline void _exp_less(
 ) noexcept nogil:
     """scratch[t, r, k] = exp(scratch[t, r, k] - top) for the row's classes,
     top the largest score. Each row has room for the classes padded to whole
-    blocks (_check_scratch), which fastnb_exp_less may take too; they are
-    never read."""
+    blocks (_exp_room, checked by _check_scratch), which fastnb_exp_less may
+    take too; they are never read."""
     cdef Py_ssize_t n = scratch.shape[2]
-    cdef Py_ssize_t room = (n + FASTNB_BLOCK - 1) // FASTNB_BLOCK * FASTNB_BLOCK
-    fastnb_exp_less(&scratch[t, r, 0], n, room, top)
+    fastnb_exp_less(&scratch[t, r, 0], n, _exp_room(n), top)
 
 
 cdef inline int _finish_rows(
@@ -1845,11 +1846,12 @@ cdef double[::1] _small_logs(const double[:] pseudo):
     """log(k + a) for k = 0 .. SMALL_COUNTS - 1, when pseudo is one value a
     for every feature (a stride-0 view), by the log of every other entry,
     so bit for bit what log(N + a) gives for N = k; else empty."""
-    cdef double[::1] logs = np.empty(SMALL_COUNTS if pseudo.strides[0] == 0 else 0)
+    cdef double[::1] logs
     cdef Py_ssize_t k
-    if pseudo.shape[0] == 0:
-        return logs[:0]
-    for k in range(logs.shape[0]):
+    if pseudo.shape[0] == 0 or pseudo.strides[0] != 0:
+        return np.empty(0)
+    logs = np.empty(SMALL_COUNTS)
+    for k in range(SMALL_COUNTS):
         logs[k] = log(k + pseudo[0])
     return logs
 
@@ -2686,10 +2688,10 @@ def categorical_score_dense(
     """Score rows of category codes; class-padded table and intercept.
 
     Codes past a feature's categories score as its unseen row; scratch has
-    a block of rows a thread, with room for the padded classes.  With missing, a NaN
-    is a missing value, whose feature adds no term.  Returns the first row
-    with a code that is not a whole number >= 0 (NaN and infinities are
-    not), or -1; rows from it on may be left unscored.
+    a block of rows a thread, with room for the padded classes.  With
+    missing, a NaN is a missing value, whose feature adds no term.  Returns
+    the first row with a code that is not a whole number >= 0 (NaN and
+    infinities are not), or -1; rows from it on may be left unscored.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
