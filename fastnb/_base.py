@@ -474,6 +474,16 @@ def thread_scratch(n_threads, n_classes):
     return blocks[:, :rows, :n_classes]
 
 
+def finish_scores(jll, output, out, labels):
+    """Finish the joint log-likelihoods jll (n_samples, n_classes), scored
+    in NumPy, as the scoring kernels finish theirs (``output``: into out,
+    which may be jll, or labels), by the kernel finish_scores."""
+    n_threads = effective_n_threads(jll.size)
+    _kernels.finish_scores(
+        jll, output, out, labels, thread_scratch(n_threads, jll.shape[1]), n_threads
+    )
+
+
 def unchanged_on_error(method):
     """Make a fitting method all-or-nothing.
 

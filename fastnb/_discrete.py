@@ -25,6 +25,7 @@ from fastnb._base import (
     dense_block_width,
     dense_row_chunks,
     effective_n_threads,
+    finish_scores,
     fitted_statistic,
     fitted_table,
     ignores_missing,
@@ -738,10 +739,7 @@ class BernoulliNB(BaseDiscreteNB):
             unseen = certain @ missing_indicator(X).T
             needed = needed - (unseen.toarray() if sp.issparse(unseen) else unseen)
         jll[(present < needed - 0.5).T] = -np.inf
-        n_threads = effective_n_threads(jll.size)
-        _kernels.finish_scores(
-            jll, output, out, labels, thread_scratch(n_threads, jll.shape[1]), n_threads
-        )
+        finish_scores(jll, output, out, labels)
 
     def _informative_values(self):
         # Present (1) and absent (0): log p and log(1 - p).

@@ -50,6 +50,7 @@ from fastnb._base import (
     data_size,
     dense_block_width,
     effective_n_threads,
+    finish_scores,
     fitted_table,
     ignores_missing,
     observed_count,
@@ -975,15 +976,7 @@ class KernelDensityNB(BaseNB):
         if "table" not in scoring:
             check_values(X, self, non_negative=False)
             jll = exact_scores(X, scoring)
-            n_threads = effective_n_threads(jll.size)
-            _kernels.finish_scores(
-                jll,
-                output,
-                out,
-                labels,
-                thread_scratch(n_threads, n_classes),
-                n_threads,
-            )
+            finish_scores(jll, output, out, labels)
             return
         n_threads = effective_n_threads(data_size(X) * n_classes)
         bad = _kernels.kde_score_dense(

@@ -24,14 +24,13 @@ from fastnb._base import (
     BaseNB,
     check_class_prior,
     class_weights,
-    effective_n_threads,
+    finish_scores,
     fitted_statistic,
     fitted_table,
     ignores_missing,
     log_class_prior,
     missing_values_error,
     summed_duplicates,
-    thread_scratch,
     validate_input,
 )
 from fastnb._categorical import CategoricalNB
@@ -765,15 +764,7 @@ poisson_params, kde_params : dict, default=None
             part -= family_scoring["log_prior"]
             jll += part
         if output != _kernels.Output.JOINT_LOG_LIKELIHOOD:
-            n_threads = effective_n_threads(jll.size)
-            _kernels.finish_scores(
-                jll,
-                output,
-                out,
-                labels,
-                thread_scratch(n_threads, jll.shape[1]),
-                n_threads,
-            )
+            finish_scores(jll, output, out, labels)
 
     def _terms(self, X, scoring, selection):
         # Each family's terms on its columns; the intercept is the log prior
