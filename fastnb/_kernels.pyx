@@ -31,6 +31,7 @@ from fastnb._rows cimport (
     fastnb_omp_max_threads,
     fastnb_openmp_enabled,
     fastnb_openmp_runtime,
+    fastnb_prefetch,
     fastnb_refused,
     fastnb_whole,
     gaussian_csr_row,
@@ -345,6 +346,28 @@ def class_order(
 # allow_nan the loops have no test for NaN.
 # ---------------------------------------------------------------------------
 
+cdef enum:
+    # The kernels that take a class's CSR rows in turn fetch the values and
+    # indices of the row this many ahead: the rows of a class are scattered
+    # through X, so each would start with a wait on memory (2 and 4 measured
+    # the same, 15% off MultinomialNB's counting).
+    ROWS_AHEAD = 2
+
+
+cdef inline int _fetch_row(
+    const floating[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    Py_ssize_t i,
+) except -1 nogil:
+    """Fetch the cache lines of CSR row i's stored values and indices."""
+    cdef Py_ssize_t start = X_indptr[i], stop = X_indptr[i + 1]
+    if start < stop:
+        fastnb_prefetch(&X_data[start], (stop - start) * sizeof(floating))
+        fastnb_prefetch(&X_indices[start], (stop - start) * sizeof(index_t))
+    return 0
+
+
 def discrete_count_csr(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
@@ -368,6 +391,8 @@ def discrete_count_csr(
     # still summed by a single thread in row order.
     for c in prange(n_classes, nogil=True, schedule="dynamic", num_threads=n_threads):
         for q in range(class_ptr[c], class_ptr[c + 1]):
+            if q + ROWS_AHEAD < class_ptr[c + 1]:
+                _fetch_row(X_data, X_indices, X_indptr, rows_by_class[q + ROWS_AHEAD])
             i = rows_by_class[q]
             w = sample_weight[i]
             if not allow_nan:
@@ -1316,6 +1341,8 @@ def gaussian_moments_csr(
     cdef double w
     for c in prange(n_classes, nogil=True, schedule="dynamic", num_threads=n_threads):
         for q in range(class_ptr[c], class_ptr[c + 1]):
+            if q + ROWS_AHEAD < class_ptr[c + 1]:
+                _fetch_row(X_data, X_indices, X_indptr, rows_by_class[q + ROWS_AHEAD])
             i = rows_by_class[q]
             w = sample_weight[i]
             if w > 0.0 and ignore:

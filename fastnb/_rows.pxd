@@ -37,6 +37,7 @@ cdef extern from "_rows.h":
     int fastnb_cpu_runs_avx512() noexcept nogil
     int fastnb_cpu_runs_sve() noexcept nogil
 
+    void fastnb_prefetch(const void* p, Py_ssize_t n_bytes) noexcept nogil
     double fastnb_counted(double v, double threshold, bint binarize) noexcept nogil
     bint fastnb_refused(double x, bint non_negative, bint allow_nan) noexcept nogil
 
