@@ -904,29 +904,38 @@ static inline int fastnb_code_f32(float x, int64_t* code)
         return -1;                                                            \
     }
 
-/* exp(x) for x <= 0, a score less its row's largest, with no call and no
- * branch, so that a loop over it vectorises: for the x86-64 variants with
- * AVX2 or AVX-512, where 10 million took 41 and 15 ms against libm's 53
- * (AVX-512: GaussianNB's predict_proba 18% faster); with SSE2 alone they
- * took 74, so other builds call libm's exp. -inf gives 0, NaN gives NaN.
- * Cody and Waite's reduction x = n ln 2 + r, |r| <= ln(2) / 2, with ln 2
- * split in two so that n ln2_hi is exact; exp(r) by its Taylor polynomial
- * of degree 13 (the rest is below 2^-56 of it), in Horner's form; then
- * times 2^n, applied as two halves so that results below 2^-1022 come out
- * subnormal, rounded once, as libm's do. Within an ulp of glibc's exp
- * from -760 to 0 (20 million points, measured). n is found by adding 1.5
- * * 2^52, which rounds x / ln 2 to an integer and leaves it in the low
- * bits. */
-#if defined(__AVX2__)
-static inline double fastnb_exp_negative(double x)
+/* exp(x) for x <= 0, a score less its row's largest, on each lane of a
+ * vector of the target's width, with no call and no branch: for the x86-64
+ * variants with AVX2 or AVX-512, where 10 million took 41 and 15 ms
+ * against libm's 53 (AVX-512: GaussianNB's predict_proba 18% faster); with
+ * SSE2 alone they took 74, so other builds call libm's exp. Written on
+ * vectors, not a scalar loop for the compiler to vectorise, because the
+ * compiler's vectors are AVX2's width even in the AVX-512 variant. -inf
+ * gives 0, NaN gives NaN. Cody and Waite's reduction x = n ln 2 + r, |r|
+ * <= ln(2) / 2, with ln 2 split in two so that n ln2_hi is exact; exp(r) by
+ * its Taylor polynomial of degree 13 (the rest is below 2^-56 of it), in
+ * Horner's form; then times 2^n, applied as two halves so that results
+ * below 2^-1022 come out subnormal, rounded once, as libm's do. Within an
+ * ulp of glibc's exp from -760 to 0 (20 million points, measured). n is
+ * found by adding 1.5 * 2^52, which rounds x / ln 2 to an integer and
+ * leaves it in the low bits. */
+#if defined(__AVX2__) && defined(FASTNB_LANES)
+typedef int64_t fastnb_veci __attribute__((vector_size(sizeof(fastnb_vec))));
+typedef uint64_t fastnb_vecu __attribute__((vector_size(sizeof(fastnb_vec))));
+
+static inline fastnb_vec fastnb_exp_negative(fastnb_vec x)
 {
     const double shift = 0x1.8p52;
-    uint64_t bits, shift_bits;
-    x = x < -1400.0 ? -1400.0 : x; /* far below exp's least subnormal */
-    double t = x * 0x1.71547652b82fep0 + shift;
-    double n = t - shift;
-    double r = (x - n * 0x1.62e42fee00000p-1) - n * 0x1.a39ef35793c76p-33;
-    double p = 1.0 / 6227020800.0;
+    uint64_t shift_bits;
+    memcpy(&shift_bits, &shift, sizeof shift_bits);
+    /* Far below exp's least subnormal: -1400 (NaN compares false). */
+    const fastnb_veci low = x < -1400.0;
+    const fastnb_vec least = (fastnb_vec) {0} - 1400.0;
+    x = (fastnb_vec) (((fastnb_veci) x & ~low) | ((fastnb_veci) least & low));
+    fastnb_vec t = x * 0x1.71547652b82fep0 + shift;
+    fastnb_vec n = t - shift;
+    fastnb_vec r = (x - n * 0x1.62e42fee00000p-1) - n * 0x1.a39ef35793c76p-33;
+    fastnb_vec p = (fastnb_vec) {0} + 1.0 / 6227020800.0;
     p = p * r + 1.0 / 479001600.0;
     p = p * r + 1.0 / 39916800.0;
     p = p * r + 1.0 / 3628800.0;
@@ -940,38 +949,39 @@ static inline double fastnb_exp_negative(double x)
     p = p * r + 0.5;
     p = p * r + 1.0;
     p = p * r + 1.0;
-    memcpy(&bits, &t, sizeof bits);
-    memcpy(&shift_bits, &shift, sizeof shift_bits);
     /* n as an integer, from -2020 to 0 (any value for NaN, whose product
      * stays NaN); its halves are exponents of normal doubles. */
-    int64_t k = (int64_t) (bits - shift_bits);
-    int64_t half = k / 2;
-    uint64_t a_bits = (uint64_t) (half + 1023) << 52;
-    uint64_t b_bits = (uint64_t) (k - half + 1023) << 52;
-    double a, b;
-    memcpy(&a, &a_bits, sizeof a);
-    memcpy(&b, &b_bits, sizeof b);
-    return p * a * b;
+    fastnb_veci k = (fastnb_veci) ((fastnb_vecu) t - shift_bits);
+    fastnb_veci half = k / 2;
+    fastnb_vecu a_bits = (fastnb_vecu) (half + 1023) << 52;
+    fastnb_vecu b_bits = (fastnb_vecu) (k - half + 1023) << 52;
+    return p * (fastnb_vec) a_bits * (fastnb_vec) b_bits;
 }
 
-#define FASTNB_EXP_VECTORS 1
-#else
-static inline double fastnb_exp_negative(double x) { return exp(x); }
-#define FASTNB_EXP_VECTORS 0
-#endif
-
 /* scores[k] = exp(scores[k] - top) for k < n, top at least every score
- * (fastnb_exp_negative). With the polynomial, the first `room` (>= n)
- * entries are taken, the ones past n computed and never read, so that the
- * exps are whole vectors (5 classes then cost as little as 8); libm's exp
- * takes only n. */
+ * (fastnb_exp_negative). The first `room` entries are taken, a multiple
+ * of FASTNB_BLOCK (so of the lanes), the ones past n computed and never
+ * read, so that the exps are whole vectors (5 classes then cost as little
+ * as 8). */
 static inline void fastnb_exp_less(double* scores, Py_ssize_t n,
                                    Py_ssize_t room, double top)
 {
-    const Py_ssize_t m = FASTNB_EXP_VECTORS ? room : n;
-    for (Py_ssize_t k = 0; k < m; k++)
-        scores[k] = fastnb_exp_negative(scores[k] - top);
+    (void) n;
+    for (Py_ssize_t k = 0; k < room; k += FASTNB_LANES) {
+        const fastnb_vec v = fastnb_exp_negative(fastnb_load(scores + k) - top);
+        memcpy(scores + k, &v, sizeof v);
+    }
 }
+#else
+/* scores[k] = exp(scores[k] - top) for k < n, by libm's exp. */
+static inline void fastnb_exp_less(double* scores, Py_ssize_t n,
+                                   Py_ssize_t room, double top)
+{
+    (void) room;
+    for (Py_ssize_t k = 0; k < n; k++)
+        scores[k] = exp(scores[k] - top);
+}
+#endif
 
 /* Sets the n doubles at p to zero, their lines fetched for writing first,
  * all at once: a chunk's new table is not in cache, and zeroing it line by
