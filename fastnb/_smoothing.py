@@ -165,7 +165,8 @@ def check_alpha(alpha, n_features, force_alpha):
                 f"{float(alpha[bad[0]])!r} for feature {bad[0]}; each value must be "
                 "finite and >= 0."
             )
-    if np.min(alpha) < ALPHA_FLOOR and not force_alpha:
+    lowest = alpha if isinstance(alpha, Real) else alpha.min()
+    if lowest < ALPHA_FLOOR and not force_alpha:
         warnings.warn(
             f"alpha too small will result in numeric errors, setting alpha = "
             f"{ALPHA_FLOOR:.1e}. Use `force_alpha=True` to keep alpha unchanged.",
