@@ -621,23 +621,15 @@ def encode_labels(y, classes):
     """Index of each label of y in the sorted ``classes``; unknown labels raise."""
     y = np.asarray(y)
     labels = lookup_labels(y)
-    if (
-        labels is not None
-        and classes.dtype.kind in "iu"
-        and len(classes)
-        and (classes[1:] > classes[:-1]).all()
-    ):
-        # Integer labels are valid classes by type: a table lookup.
-        lowest, span = int(classes[0]), int(classes[-1]) - int(classes[0]) + 1
-        if span <= LOOKUP_SPAN:
-            lookup = np.full(span, -1, dtype=np.intp)
-            lookup[classes.astype(np.int64) - lowest] = np.arange(len(classes))
+    class_codes = None if labels is None else lookup_labels(classes)
+    if class_codes is not None:
+        # Integer labels are valid classes by type: a table lookup, when the
+        # classes are sorted and close together (class_lookup).
+        table = _kernels.class_lookup(class_codes, LOOKUP_SPAN)
+        if table is not None:
             y_encoded = np.empty(len(labels), dtype=np.intp)
             n_threads = effective_n_threads(len(labels))
-            bad = _kernels.encode_by_lookup(
-                labels, lowest, lookup, y_encoded, n_threads
-            )
-            if bad < 0:
+            if _kernels.encode_by_lookup(labels, *table, y_encoded, n_threads) < 0:
                 return y_encoded
     elif y.dtype.kind not in "iu":
         check_classification_targets(y)

@@ -239,6 +239,32 @@ def label_presence(
             present[t, y[i] - lowest] = 1
 
 
+def class_lookup(const int64_t[::1] classes, Py_ssize_t max_span):
+    """The table encode_by_lookup reads for classes, or None.
+
+    ``(lowest, lookup)``, lookup[c - lowest] the index of class c and -1
+    for the values between that are not classes, when the classes are
+    strictly increasing and span at most max_span values; else None.
+    """
+    cdef Py_ssize_t n = classes.shape[0]
+    cdef Py_ssize_t k
+    cdef uint64_t width
+    if n == 0:
+        return None
+    for k in range(1, n):
+        if classes[k] <= classes[k - 1]:
+            return None
+    # Unsigned: the classes' difference always fits.
+    width = <uint64_t> classes[n - 1] - <uint64_t> classes[0]
+    if width >= <uint64_t> max_span:
+        return None
+    cdef intp_t[::1] lookup = np.empty(width + 1, dtype=np.intp)
+    lookup[:] = -1
+    for k in range(n):
+        lookup[classes[k] - classes[0]] = k
+    return classes[0], np.asarray(lookup)
+
+
 def encode_by_lookup(
     const int64_t[::1] y,
     int64_t lowest,

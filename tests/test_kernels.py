@@ -1438,6 +1438,31 @@ def test_labels_spanning_many_values_are_sorted():
     assert_array_equal(encode_labels(y[::-1], classes), [1, 0, 1, 2, 0])
 
 
+@pytest.mark.parametrize(
+    "classes",
+    [
+        [3, 3, 9],  # not strictly increasing
+        [9, 3],
+        [0, 1 << 16],  # spanning one value too many
+        [-(2**63), 2**63 - 1],  # the widest span, past int64 as a difference
+        [],
+    ],
+)
+def test_class_lookup_is_refused_unless_sorted_and_close(classes):
+    assert _kernels.class_lookup(np.array(classes, dtype=np.int64), 1 << 16) is None
+
+
+def test_class_lookup_maps_each_class_to_its_index():
+    lowest, lookup = _kernels.class_lookup(
+        np.array([-(2**63), -(2**63) + 2, -(2**63) + 3], dtype=np.int64), 4
+    )
+    assert lowest == -(2**63)
+    assert_array_equal(lookup, [0, -1, 1, 2])
+    # Integer classes of an unsigned 64-bit type are looked up by sorting.
+    y = np.array([7, 2, 7], dtype=np.int64)
+    assert_array_equal(encode_labels(y, np.array([2, 7], dtype=np.uint64)), [1, 0, 1])
+
+
 def gaussian_table_outputs(n_threads):
     rng = np.random.default_rng(8)
     theta = rng.normal(size=(4, 2 * 2048 + 5))
