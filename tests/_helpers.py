@@ -24,6 +24,8 @@ this folder on ``sys.path`` (``pythonpath`` in pyproject.toml).
   ``read_adult``, ``read_uci`` and ``split_uci`` read its data sets.
 - ``run_child``: Python code run in a fresh interpreter, for what could
   crash one.
+- ``runnable_variants``: the instruction-set variants of the kernels that
+  were built and that this CPU runs.
 """
 
 import math
@@ -1023,3 +1025,19 @@ def case_params(cases=CASES, containers=None, other_dtypes_in=("dense_c", "csr")
             suffix += "" if container == "native" else f"-{container}"
             params.append(pytest.param(case, dtype, container, id=case.id + suffix))
     return params
+
+
+def runnable_variants():
+    """The kernels modules of the instruction-set variants that were built and
+    that this CPU runs.
+
+    The CPU is asked first: a variant's module may use its instructions as
+    it loads (an AVX-512 build stops an AVX2-only CPU with an illegal
+    instruction).
+    """
+    return [
+        module
+        for variant in fastnb._simd.VARIANTS
+        if fastnb._kernels.cpu_runs(variant)
+        and (module := fastnb._simd._load(variant)) is not None
+    ]

@@ -2,7 +2,6 @@
 codes against their dense X."""
 
 import copy
-import importlib
 import tracemalloc
 import warnings
 from fractions import Fraction
@@ -33,6 +32,7 @@ from _helpers import (
     public_attributes,
     read_adult,
     require_data,
+    runnable_variants,
     sparse_with_zeros,
     split_uci,
     tol,
@@ -1158,20 +1158,7 @@ def test_log_tables_match_the_formula():
     )
 
 
-def variant_kernels():
-    """The instruction-set variants of the kernels that were built and run here."""
-    found = []
-    for variant in fastnb._simd.VARIANTS:
-        try:
-            module = importlib.import_module(f"fastnb._kernels_{variant}")
-        except ImportError:
-            continue
-        if fastnb._kernels.cpu_runs(variant):
-            found.append(module)
-    return found
-
-
-@pytest.mark.parametrize("variant", variant_kernels(), ids=lambda m: m.__name__)
+@pytest.mark.parametrize("variant", runnable_variants(), ids=lambda m: m.__name__)
 def test_instruction_set_variants_fit_and_score_alike(variant, monkeypatch):
     X, y, w = make_big_codes(seed=5)
     X = X.astype(np.float32)

@@ -3,7 +3,6 @@
 (The estimators' results against the thread count: test_invariants.)
 """
 
-import importlib
 import tracemalloc
 
 import numpy as np
@@ -23,10 +22,9 @@ from fastnb._base import (
     thread_scratch,
 )
 from fastnb._gaussian import sparse_gaussian_table
-from fastnb._simd import VARIANTS
 from fastnb._simd import kernels as _kernels
 
-from _helpers import THREADED_CASES, THREADED_ROWS
+from _helpers import THREADED_CASES, THREADED_ROWS, runnable_variants
 
 ESTIMATORS = [fastnb.MultinomialNB, fastnb.ComplementNB, fastnb.BernoulliNB]
 
@@ -1034,19 +1032,6 @@ def test_memory_of_fit_and_predict(Estimator):
     assert proba_peak < samples_by_classes * 1.1
 
 
-def built_variants():
-    """The instruction-set variants that were built and that this CPU runs."""
-    found = []
-    for variant in VARIANTS:
-        try:
-            module = importlib.import_module(f"fastnb._kernels_{variant}")
-        except ImportError:
-            continue
-        if baseline.cpu_runs(variant):
-            found.append(module)
-    return found
-
-
 def score_all_kernels(kernels):
     """Outputs of the scoring and moments kernels on fixed data."""
     rng = np.random.default_rng(3)
@@ -1160,7 +1145,7 @@ def score_all_kernels(kernels):
 
 
 @pytest.mark.parametrize(
-    "kernels", [baseline, *built_variants()], ids=lambda m: m.__name__
+    "kernels", [baseline, *runnable_variants()], ids=lambda m: m.__name__
 )
 def test_probabilities_are_the_softmax_of_the_scores_to_rounding(kernels):
     # predict_proba's and predict_log_proba's exp (a polynomial of its own
@@ -1211,7 +1196,7 @@ def test_probabilities_are_the_softmax_of_the_scores_to_rounding(kernels):
 
 
 @pytest.mark.emulated
-@pytest.mark.parametrize("variant", built_variants(), ids=lambda m: m.__name__)
+@pytest.mark.parametrize("variant", runnable_variants(), ids=lambda m: m.__name__)
 def test_instruction_set_variants_agree_with_baseline(variant):
     # Fused multiply-adds may round differently: agreement to rounding.
     for ours, reference in zip(
