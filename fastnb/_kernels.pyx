@@ -33,6 +33,8 @@ from fastnb._rows cimport (
     fastnb_openmp_runtime,
     fastnb_prefetch,
     fastnb_refused,
+    fastnb_row_refused_double,
+    fastnb_row_refused_float,
     fastnb_whole,
     gaussian_csr_row,
     gaussian_dense_row,
@@ -166,6 +168,17 @@ cdef enum:
     VALUE_CHUNK = 1 << 14
 
 
+cdef inline bint _values_refused(
+    const floating* x, Py_ssize_t n, bint non_negative, bint allow_nan
+) noexcept nogil:
+    """Whether any of the n values at x is refused (fastnb_refused), by the
+    vectorised test of _rows.h."""
+    if floating is double:
+        return fastnb_row_refused_double(x, 1, n, non_negative, allow_nan)
+    else:
+        return fastnb_row_refused_float(x, 1, n, non_negative, allow_nan)
+
+
 def first_refused_value(
     const floating[::1] values,
     bint non_negative,
@@ -177,22 +190,21 @@ def first_refused_value(
     cdef Py_ssize_t n = values.shape[0]
     cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
     cdef intp_t[::1] first_bad = np.full(n_threads, n, dtype=np.intp)
-    cdef Py_ssize_t b, p, t
+    cdef Py_ssize_t b, p, t, start, stop
     for b in prange(n_chunks, nogil=True, schedule="dynamic", num_threads=n_threads):
         t = threadid()
-        if first_bad[t] < n:
+        start = b * VALUE_CHUNK
+        stop = min(start + VALUE_CHUNK, n)
+        if first_bad[t] < n or not _values_refused(
+            &values[start], stop - start, non_negative, allow_nan
+        ):
             continue
-        # Two loops, so that refusing NaN costs no test of allow_nan a value.
-        if allow_nan:
-            for p in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
-                if fastnb_refused(values[p], non_negative, True):
-                    first_bad[t] = p
-                    break
-        else:
-            for p in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
-                if fastnb_refused(values[p], non_negative, False):
-                    first_bad[t] = p
-                    break
+        # The chunk holds one (a vectorised test of the whole chunk, as most
+        # hold none): find the first.
+        for p in range(start, stop):
+            if fastnb_refused(values[p], non_negative, allow_nan):
+                first_bad[t] = p
+                break
     return _first_flagged(first_bad, n)
 
 

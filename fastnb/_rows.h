@@ -361,20 +361,43 @@ static inline int fastnb_refused(double x, int non_negative, int allow_nan)
  * could go unseen (a negative count, a NaN binarized to 0); otherwise only
  * when the row's first score comes out NaN or infinite, since a NaN or an
  * infinity in the row makes every score so (a score can also be -inf
- * without one: log 0, a class given prior 0). */
-#define FASTNB_ROW_REFUSED(T)                                                 \
+ * without one: log 0, a class given prior 0). The counting kernels make it
+ * on each stretch of X they count.
+ *
+ * The tests of fastnb_refused, a loop for each case with no branch in it,
+ * OR-ed into an integer as wide as a value (U): so the loops vectorise
+ * (where the target's vectors take them: not SSE2's) into compares and ORs. */
+#define FASTNB_ROW_REFUSED(T, U)                                              \
     static inline int fastnb_row_refused_##T(                                 \
         const T* x, Py_ssize_t stride, Py_ssize_t n, int non_negative,        \
         int allow_nan)                                                        \
     {                                                                         \
-        int refused = 0;                                                      \
-        for (Py_ssize_t j = 0; j < n; j++)                                    \
-            refused |= fastnb_refused(                                        \
-                (double) x[j * stride], non_negative, allow_nan);             \
-        return refused;                                                       \
+        const T inf = (T) HUGE_VAL;                                           \
+        U refused = 0;                                                        \
+        if (non_negative && !allow_nan)                                       \
+            for (Py_ssize_t j = 0; j < n; j++) {                              \
+                const T v = x[j * stride];                                    \
+                refused |= (U) (!(v >= 0) | !(v < inf));                      \
+            }                                                                 \
+        else if (non_negative)                                                \
+            for (Py_ssize_t j = 0; j < n; j++) {                              \
+                const T v = x[j * stride];                                    \
+                refused |= (U) ((v < 0) | (v == inf));                        \
+            }                                                                 \
+        else if (!allow_nan)                                                  \
+            for (Py_ssize_t j = 0; j < n; j++) {                              \
+                const T v = x[j * stride];                                    \
+                refused |= (U) !(v - v == 0);                                 \
+            }                                                                 \
+        else                                                                  \
+            for (Py_ssize_t j = 0; j < n; j++) {                              \
+                const T v = x[j * stride];                                    \
+                refused |= (U) ((v == inf) | (v == -inf));                    \
+            }                                                                 \
+        return refused != 0;                                                  \
     }
-FASTNB_ROW_REFUSED(double)
-FASTNB_ROW_REFUSED(float)
+FASTNB_ROW_REFUSED(double, uint64_t)
+FASTNB_ROW_REFUSED(float, uint32_t)
 
 /* A row helper's body is written once, as an always-inline function with
  * an allow_nan argument, and called with it constant: a model that refuses

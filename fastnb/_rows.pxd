@@ -40,6 +40,14 @@ cdef extern from "_rows.h":
     void fastnb_prefetch(const void* p, Py_ssize_t n_bytes) noexcept nogil
     double fastnb_counted(double v, double threshold, bint binarize) noexcept nogil
     bint fastnb_refused(double x, bint non_negative, bint allow_nan) noexcept nogil
+    bint fastnb_row_refused_double(
+        const double* x, Py_ssize_t stride, Py_ssize_t n, int non_negative,
+        int allow_nan,
+    ) noexcept nogil
+    bint fastnb_row_refused_float(
+        const float* x, Py_ssize_t stride, Py_ssize_t n, int non_negative,
+        int allow_nan,
+    ) noexcept nogil
 
     int fastnb_discrete_csr_row_f64_i32(
         const double* data, const int32_t* indices, Py_ssize_t start,
