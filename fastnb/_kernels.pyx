@@ -1243,8 +1243,9 @@ cdef inline void _welford_row_observed(
 cdef enum:
     # gaussian_moments_dense fetches the row about this many bytes ahead of
     # the one it adds, on a C-order X: the hardware's own prefetching did not
-    # keep up with one thread's stream (a quarter off GaussianNB's fit of the
-    # bench's blobs at one thread, on an AMD EPYC).
+    # keep up with one thread's stream (15% off GaussianNB's fit of the
+    # bench's float64 blobs at one thread, on an AMD EPYC; 4 and 8 KB measured
+    # the same).
     STREAM_AHEAD = 4096
 
 

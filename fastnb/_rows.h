@@ -361,8 +361,8 @@ static inline int fastnb_refused(double x, int non_negative, int allow_nan)
  * could go unseen (a negative count, a NaN binarized to 0); otherwise only
  * when the row's first score comes out NaN or infinite, since a NaN or an
  * infinity in the row makes every score so (a score can also be -inf
- * without one: log 0, a class given prior 0). The counting kernels make it
- * on each stretch of X they count.
+ * without one: log 0, a class given prior 0). first_refused_value makes it
+ * on each chunk of the values a fit checks.
  *
  * The tests of fastnb_refused, a loop for each case with no branch in it,
  * OR-ed into an integer as wide as a value (U): so the loops vectorise
