@@ -12,6 +12,7 @@ kernels in each already use every core.
 
 import os
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("repeatable", derandomize=True, database=None)
@@ -22,6 +23,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 MAX_WORKERS = 8
 
 
+# Optional: pytest-xdist defines this hook, and the suite runs without it.
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config):
     """The number of workers for ``-n auto``: a core this process may run on
     each, at most MAX_WORKERS."""
