@@ -5,9 +5,10 @@ too) fails or passes by the code, not by the draw; nothing is kept between
 runs. ``HYPOTHESIS_PROFILE=explore`` draws new random examples instead, to
 look for failures.
 
-``pytest -n auto`` (pytest-xdist) starts a worker a core, at most
-MAX_WORKERS: each worker imports scikit-learn, Dask and onnxruntime, and the
-kernels in each already use every core.
+``pytest -n auto`` (pytest-xdist) starts the workers xdist counts, a core
+each, but at most MAX_WORKERS: each worker imports scikit-learn, Dask and
+onnxruntime, and the kernels in each already use every core. A number set
+in PYTEST_XDIST_AUTO_NUM_WORKERS is taken as it is.
 """
 
 import os
@@ -24,12 +25,10 @@ MAX_WORKERS = 8
 
 
 # Optional: pytest-xdist defines this hook, and the suite runs without it.
-@pytest.hookimpl(optionalhook=True)
+@pytest.hookimpl(optionalhook=True, hookwrapper=True)
 def pytest_xdist_auto_num_workers(config):
-    """The number of workers for ``-n auto``: a core this process may run on
-    each, at most MAX_WORKERS."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    return min(cores, MAX_WORKERS)
+    """xdist's own count of workers for ``-n auto``, at most MAX_WORKERS
+    unless PYTEST_XDIST_AUTO_NUM_WORKERS asks for a number."""
+    outcome = yield
+    if not os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        outcome.force_result(min(outcome.get_result(), MAX_WORKERS))
