@@ -17,14 +17,18 @@ added: a feature's weight seen in a class is the sum of its category
 counts, which is what the smoothed tables divide by.
 """
 
+from __future__ import annotations
+
 import functools
 import sys
 from numbers import Integral
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import assert_all_finite
 from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_array, check_X_y, validate_data
 
 from fastnb._base import (
     MISSING_CONSTRAINT,
@@ -54,18 +58,65 @@ from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
 from fastnb._state import SUM_RTOL, check_statistic
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from fastnb._typing import Missing
+
 CODE_DTYPES = (np.int32, np.int64, np.float32, np.float64)
 
 
-def column_kinds(raw, X):
-    """For each column: True if its values are codes, False if to be encoded.
+def is_frame(X):
+    """Whether X is a pandas DataFrame (checked without importing pandas)."""
+    return hasattr(X, "iloc") and hasattr(X, "dtypes") and hasattr(X, "columns")
 
-    ``raw`` is the input as given, ``X`` the validated 2-D array. Integer and
-    float columns hold codes; any other column (strings, objects, booleans,
-    pandas categoricals) holds values to encode.
+
+def frame_values(frame):
+    """A DataFrame's values as one 2-D array, and which columns hold codes.
+
+    Converted column by column, each by its own dtype. Columns of numbers
+    (NumPy's integers and floats, pandas' nullable Int64, Float64, ...)
+    hold codes, kept as numbers, pandas' NA as NaN; any other column
+    (booleans, strings, objects, categoricals, pandas' string and boolean
+    dtypes) holds values to encode, as the Python objects that
+    ``Series.tolist`` gives (a categorical's values, not its codes), its
+    missing values as they are. The array is of the codes' common dtype
+    when every column holds codes, else object: the values then are those
+    an object array of the same data holds, so that their encoding does
+    not depend on the container. (Converting the frame as a whole casts
+    every column to one dtype, float64 beside a boolean or nullable column:
+    strings then fail, and booleans or categories of integers would be
+    encoded as floats.)
     """
-    if hasattr(raw, "dtypes") and hasattr(raw, "columns"):
-        return np.array([dtype.kind in "iuf" for dtype in raw.dtypes], dtype=bool)
+    n_samples, n_features = frame.shape
+    kinds = np.array([dtype.kind in "iuf" for dtype in frame.dtypes], dtype=bool)
+    columns = []
+    for j, codes in enumerate(kinds.tolist()):
+        column = frame.iloc[:, j]
+        if not codes:
+            values = np.fromiter(column.tolist(), dtype=object, count=n_samples)
+        elif column.hasnans:
+            values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+        else:
+            values = column.to_numpy(
+                dtype=getattr(column.dtype, "numpy_dtype", column.dtype)
+            )
+        columns.append(values)
+    if kinds.all() and n_features:
+        return np.column_stack(columns), kinds
+    X = np.empty((n_samples, n_features), dtype=object)
+    for j, values in enumerate(columns):
+        X[:, j] = values
+    return X, kinds
+
+
+def column_kinds(X):
+    """For each column of a validated 2-D array (not a DataFrame: see
+    frame_values): True if its values are codes, False if to be encoded.
+
+    Integer and float arrays hold codes; any other (strings, objects,
+    booleans) holds values to encode.
+    """
     return np.full(X.shape[1], X.dtype.kind in "iuf")
 
 
@@ -115,6 +166,16 @@ def mixed_values_error(feature):
     return ValueError(
         f"CategoricalNB: feature {feature} mixes values that cannot be compared "
         "(for example numbers and strings)."
+    )
+
+
+def unhashable_values_error(feature, exc):
+    """The ValueError for a feature holding raw values that cannot be
+    categories (a list, a dict: ``exc`` is the TypeError they raised)."""
+    return ValueError(
+        f"CategoricalNB: feature {feature} holds values that cannot be "
+        f"categories ({exc}); categories must be hashable, such as strings, "
+        "numbers, booleans or tuples."
     )
 
 
@@ -567,14 +628,14 @@ class CategoricalNB(BaseDiscreteNB):
     def __init__(
         self,
         *,
-        alpha=1.0,
-        force_alpha=True,
-        fit_prior=True,
-        class_prior=None,
-        min_categories=None,
-        max_categories=1_000_000,
-        missing="error",
-    ):
+        alpha: float | ArrayLike | MEstimate = 1.0,
+        force_alpha: bool = True,
+        fit_prior: bool = True,
+        class_prior: ArrayLike | None = None,
+        min_categories: int | ArrayLike | None = None,
+        max_categories: int = 1_000_000,
+        missing: Missing = "error",
+    ) -> None:
         super().__init__(
             alpha=alpha,
             force_alpha=force_alpha,
@@ -614,23 +675,25 @@ class CategoricalNB(BaseDiscreteNB):
     )
 
     def _check_batch(self, X, y, reset):
-        raw = X
         # Codes are checked as they are counted (count_codes,
         # count_sparse_codes), NaN and infinity too.
-        X, y = validate_input(
-            self,
-            X,
-            y,
-            dtype=None,
-            accept_sparse=("csr", "csc"),
-            ensure_all_finite=False,
-            reset=reset,
-        )
-        if sp.issparse(X):
-            codes, X = sparse_codes(X, X.format)
-            return {"X": X, "codes": codes, "values": [None] * X.shape[1]}, y
+        if is_frame(X):
+            X, codes_columns, y = self._check_frame(X, y, reset=reset, fitting=True)
+        else:
+            X, y = validate_input(
+                self,
+                X,
+                y,
+                dtype=None,
+                accept_sparse=("csr", "csc"),
+                ensure_all_finite=False,
+                reset=reset,
+            )
+            if sp.issparse(X):
+                codes, X = sparse_codes(X, X.format)
+                return {"X": X, "codes": codes, "values": [None] * X.shape[1]}, y
+            codes_columns = column_kinds(X)
         known = None if reset else self._statistics["categories"]
-        codes_columns = column_kinds(raw, X)
         codes, values = self._encode(X, codes_columns, known, learn=True)
         # The model's categories, for a batch all of codes (_batch_statistics).
         known = known if codes_columns.all() else None
@@ -890,29 +953,60 @@ class CategoricalNB(BaseDiscreteNB):
         except TypeError as exc:
             raise mixed_values_error(name) from exc
         lookup = {value: code for code, value in enumerate(known.tolist())}
-        new = [value for value in values.tolist() if value not in lookup]
+        try:
+            new = [value for value in values.tolist() if value not in lookup]
+        except TypeError as exc:
+            raise unhashable_values_error(name, exc) from exc
         if learn and new:
-            known = np.concatenate([known.astype(object), np.array(new, dtype=object)])
+            # (fromiter: values that are tuples stay one value each.)
+            new_values = np.fromiter(new, dtype=object, count=len(new))
+            known = np.concatenate([known.astype(object), new_values])
             lookup.update((value, len(lookup)) for value in new)
         unseen = np.iinfo(np.int64).max
         value_codes = np.array([lookup.get(value, unseen) for value in values.tolist()])
         return value_codes[inverse.reshape(-1)], known.astype(object)
 
+    def _check_frame(self, frame, y=None, *, reset, fitting):
+        """A DataFrame X, and y if ``fitting``, checked: ``(X, codes_columns, y)``.
+
+        scikit-learn checks the frame's feature names and count, then X as
+        frame_values converts it (the array, and which columns hold codes),
+        and y. With missing="error", missing values are refused naming
+        their columns, whatever the columns' dtypes.
+        """
+        if fitting:
+            validate_data(self, frame, y, skip_check_array=True, reset=reset)
+        else:
+            validate_data(self, frame, skip_check_array=True, reset=reset)
+        X, codes_columns = frame_values(frame)
+        if fitting:
+            X, y = check_X_y(X, y, dtype=None, ensure_all_finite=False, estimator=self)
+        else:
+            X = check_array(
+                X, dtype=None, ensure_all_finite=False, estimator=self, input_name="X"
+            )
+        if not ignores_missing(self):
+            self._refuse_missing(np.asarray(frame.isna(), dtype=bool))
+        return X, codes_columns, y
+
     def _check_X(self, X):
-        raw = X
         # Codes are checked as they are scored (_score).
-        X = validate_input(
-            self,
-            X,
-            dtype=None,
-            accept_sparse=("csr", "csc"),
-            ensure_all_finite=False,
-            reset=False,
-        )
-        if sp.issparse(X):
-            return sparse_codes(X, "csr")[0]
+        if is_frame(X):
+            X, codes_columns, _ = self._check_frame(X, reset=False, fitting=False)
+        else:
+            X = validate_input(
+                self,
+                X,
+                dtype=None,
+                accept_sparse=("csr", "csc"),
+                ensure_all_finite=False,
+                reset=False,
+            )
+            if sp.issparse(X):
+                return sparse_codes(X, "csr")[0]
+            codes_columns = column_kinds(X)
         codes, _ = self._encode(
-            X, column_kinds(raw, X), self._statistics["categories"], learn=False
+            X, codes_columns, self._statistics["categories"], learn=False
         )
         return codes
 
