@@ -14,9 +14,41 @@ ImportError.
 """
 
 import importlib
+import importlib.util
 import os
 
-from fastnb import _kernels as _baseline
+
+def _raise_kernels_missing(error):
+    """Raise a clearer ImportError when fastnb's folder holds no compiled kernels.
+
+    The usual cause is Python started in a checkout of fastnb's source: the
+    folder ``fastnb/`` there comes first on ``sys.path`` and hides the
+    installed package, and Python's own message blames a circular import.
+    When the kernels are there but failed to load, ``error`` is raised as is.
+    """
+    if importlib.util.find_spec("fastnb._kernels") is not None:
+        raise error
+    folder = os.path.dirname(os.path.abspath(__file__))
+    if os.path.exists(os.path.join(folder, "_kernels.pyx")):
+        raise ImportError(
+            "fastnb's compiled kernels (fastnb._kernels) are missing: fastnb is "
+            f"being imported from its source folder, {folder}, which holds no "
+            "build of them. To use the installed fastnb, run Python from "
+            "another folder; to use this source, build it in place first "
+            f"(pip install -e . in {os.path.dirname(folder)})."
+        ) from None
+    raise ImportError(
+        f"fastnb's compiled kernels (fastnb._kernels) are missing from {folder}: "
+        "the installation is incomplete; reinstall fastnb."
+    ) from error
+
+
+try:
+    # (Imported as a module, not a name of fastnb: mypy then takes it for a
+    # module without stubs, typed Any, as pyproject.toml declares.)
+    import fastnb._kernels as _baseline
+except ImportError as error:
+    _raise_kernels_missing(error)
 
 # Newest first; a CPU runs the variants of its own architecture only.
 VARIANTS = ("avx512", "avx2", "sve")
