@@ -67,6 +67,8 @@ READ_CHUNK = 1 << 20
 # characters.
 ARRAY_DTYPE = re.compile(r"\|b1|\|[iu]1|<[iu][248]|<f[48]|<U[1-9][0-9]{0,5}")
 MAX_DIMENSIONS = 2
+# Messages cut an array's name (from the header, so of any length) to this.
+MAX_NAME_CHARS = 80
 HEADER_KEYS = {
     "format_version",
     "fastnb_version",
@@ -367,7 +369,12 @@ def decode_model(file, key):
         )
     check_signature(signature, header_bytes, key)
     header = parse_header(header_bytes)
-    specs = [array_spec(spec, i) for i, spec in enumerate(header["arrays"])]
+    names = array_names(header)
+    labels = [array_label(i, names.get(i)) for i in range(len(header["arrays"]))]
+    specs = [
+        array_spec(spec, label)
+        for spec, label in zip(header["arrays"], labels, strict=True)
+    ]
     data_size = sum(spec[2] for spec in specs)
     if size is not None and PREAMBLE.size + header_length + data_size != size:
         raise ModelFileError(
@@ -375,7 +382,9 @@ def decode_model(file, key):
             f"holds {size - PREAMBLE.size - header_length}: it is truncated, "
             "damaged, or has data after the model."
         )
-    arrays = [read_array(file, spec, i) for i, spec in enumerate(specs)]
+    arrays = [
+        read_array(file, spec, label) for spec, label in zip(specs, labels, strict=True)
+    ]
     if file.read(1):
         raise ModelFileError("The file has data after the model's arrays.")
     used = set()
@@ -464,9 +473,59 @@ def not_json(constant):
     raise ValueError(f"{constant} is not JSON")
 
 
-def array_spec(spec, index):
+def array_names(header):
+    """What each array of the header holds, by index: the name of the statistic
+    (``'feature_count'``, ``'categories[2]'``) or of the value
+    (``'classes'``, ``'params.class_prior'``) that refers to it.
+
+    Read before the header is checked, for messages only: parts that are not
+    what encode_value writes are passed over, and an array that nothing
+    refers to has no name.
+    """
+    names = {}
+
+    def walk(value, name):
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                walk(item, f"{name}[{i}]")
+        elif isinstance(value, dict) and len(value) == 1:
+            ((kind, content),) = value.items()
+            if kind == "array" and type(content) is int:
+                names.setdefault(content, name)
+            elif kind == "dict" and isinstance(content, dict):
+                for key, item in content.items():
+                    walk(item, f"{name}.{key}" if name else key)
+            elif kind == "tuple":
+                walk(content, name)
+            elif kind == "MEstimate" and isinstance(content, dict):
+                for key, item in content.items():
+                    walk(item, f"{name}.{key}")
+
+    try:
+        walk(header["params"], "params")
+        walk(header["classes"], "classes")
+        walk(header["feature_names_in"], "feature_names_in")
+        # The statistics are the model: their names go without a prefix.
+        walk(header["statistics"], "")
+    except RecursionError:
+        pass  # nested deeper than a model's header: decode_value refuses it
+    return names
+
+
+def array_label(index, name):
+    """How messages name the header's array ``index``, holding ``name``."""
+    if not name:
+        return f"array {index}"
+    if not name.isprintable():
+        name = repr(name)[1:-1]
+    if len(name) > MAX_NAME_CHARS:
+        name = name[: MAX_NAME_CHARS - 3] + "..."
+    return f"array '{name}' ({index})"
+
+
+def array_spec(spec, label):
     """(dtype, shape, byte count, is_object, sha256) of the header's array."""
-    where = f"The file's array {index}"
+    where = f"The file's {label}"
     if not isinstance(spec, dict) or spec.keys() != {
         "dtype",
         "shape",
@@ -490,17 +549,17 @@ def array_spec(spec, index):
     return dtype, tuple(shape), n_bytes, spec["object"], spec["sha256"]
 
 
-def read_array(file, spec, index):
+def read_array(file, spec, label):
     dtype, shape, n_bytes, is_object, sha256 = spec
-    data = read_exactly(file, n_bytes, f"its array {index}")
+    data = read_exactly(file, n_bytes, f"its {label}")
     if hashlib.sha256(data).hexdigest() != sha256:
         raise ModelFileError(
-            f"The file's array {index} does not match its checksum: it is "
+            f"The file's {label} does not match its checksum: it is "
             "damaged or was changed."
         )
     if dtype.kind == "U" and n_bytes and np.frombuffer(data, "<u4").max() > 0x10FFFF:
         # Beyond Unicode: NumPy would fail to make them str.
-        raise ModelFileError(f"The file's array {index} holds invalid characters.")
+        raise ModelFileError(f"The file's {label} holds invalid characters.")
     array = np.frombuffer(data, dtype=dtype).reshape(shape).copy()
     if is_object:
         array = np.array(array.tolist(), dtype=object).reshape(shape)

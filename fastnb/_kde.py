@@ -786,20 +786,24 @@ class KernelDensityNB(BaseNB):
         if "missing_count" in statistics:
             check_rows_agree(statistics, "missing_count", upper_bound=True)
             check_rows_agree(statistics, "missing_weight_squares")
+            # (the slack divides the left side: squares near the largest
+            # float times 1 + SUM_RTOL would overflow)
             if (
-                statistics["missing_weight_squares"] > squares[:, None] * (1 + SUM_RTOL)
+                statistics["missing_weight_squares"] / (1 + SUM_RTOL) > squares[:, None]
             ).any():
                 raise ValueError(
                     "Statistic 'missing_weight_squares' exceeds weight_squares."
                 )
-        # 0 < sum w**2 <= (sum w)**2 for a class of weight.
+        # 0 < sum w**2 <= (sum w)**2 for a class of weight, compared as
+        # sqrt(sum w**2) <= sum w, which no finite statistics overflow (the
+        # square of a count, or sum w**2 / sum w for a count below 1, can).
         seen = count > 0
         if (squares[~seen] != 0).any() or not (squares[seen] > 0).all():
             raise ValueError(
                 "Statistic 'weight_squares' must be positive exactly for the "
                 "classes of positive class_count."
             )
-        if (squares[seen] / count[seen] > count[seen] * (1 + SUM_RTOL)).any():
+        if (np.sqrt(squares[seen] / (1 + SUM_RTOL)) > count[seen]).any():
             raise ValueError("Statistic 'weight_squares' exceeds class_count squared.")
         if not seen.any():
             if (low != 0).any() or (high != 0).any():

@@ -417,7 +417,9 @@ def check_rows_agree(statistics, key, upper_bound=None, plus=None):
         )
     if plus is not None:
         rows = rows + statistics[plus]
-    if upper_bound and (rows > count[:, None] * (1 + SUM_RTOL)).any():
+    # (the slack divides the rows: a count near the largest float times
+    # 1 + SUM_RTOL would overflow)
+    if upper_bound and (rows / (1 + SUM_RTOL) > count[:, None]).any():
         counted = key if plus is None else f"{key} + {plus}"
         raise ValueError(
             f"Statistic {counted!r} counts more than class_count for some class."

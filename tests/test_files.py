@@ -22,6 +22,7 @@ import io
 import json
 import math
 import pickle
+import re
 import struct
 import tracemalloc
 
@@ -295,7 +296,9 @@ def test_truncated_files_are_refused(multinomial_file):
     refused(content[: header_end - 1], "declares a header of")
     refused(content[:-1], "declares .* bytes of arrays, but the file holds")
     stream = io.BufferedReader(Stream(content[:-1]))
-    with pytest.raises(ModelFileError, match="ends within its array"):
+    with pytest.raises(
+        ModelFileError, match=r"ends within its array 'feature_count' \(2\)"
+    ):
         fastnb.load(stream)
     refused(content + b"\0", "data after the model")
 
@@ -322,7 +325,50 @@ def test_damaged_bytes_are_refused(multinomial_file):
     refused(bytes(in_header), "header does not match its checksum")
     in_array = bytearray(content)
     in_array[header_end + 3] ^= 1
-    refused(bytes(in_array), "array 0 does not match its checksum")
+    refused(bytes(in_array), r"array 'classes' \(0\) does not match its checksum")
+
+
+def named_arrays(header):
+    """(name, index) of the arrays that the header's classes and statistics
+    refer to directly or in a list, named as messages name them."""
+    named = [("classes", header["classes"]["array"])]
+    for key, value in header["statistics"]["dict"].items():
+        if isinstance(value, list):
+            named += [(f"{key}[{i}]", item["array"]) for i, item in enumerate(value)]
+        elif "array" in value:
+            named.append((key, value["array"]))
+    return named
+
+
+@pytest.mark.parametrize("case", CASE_IDS)
+def test_messages_name_the_damaged_array(case, files):
+    """A damaged array is named by the statistic it holds, not by its index alone."""
+    content, _, _ = files[case]
+    header, chunks = split_file(content)
+    named = named_arrays(header)
+    assert len(named) > 2
+    header_end = len(content) - sum(map(len, chunks))
+    starts = np.cumsum([header_end] + [len(chunk) for chunk in chunks])
+    for name, index in named:
+        if not chunks[index]:
+            continue
+        damaged = bytearray(content)
+        damaged[starts[index]] ^= 1
+        with pytest.raises(ModelFileError) as raised:
+            loaded(bytes(damaged))
+        assert str(raised.value) == (
+            f"The file's array '{name}' ({index}) does not match its checksum: "
+            "it is damaged or was changed."
+        )
+    # An array's description is named too, and one that nothing refers to
+    # by its index alone.
+    name, index = named[-1]
+    header["arrays"][index]["dtype"] = "|O"
+    refused(join_file(header, chunks), rf"^The file's array '{re.escape(name)}' ")
+    header["params"] = header["statistics"] = {"dict": {}}
+    header["classes"] = header["feature_names_in"] = None
+    header["arrays"][0]["shape"] = [-1]
+    refused(join_file(header, chunks), r"^The file's array 0 has shape \[-1\]")
 
 
 def test_other_format_versions_are_refused(multinomial_file):

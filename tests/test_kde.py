@@ -260,6 +260,42 @@ def test_from_state_refuses_statistics_no_fit_makes(algorithm, change, message):
         from_state(ModelState(**{**vars(state), "statistics": statistics}))
 
 
+LARGEST = np.finfo(np.float64).max
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("missing", ["error", "ignore"])
+@pytest.mark.parametrize("algorithm", ["binned", "exact"])
+@pytest.mark.parametrize(
+    ("count", "squares", "message"),
+    [
+        # sum w**2 / sum w overflows for a tiny count and large squares
+        (1e-300, 1e10, "weight_squares' exceeds class_count squared|counts more"),
+        # (sum w)**2, or sum w times a slack, overflows for a count this large
+        (LARGEST, 1.0, "add up|exceeds"),
+        (LARGEST, LARGEST, "add up|exceeds"),
+    ],
+    ids=["tiny count", "largest count", "largest count and squares"],
+)
+def test_extreme_counts_are_refused_without_overflow(
+    algorithm, missing, count, squares, message
+):
+    """Changed statistics (a damaged model file) of the most extreme finite
+    values are refused, and checking them warns of no overflow (with missing
+    values, their weight squares are checked against these too)."""
+    X, y, _ = skewed_data(n_samples=60)
+    if missing == "ignore":
+        X[::7, 0] = np.nan
+    model = KernelDensityNB(algorithm=algorithm, missing=missing).fit(X, y)
+    state = get_state(model)
+    statistics = dict(state.statistics)
+    for key, value in (("class_count", count), ("weight_squares", squares)):
+        statistics[key] = statistics[key].copy()
+        statistics[key][0] = value
+    with pytest.raises(ValueError, match=message):
+        from_state(ModelState(**{**vars(state), "statistics": statistics}))
+
+
 def test_a_changed_n_grid_is_refused():
     X, y, _ = skewed_data(n_samples=60)
     model = KernelDensityNB(n_grid=64).fit(X, y)
