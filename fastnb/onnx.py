@@ -17,14 +17,16 @@ ways, decided for each model when it is converted (:func:`sklearn_twin`):
 
 - by skl2onnx's own converter of the scikit-learn estimator, given the
   model's fitted attributes (which are scikit-learn's), where that
-  converter computes what fastnb computes: MultinomialNB and ComplementNB
-  (per-feature ``alpha``, ``MEstimate`` and ``norm`` included: the
-  converter reads the fitted tables) and GaussianNB with
-  ``var_type="diag"`` (either ``var_estimator``). These graphs compute in
-  the input's float type.
+  converter computes what fastnb computes: MultinomialNB (per-feature
+  ``alpha`` and ``MEstimate`` included: the converter reads the fitted
+  tables) and GaussianNB with ``var_type="diag"`` (either
+  ``var_estimator``). These graphs compute in the input's float type.
 - by fastnb's own graph: BernoulliNB (skl2onnx's converter computes
   ``log(1 - p)`` in float32, which moves probabilities by up to 2e-4 on
-  SMS spam), PoissonNB, CategoricalNB (skl2onnx's converter takes no
+  SMS spam), ComplementNB (skl2onnx's converter stores the class log
+  prior, which a ComplementNB of two classes or more does not add, as an
+  initializer that no node reads, and onnxruntime warns of it), PoissonNB,
+  CategoricalNB (skl2onnx's converter takes no
   strings and fails on a code past the table, which fastnb scores as an
   unseen category), MixedNB, and GaussianNB with tied or spherical
   variances (whose large terms, summed in float32, move probabilities by
@@ -373,12 +375,12 @@ def sklearn_twin(model):
     Returns
     -------
     twin : scikit-learn estimator or None
-        For MultinomialNB, ComplementNB and GaussianNB with
-        ``var_type="diag"``: an unfitted scikit-learn estimator of the same
-        family holding the model's fitted attributes, the only thing its
-        converter reads (``classes_`` as the graph labels them). Their
-        tables are scikit-learn's, whatever the smoothing. None for the
-        rest, whose graphs are fastnb's (see the module's description).
+        For MultinomialNB and GaussianNB with ``var_type="diag"``: an
+        unfitted scikit-learn estimator of the same family holding the
+        model's fitted attributes, the only thing its converter reads
+        (``classes_`` as the graph labels them). Their tables are
+        scikit-learn's, whatever the smoothing. None for the rest, whose
+        graphs are fastnb's (see the module's description).
     """
     twins = [
         twin
@@ -556,6 +558,8 @@ def class_scores(model, columns):
     up to a term the same for every class."""
     if not isinstance(model, MixedNB):
         part, intercept = likelihood(model, columns, np.arange(model.n_features_in_))
+        if not intercept.any():
+            return part  # (ComplementNB of two classes or more: no prior)
         return OnnxAdd(part, intercept, op_version=columns.op_version)
     # The mixed model's prior, plus each family's log-likelihood of its
     # columns: its joint log-likelihood less the prior it adds.
