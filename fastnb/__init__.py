@@ -1,5 +1,9 @@
 """fastnb: fast Naive Bayes, drop-in compatible with scikit-learn."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from fastnb._categorical import CategoricalNB
 from fastnb._config import show_config
 from fastnb._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
@@ -10,10 +14,16 @@ from fastnb._mixed import MixedNB
 from fastnb._smoothing import MEstimate
 from fastnb._state import ModelState, combine_states, from_state, get_state, merge
 
+if TYPE_CHECKING:
+    from onnx import ModelProto
+
+    from fastnb._base import BaseNB
+    from fastnb._typing import MatrixLike
+
 __version__ = "0.1.0.dev0"
 
 
-def to_onnx(model, X=None, **kwargs):
+def to_onnx(model: BaseNB, X: MatrixLike | None = None, **kwargs: Any) -> ModelProto:
     """Convert a fitted fastnb estimator to ONNX: :func:`fastnb.onnx.to_onnx`.
 
     Imports :mod:`fastnb.onnx` when called, so that fastnb imports without

@@ -6,16 +6,21 @@ count, the all-or-nothing rule for fitting, the lazily rebuilt tables, and
 the four prediction methods, which all come from one scoring call.
 """
 
+from __future__ import annotations
+
 import copy
 import functools
 import os
 import weakref
 from abc import ABCMeta, abstractmethod
+from collections.abc import Callable
 from numbers import Real
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.metrics import accuracy_score
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import (
@@ -24,7 +29,19 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from fastnb._array_api import (
+    as_numpy,
+    check_fit_namespace,
+    in_namespace,
+    input_namespace,
+    keep_fit_namespace,
+)
 from fastnb._simd import kernels as _kernels
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+
+    from fastnb._typing import MatrixLike
 
 FLOAT_DTYPES = (np.float64, np.float32)
 
@@ -484,7 +501,10 @@ def finish_scores(jll, output, out, labels):
     )
 
 
-def unchanged_on_error(method):
+Method = TypeVar("Method", bound=Callable[..., Any])
+
+
+def unchanged_on_error(method: Method) -> Method:
     """Make a fitting method all-or-nothing.
 
     The estimator's attributes are restored if the method raises. Methods
@@ -495,7 +515,7 @@ def unchanged_on_error(method):
     """
 
     @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         saved = dict(self.__dict__)
         try:
             return method(self, *args, **kwargs)
@@ -504,7 +524,7 @@ def unchanged_on_error(method):
             self.__dict__.update(saved)
             raise
 
-    return wrapper
+    return cast("Method", wrapper)
 
 
 def check_sample_weight(sample_weight, n_samples, allow_all_zero):
@@ -789,7 +809,9 @@ def fitted_statistic(key, doc):
 # Parameter values that cannot change in place, and the values of each live
 # model's last parameter check that were all such (BaseNB._validate_params).
 IMMUTABLE_PARAMS = (type(None), bool, int, float, str, np.generic)
-_CHECKED_PARAMS = weakref.WeakKeyDictionary()
+_CHECKED_PARAMS: weakref.WeakKeyDictionary[BaseNB, tuple[Any, ...]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 @functools.cache
@@ -825,6 +847,9 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = ignores_missing(self)
+        # Arrays of other array-API libraries are taken in NumPy, and the
+        # predictions given back in X's namespace (fastnb._array_api).
+        tags.array_api_support = True
         return tags
 
     def __sklearn_is_fitted__(self):
@@ -992,7 +1017,9 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     # -- fitting ---------------------------------------------------------------
 
     @unchanged_on_error
-    def fit(self, X, y, sample_weight=None):
+    def fit(
+        self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> Self:
         """Fit the model to X, y.
 
         Parameters
@@ -1010,16 +1037,27 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             The fitted estimator.
         """
         self._validate_params()
-        batch, y = self._check_batch(X, y, reset=True)
-        sample_weight = check_sample_weight(sample_weight, len(y), allow_all_zero=False)
-        classes, y = encode_fit_labels(y)
-        statistics = self._batch_statistics(batch, y, sample_weight, len(classes))
+        namespace = input_namespace(X)
+        # Arrays of other array-API libraries are read in NumPy.
+        batch, labels = self._check_batch(as_numpy(X), as_numpy(y), reset=True)
+        weights = check_sample_weight(
+            as_numpy(sample_weight), len(labels), allow_all_zero=False
+        )
+        classes, codes = encode_fit_labels(labels)
+        statistics = self._batch_statistics(batch, codes, weights, len(classes))
         self._set_state(classes, statistics)
+        keep_fit_namespace(self, namespace)
         self._final_tables()
         return self
 
     @unchanged_on_error
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
+    def partial_fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        classes: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+    ) -> Self:
         """Add a batch of samples to the model.
 
         Only the sufficient statistics are updated; the tables are rebuilt
@@ -1044,19 +1082,26 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """
         self._validate_params()
         first_call = not hasattr(self, "classes_")
+        namespace = input_namespace(X)
         if not first_call:
             self._check_fitted_state()
-        classes = partial_fit_classes(self, classes)
-        batch, y = self._check_batch(X, y, reset=first_call)
-        sample_weight = check_sample_weight(sample_weight, len(y), allow_all_zero=True)
-        y = encode_labels(y, classes)
+            check_fit_namespace(self, namespace, "partial_fit")
+        # Arrays of other array-API libraries are read in NumPy.
+        known = partial_fit_classes(self, as_numpy(classes))
+        batch, labels = self._check_batch(as_numpy(X), as_numpy(y), reset=first_call)
+        weights = check_sample_weight(
+            as_numpy(sample_weight), len(labels), allow_all_zero=True
+        )
+        codes = encode_labels(labels, known)
         if first_call:
-            statistics = self._batch_statistics(batch, y, sample_weight, len(classes))
+            statistics = self._batch_statistics(batch, codes, weights, len(known))
         else:
             statistics = self._add_batch(
-                self._statistics, batch, y, sample_weight, len(classes)
+                self._statistics, batch, codes, weights, len(known)
             )
-        self._set_state(classes, statistics)
+        self._set_state(known, statistics)
+        if first_call:
+            keep_fit_namespace(self, namespace)
         return self
 
     def _set_state(self, classes, statistics):
@@ -1196,7 +1241,16 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """Floating dtype of the probability outputs (float64 unless overridden)."""
         return np.float64
 
-    def predict_joint_log_proba(self, X):
+    def _numpy_input(self, X, method):
+        """``(X, namespace)``: X as NumPy, and the namespace and device its
+        outputs go back to (None: NumPy), checked against the fit's where
+        scikit-learn's array_api_dispatch is on (fastnb._array_api)."""
+        namespace = input_namespace(X)
+        if self.__sklearn_is_fitted__():
+            check_fit_namespace(self, namespace, method)
+        return as_numpy(X), namespace
+
+    def predict_joint_log_proba(self, X: MatrixLike) -> NDArray[np.floating]:
         """Return the joint log probability of each sample and class.
 
         For a row x and class c this is ``log P(c) + log P(x | c)``.
@@ -1211,9 +1265,11 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         C : ndarray of shape (n_samples, n_classes)
             Joint log probabilities, columns in the order of ``classes_``.
         """
-        return self._predict_output(X, _kernels.Output.JOINT_LOG_LIKELIHOOD)
+        X, namespace = self._numpy_input(X, "predict_joint_log_proba")
+        output = _kernels.Output.JOINT_LOG_LIKELIHOOD
+        return in_namespace(self._predict_output(X, output), namespace)
 
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: MatrixLike) -> NDArray[np.floating]:
         """Return the log posterior probability of each sample and class.
 
         Parameters
@@ -1226,9 +1282,11 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         C : ndarray of shape (n_samples, n_classes)
             Log probabilities, columns in the order of ``classes_``.
         """
-        return self._predict_output(X, _kernels.Output.LOG_PROBA)
+        X, namespace = self._numpy_input(X, "predict_log_proba")
+        output = _kernels.Output.LOG_PROBA
+        return in_namespace(self._predict_output(X, output), namespace)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> NDArray[np.floating]:
         """Return the posterior probability of each sample and class.
 
         Parameters
@@ -1241,9 +1299,11 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         C : ndarray of shape (n_samples, n_classes)
             Probabilities, columns in the order of ``classes_``; rows sum to 1.
         """
-        return self._predict_output(X, _kernels.Output.PROBA)
+        X, namespace = self._numpy_input(X, "predict_proba")
+        output = _kernels.Output.PROBA
+        return in_namespace(self._predict_output(X, output), namespace)
 
-    def predict(self, X, *, cost=None):
+    def predict(self, X: MatrixLike, *, cost: ArrayLike | None = None) -> NDArray[Any]:
         """Return the most probable class of each sample, or the least costly.
 
         Parameters
@@ -1282,6 +1342,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         >>> clf.predict([[2, 3]], cost=[[0, 10], [1, 0]])
         array(['ham'], dtype='<U4')
         """
+        X, namespace = self._numpy_input(X, "predict")
         if cost is None:
             labels = self._predict_output(X, _kernels.Output.ARGMAX)
         else:
@@ -1291,7 +1352,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             labels = self._predict_output(
                 X,
                 _kernels.Output.MIN_EXPECTED_COST,
-                check_cost(cost, self.classes_),
+                check_cost(as_numpy(cost), self.classes_),
             )
         classes = self.classes_
         if classes.dtype.hasobject:
@@ -1304,7 +1365,44 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             label_words(predicted),
             effective_n_threads(len(labels)),
         )
-        return predicted
+        return in_namespace(predicted, namespace)
+
+    def score(
+        self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> float:
+        """Return the mean accuracy of ``predict(X)`` against y.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Test samples.
+        y : array-like of shape (n_samples,)
+            True labels of X.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each sample in the mean (1 when None).
+
+        Returns
+        -------
+        score : float
+            The share of samples whose predicted label is y's, weighted by
+            ``sample_weight``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastnb import GaussianNB
+        >>> X = np.array([[1.0], [1.2], [3.0], [3.3]])
+        >>> clf = GaussianNB().fit(X, [0, 0, 1, 1])
+        >>> clf.score([[1.1], [2.9], [1.0]], [0, 1, 1])
+        0.6666666666666666
+        """
+        # In NumPy whatever the input's namespace: the mean is a float.
+        predicted = as_numpy(self.predict(X))
+        return float(
+            accuracy_score(
+                as_numpy(y), predicted, sample_weight=as_numpy(sample_weight)
+            )
+        )
 
     # -- reading the model -------------------------------------------------------
 

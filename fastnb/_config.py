@@ -1,5 +1,7 @@
 """``show_config``: how this copy of fastnb was built and what it runs with."""
 
+from __future__ import annotations
+
 import os
 import platform
 import sys
@@ -61,7 +63,7 @@ def _config_items():
     ]
 
 
-def show_config():
+def show_config() -> None:
     """Print how fastnb was built and what it will run with.
 
     One line each: fastnb's version and the folder it is imported from;

@@ -6,8 +6,11 @@ kernel: ``intercept[c] + sum_j x_j * table[j, c]`` over a feature-major table.
 They differ only in how the tables are built from the counts.
 """
 
+from __future__ import annotations
+
 from abc import abstractmethod
 from numbers import Real
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -45,6 +48,11 @@ from fastnb._explain import informative_values, linear_terms
 from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
 from fastnb._state import check_rows_agree, check_statistic
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from fastnb._typing import Missing
 
 
 def accumulate_counts(X, y, sample_weight, out, binarize, missing=None, nan=False):
@@ -169,12 +177,12 @@ class BaseDiscreteNB(BaseNB):
     def __init__(
         self,
         *,
-        alpha=1.0,
-        force_alpha=True,
-        fit_prior=True,
-        class_prior=None,
-        missing="error",
-    ):
+        alpha: float | ArrayLike | MEstimate = 1.0,
+        force_alpha: bool = True,
+        fit_prior: bool = True,
+        class_prior: ArrayLike | None = None,
+        missing: Missing = "error",
+    ) -> None:
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
@@ -550,13 +558,13 @@ class ComplementNB(BaseDiscreteNB):
     def __init__(
         self,
         *,
-        alpha=1.0,
-        force_alpha=True,
-        fit_prior=True,
-        class_prior=None,
-        norm=False,
-        missing="error",
-    ):
+        alpha: float | ArrayLike = 1.0,
+        force_alpha: bool = True,
+        fit_prior: bool = True,
+        class_prior: ArrayLike | None = None,
+        norm: bool = False,
+        missing: Missing = "error",
+    ) -> None:
         super().__init__(
             alpha=alpha,
             force_alpha=force_alpha,
@@ -662,13 +670,13 @@ class BernoulliNB(BaseDiscreteNB):
     def __init__(
         self,
         *,
-        alpha=1.0,
-        force_alpha=True,
-        binarize=0.0,
-        fit_prior=True,
-        class_prior=None,
-        missing="error",
-    ):
+        alpha: float | ArrayLike | MEstimate = 1.0,
+        force_alpha: bool = True,
+        binarize: float | None = 0.0,
+        fit_prior: bool = True,
+        class_prior: ArrayLike | None = None,
+        missing: Missing = "error",
+    ) -> None:
         super().__init__(
             alpha=alpha,
             force_alpha=force_alpha,

@@ -10,7 +10,10 @@ so fitting in chunks equals one fit. Variances, priors and scoring tables
 are derived from the statistics when first needed.
 """
 
+from __future__ import annotations
+
 from numbers import Real
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import scipy.sparse as sp
@@ -44,6 +47,11 @@ from fastnb._base import (
 from fastnb._explain import gaussian_grid_values, linear_terms
 from fastnb._simd import kernels as _kernels
 from fastnb._state import SUM_RTOL, check_rows_agree, check_statistic
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from fastnb._typing import Missing
 
 # The largest magnitude whose square float64 holds: fit refuses larger values
 # (their sums of squared deviations overflow), so no mean is larger.
@@ -352,12 +360,12 @@ class GaussianNB(BaseNB):
     def __init__(
         self,
         *,
-        priors=None,
-        var_smoothing=1e-9,
-        var_estimator="mle",
-        var_type="diag",
-        missing="error",
-    ):
+        priors: ArrayLike | None = None,
+        var_smoothing: float = 1e-9,
+        var_estimator: Literal["mle", "unbiased"] = "mle",
+        var_type: Literal["diag", "tied", "spherical"] = "diag",
+        missing: Missing = "error",
+    ) -> None:
         self.priors = priors
         self.var_smoothing = var_smoothing
         self.var_estimator = var_estimator

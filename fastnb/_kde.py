@@ -32,7 +32,10 @@ so that any split of the data combines to the statistics of one fit) and
 scores the exact mixture, a log-sum-exp over them.
 """
 
+from __future__ import annotations
+
 from numbers import Integral, Real
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import scipy.fft
@@ -72,6 +75,11 @@ from fastnb._gaussian import (
 )
 from fastnb._simd import kernels as _kernels
 from fastnb._state import SUM_RTOL, check_rows_agree, check_statistic
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from fastnb._typing import Missing
 
 # Lattice indices stay within this magnitude, so that a value's position
 # x / step - origin is exact; and the step is at least 2**MIN_EXPONENT.
@@ -544,13 +552,13 @@ class KernelDensityNB(BaseNB):
     def __init__(
         self,
         *,
-        bandwidth="scott",
-        adjust=1.0,
-        algorithm="binned",
-        n_grid=1024,
-        priors=None,
-        missing="error",
-    ):
+        bandwidth: Literal["scott", "silverman"] | float | ArrayLike = "scott",
+        adjust: float = 1.0,
+        algorithm: Literal["binned", "exact"] = "binned",
+        n_grid: int = 1024,
+        priors: ArrayLike | None = None,
+        missing: Missing = "error",
+    ) -> None:
         self.bandwidth = bandwidth
         self.adjust = adjust
         self.algorithm = algorithm
@@ -1000,6 +1008,20 @@ class KernelDensityNB(BaseNB):
         )
         if bad >= 0:
             raise_refused_value(X, bad, self, non_negative=False)
+
+    # No measurement means "nothing": a class's terms are against their mean.
+    _terms_against_class_mean = True
+
+    def _zero_log_likelihood(self, scoring):
+        # Each feature's class densities at 0, from its tables alone.
+        n_features = len(self._statistics["low"])
+        zero = np.zeros((1, 1), dtype=self._statistics["dtype"])
+        return np.concatenate(
+            [
+                self._joint_log_likelihood(zero, feature_scoring(scoring, j))
+                for j in range(n_features)
+            ]
+        )
 
     def _terms(self, X, scoring, selection):
         # Each feature's log density at its values less at 0, read by the

@@ -7,9 +7,11 @@ the families' log-likelihoods add up; the class prior is the mixed model's
 own, and each sub-estimator's prior is taken out of its joint log-likelihood.
 """
 
+from __future__ import annotations
+
 import contextlib
 from numbers import Integral
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -40,6 +42,11 @@ from fastnb._gaussian import GaussianNB
 from fastnb._kde import KernelDensityNB
 from fastnb._simd import kernels as _kernels
 from fastnb._state import check_statistic
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
+    from fastnb._typing import Missing
 
 FAMILIES = {
     "gaussian": GaussianNB,
@@ -364,17 +371,17 @@ poisson_params, kde_params : dict, default=None
     def __init__(
         self,
         *,
-        families=None,
-        fit_prior=True,
-        class_prior=None,
-        gaussian_params=None,
-        categorical_params=None,
-        bernoulli_params=None,
-        multinomial_params=None,
-        poisson_params=None,
-        kde_params=None,
-        missing="error",
-    ):
+        families: dict[str, Any] | None = None,
+        fit_prior: bool = True,
+        class_prior: ArrayLike | None = None,
+        gaussian_params: dict[str, Any] | None = None,
+        categorical_params: dict[str, Any] | None = None,
+        bernoulli_params: dict[str, Any] | None = None,
+        multinomial_params: dict[str, Any] | None = None,
+        poisson_params: dict[str, Any] | None = None,
+        kde_params: dict[str, Any] | None = None,
+        missing: Missing = "error",
+    ) -> None:
         self.families = families
         self.fit_prior = fit_prior
         self.class_prior = class_prior

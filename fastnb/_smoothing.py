@@ -12,10 +12,16 @@ Every rule turns counts into probabilities by adding pseudo-counts:
 Lidstone is the m-estimate with ``m = alpha * V`` and a uniform prior.
 """
 
+from __future__ import annotations
+
 import warnings
 from numbers import Real
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 ALPHA_FLOOR = 1e-10
 
@@ -55,7 +61,7 @@ class MEstimate:
     True
     """
 
-    def __init__(self, m, prior=None):
+    def __init__(self, m: float | ArrayLike, prior: ArrayLike | None = None) -> None:
         self.m = m
         self.prior = prior
 

@@ -10,9 +10,13 @@ up into the state of a model fitted on both models' data, and ``merge``
 does that for fitted models.
 """
 
+from __future__ import annotations
+
 import copy
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 from sklearn.base import clone
@@ -25,6 +29,9 @@ from fastnb._base import (
     encode_labels,
     unchanged_on_error,
 )
+
+# A fastnb estimator class: merge returns a model of its models' class.
+NB = TypeVar("NB", bound=BaseNB)
 
 # The estimators a state may name: nothing else is ever constructed from one.
 ESTIMATOR_NAMES = (
@@ -73,7 +80,7 @@ class ModelState:
     statistics: dict = field(repr=False)
 
 
-def get_state(model):
+def get_state(model: BaseNB) -> ModelState:
     """Return the state of a fitted fastnb estimator as a :class:`ModelState`.
 
     The state holds copies: changing it does not change the model.
@@ -123,7 +130,7 @@ def state_of(model, classes, statistics):
     )
 
 
-def from_state(state):
+def from_state(state: ModelState) -> BaseNB:
     """Build a fitted fastnb estimator from a :class:`ModelState`.
 
     Everything is checked before the estimator is built: the class name
@@ -194,7 +201,7 @@ def adopt_state(model, state):
     model._set_state(classes, statistics)
 
 
-def combine_states(first, second):
+def combine_states(first: ModelState, second: ModelState) -> ModelState:
     """The state of one model fitted on the data of both states' models.
 
     Both must be of the same estimator with the same parameters, features
@@ -254,7 +261,7 @@ def combine_states(first, second):
     )
 
 
-def merge(models):
+def merge(models: Iterable[NB]) -> NB:
     """Merge fitted models into the model fitted on the union of their data.
 
     Naive Bayes is fitted by summing sufficient statistics, so models fitted

@@ -33,8 +33,11 @@ array([0, 1])
 True
 """
 
+from __future__ import annotations
+
 import dataclasses
 import math
+from typing import TYPE_CHECKING, Any, Self
 
 try:
     import dask
@@ -62,6 +65,18 @@ from fastnb._state import (
     expand_classes,
     in_fit_order,
 )
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+    from numpy.typing import ArrayLike, NDArray
+
+    from fastnb._base import BaseNB
+    from fastnb._typing import MatrixLike
+
+    # What the mixin is mixed into, for the type checker.
+    MixedInto = BaseNB
+else:
+    MixedInto = object
 
 __all__ = list(ESTIMATOR_NAMES)
 
@@ -97,6 +112,10 @@ class Blocks:
     once. A DataFrame's partitions are cut from each collection's own
     optimised graph, which reads only the columns each needs.
     """
+
+    # Set by name in __init__, as X's blocks are cut.
+    y: list[Any]
+    sample_weight: list[Any]
 
     def __init__(self, X, y=None, sample_weight=None):
         X = in_whole_rows(X)
@@ -307,12 +326,17 @@ def block_accuracy(model, X, y, sample_weight):
     return float(weights[right].sum()), float(weights.sum())
 
 
-class DaskNBMixin:
+class DaskNBMixin(MixedInto):
     """Fit, partial_fit, the predictions and score over Dask collections;
     anything else goes to the fastnb estimator."""
 
     @unchanged_on_error
-    def fit(self, X, y, sample_weight=None):
+    def fit(
+        self,
+        X: MatrixLike | da.Array | dd.DataFrame,
+        y: ArrayLike | da.Array | dd.Series,
+        sample_weight: ArrayLike | da.Array | dd.Series | None = None,
+    ) -> Self:
         if not any(is_dask(v) for v in (X, y, sample_weight)):
             return super().fit(X, y, sample_weight=sample_weight)
         self._validate_params()
@@ -324,7 +348,13 @@ class DaskNBMixin:
         return self
 
     @unchanged_on_error
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
+    def partial_fit(
+        self,
+        X: MatrixLike | da.Array | dd.DataFrame,
+        y: ArrayLike | da.Array | dd.Series,
+        classes: ArrayLike | None = None,
+        sample_weight: ArrayLike | da.Array | dd.Series | None = None,
+    ) -> Self:
         if not any(is_dask(v) for v in (X, y, sample_weight)):
             return super().partial_fit(
                 X, y, classes=classes, sample_weight=sample_weight
@@ -392,27 +422,40 @@ class DaskNBMixin:
             ]
         )
 
-    def predict(self, X, *, cost=None):
+    def predict(
+        self, X: MatrixLike | da.Array | dd.DataFrame, *, cost: ArrayLike | None = None
+    ) -> NDArray[Any] | da.Array:
         if is_dask(X):
             return self._dask_output("predict", X, cost=cost)
         return super().predict(X, cost=cost)
 
-    def predict_proba(self, X):
+    def predict_proba(
+        self, X: MatrixLike | da.Array | dd.DataFrame
+    ) -> NDArray[np.floating] | da.Array:
         if is_dask(X):
             return self._dask_output("predict_proba", X)
         return super().predict_proba(X)
 
-    def predict_log_proba(self, X):
+    def predict_log_proba(
+        self, X: MatrixLike | da.Array | dd.DataFrame
+    ) -> NDArray[np.floating] | da.Array:
         if is_dask(X):
             return self._dask_output("predict_log_proba", X)
         return super().predict_log_proba(X)
 
-    def predict_joint_log_proba(self, X):
+    def predict_joint_log_proba(
+        self, X: MatrixLike | da.Array | dd.DataFrame
+    ) -> NDArray[np.floating] | da.Array:
         if is_dask(X):
             return self._dask_output("predict_joint_log_proba", X)
         return super().predict_joint_log_proba(X)
 
-    def score(self, X, y, sample_weight=None):
+    def score(
+        self,
+        X: MatrixLike | da.Array | dd.DataFrame,
+        y: ArrayLike | da.Array | dd.Series,
+        sample_weight: ArrayLike | da.Array | dd.Series | None = None,
+    ) -> float:
         if not any(is_dask(v) for v in (X, y, sample_weight)):
             return super().score(X, y, sample_weight=sample_weight)
         self._check_fitted_state()

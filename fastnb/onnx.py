@@ -77,6 +77,8 @@ array(['ham', 'spam'], dtype=object)
 True
 """
 
+from __future__ import annotations
+
 try:
     import skl2onnx
     from onnx import TensorProto
@@ -116,6 +118,8 @@ except ImportError as exc:  # pragma: no cover - the extra is not installed
         "fastnb.onnx needs skl2onnx and onnx: pip install 'fastnb[onnx]' "
         "(skl2onnx, onnx and onnxruntime)."
     ) from exc
+from typing import TYPE_CHECKING, Any, cast
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn import naive_bayes
@@ -129,6 +133,12 @@ from fastnb._kde import KernelDensityNB
 from fastnb._mixed import MixedNB
 from fastnb._state import ESTIMATOR_NAMES
 
+if TYPE_CHECKING:
+    from onnx import ModelProto
+    from sklearn.base import BaseEstimator
+
+    from fastnb._typing import MatrixLike
+
 __all__ = ["sklearn_twin", "to_onnx"]
 
 # The input types of a numeric column (skl2onnx's classifiers take these).
@@ -139,9 +149,8 @@ COUNT_FAMILIES = (BernoulliNB, ComplementNB, MultinomialNB, PoissonNB)
 
 # The scikit-learn estimator whose skl2onnx converter can serve each fastnb
 # estimator (see sklearn_twin).
-SKLEARN_TWINS = {
+SKLEARN_TWINS: dict[type, Any] = {
     MultinomialNB: naive_bayes.MultinomialNB,
-    ComplementNB: naive_bayes.ComplementNB,
     GaussianNB: naive_bayes.GaussianNB,
 }
 
@@ -157,7 +166,14 @@ OPTIONS = {
 }
 
 
-def to_onnx(model, X=None, *, initial_types=None, target_opset=None, options=None):
+def to_onnx(
+    model: BaseNB,
+    X: MatrixLike | None = None,
+    *,
+    initial_types: list[tuple[str, Any]] | None = None,
+    target_opset: int | dict[str, int] | None = None,
+    options: dict[Any, Any] | None = None,
+) -> ModelProto:
     """Convert a fitted fastnb estimator to an ONNX model.
 
     A thin wrapper over ``skl2onnx.to_onnx`` with a default input, for
@@ -226,7 +242,7 @@ def to_onnx(model, X=None, *, initial_types=None, target_opset=None, options=Non
     if initial_types is None and X is None:
         initial_types = default_inputs(model)
     elif initial_types is None and sp.issparse(X):
-        X = X[:1].toarray()
+        X = cast("Any", X)[:1].toarray()  # (issparse narrows nothing for mypy)
     return skl2onnx.to_onnx(
         model,
         X=X if initial_types is None else None,
@@ -363,7 +379,7 @@ def label_classes(classes):
     return classes.astype(np.int64)
 
 
-def sklearn_twin(model):
+def sklearn_twin(model: BaseNB) -> BaseEstimator | None:
     """The scikit-learn estimator skl2onnx's converter converts for
     ``model``, or None where fastnb's own graph does.
 

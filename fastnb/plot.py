@@ -8,6 +8,10 @@ Both draw on a matplotlib Axes (a new figure's if none is given) and
 return it. matplotlib is imported when a plot is drawn, not with fastnb.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -15,6 +19,13 @@ from fastnb._discrete import BernoulliNB, ComplementNB, PoissonNB
 from fastnb._explain import feature_names_of
 from fastnb._gaussian import GaussianNB
 from fastnb._mixed import MixedNB
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from numpy.typing import ArrayLike
+
+    from fastnb._base import BaseNB
+    from fastnb._typing import MatrixLike
 
 __all__ = ["plot_contributions", "plot_feature"]
 
@@ -83,7 +94,13 @@ def grouped_bars(ax, labels, heights, classes):
     ax.set_xticks(positions, [str(label) for label in labels])
 
 
-def plot_feature(model, feature, *, ax=None, feature_names=None):
+def plot_feature(
+    model: BaseNB,
+    feature: int | str,
+    *,
+    ax: Axes | None = None,
+    feature_names: ArrayLike | Any | None = None,
+) -> Axes:
     """Plot the class-conditional distribution of one feature of a fitted model.
 
     - GaussianNB (and a MixedNB's Gaussian columns): the normal density of
@@ -171,7 +188,15 @@ def plot_feature(model, feature, *, ax=None, feature_names=None):
     return ax
 
 
-def plot_contributions(model, x, n=10, *, classes=None, ax=None, feature_names=None):
+def plot_contributions(
+    model: BaseNB,
+    x: MatrixLike,
+    n: int = 10,
+    *,
+    classes: tuple[Any, Any] | None = None,
+    ax: Axes | None = None,
+    feature_names: ArrayLike | Any | None = None,
+) -> Axes:
     """Plot one prediction's largest terms: why the model prefers a class.
 
     The terms of the log-odds of ``a`` against ``b`` (see
@@ -215,22 +240,24 @@ def plot_contributions(model, x, n=10, *, classes=None, ax=None, feature_names=N
     >>> [label.get_text() for label in ax.get_yticklabels()]
     ['a = 1', 'c = 2']
     """
-    if not sp.issparse(x) and not hasattr(x, "iloc"):
-        x = np.asarray(x)
-        if x.ndim == 1:
-            x = x.reshape(1, -1)
-    if x.shape[0] != 1:
-        raise ValueError(f"x must be one sample; got {x.shape[0]} rows.")
+    # A DataFrame, a sparse matrix or an array, told apart by hand below.
+    sample: Any = x
+    if not sp.issparse(sample) and not hasattr(sample, "iloc"):
+        sample = np.asarray(sample)
+        if sample.ndim == 1:
+            sample = sample.reshape(1, -1)
+    if sample.shape[0] != 1:
+        raise ValueError(f"x must be one sample; got {sample.shape[0]} rows.")
     if classes is None:
-        log_proba = model.predict_joint_log_proba(x)[0]
+        log_proba = model.predict_joint_log_proba(sample)[0]
         order = np.argsort(-log_proba, kind="stable")
         classes = tuple(model.classes_[order[:2]])
-    terms, intercept = model.contributions(x, classes=tuple(classes))
+    terms, intercept = model.contributions(sample, classes=tuple(classes))
     terms = terms.toarray()[0] if sp.issparse(terms) else np.asarray(terms)[0]
     names = feature_names_of(model, feature_names)
-    values = x.iloc[0].to_numpy() if hasattr(x, "iloc") else None
+    values = sample.iloc[0].to_numpy() if hasattr(sample, "iloc") else None
     if values is None:
-        values = x.toarray()[0] if sp.issparse(x) else x[0]
+        values = sample.toarray()[0] if sp.issparse(sample) else sample[0]
     shown = np.flatnonzero(terms)
     shown = shown[np.argsort(-np.abs(terms[shown]), kind="stable")[:n]][::-1]
     ax = new_axes(ax)

@@ -9,12 +9,21 @@ look for failures.
 each, but at most MAX_WORKERS: each worker imports scikit-learn, Dask and
 onnxruntime, and the kernels in each already use every core. A number set
 in PYTEST_XDIST_AUTO_NUM_WORKERS is taken as it is.
+
+``SCIPY_ARRAY_API=1`` is set here, before any test module imports SciPy
+(SciPy reads it once, at import), unless the environment sets it: without
+it, scikit-learn's array-API checks skip, and its ``array_api_dispatch``
+refuses to turn on. pytest itself has no setting for environment
+variables (that takes the pytest-env plugin), and pytest-xdist's workers
+inherit it from the process that starts them.
 """
 
 import os
 
-import pytest
-from hypothesis import settings
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
+import pytest  # noqa: E402 (after SCIPY_ARRAY_API is set)
+from hypothesis import settings  # noqa: E402
 
 settings.register_profile("repeatable", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False, database=None)

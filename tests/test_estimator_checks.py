@@ -5,7 +5,18 @@ whose tags say they take them (CategoricalNB, MixedNB with families by
 position); MixedNB is given families that take them ("remaining" columns).
 The checks that fail by design are declared, with the reason, and the tests
 at the end show that they fail for it.
+
+The estimators are tagged array_api_support, so the checks also feed arrays
+of the array-API libraries scikit-learn knows, with array_api_dispatch on
+(SCIPY_ARRAY_API=1 is set by tests/conftest.py): those of the libraries
+installed here (array-api-strict, from the test extras; PyTorch, CuPy or
+dpnp where they are) are kept, the others left out. A check that still
+skips (a device this machine lacks) is named in the summary with its reason.
 """
+
+import functools
+import importlib.util
+from unittest import SkipTest
 
 import numpy as np
 import pytest
@@ -115,9 +126,65 @@ def expected_failed_checks(estimator):
     return {}
 
 
-@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
+def array_libraries(check):
+    """The array-API libraries a check feeds the estimator (its keywords)."""
+    names = set()
+    for value in getattr(check, "keywords", {}).values():
+        names.add(getattr(value, "xp", None))
+    names.add(getattr(check, "keywords", {}).get("array_namespace"))
+    return {name for name in names if isinstance(name, str)}
+
+
+def installed(check):
+    """Whether every array library of the check is installed."""
+    return all(
+        importlib.util.find_spec(name.split(".")[0]) is not None
+        for name in array_libraries(check)
+    )
+
+
+def checks_of_installed_libraries(estimators):
+    """parametrize_with_checks over estimators, less the checks of array
+    libraries this machine lacks."""
+    mark = parametrize_with_checks(
+        estimators, expected_failed_checks=expected_failed_checks
+    )
+    names, params = mark.args
+    kept = [
+        param
+        for param in params
+        if installed((param.values if hasattr(param, "values") else param)[1])
+    ]
+    return pytest.mark.parametrize(names, kept, **mark.kwargs)
+
+
+@checks_of_installed_libraries(ESTIMATORS)
 def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
+    try:
+        check(estimator)
+    except SkipTest as skip:
+        # A check skips by raising unittest's SkipTest (the array-API checks,
+        # for a library or device this machine lacks), which pytest reports
+        # from its own unittest.py; skipped here, the summary names this
+        # test and the check's reason.
+        pytest.skip(f"{check_name(check)}: {skip}")
+
+
+def check_name(check):
+    """The name of a check, a function or a functools.partial of one, with
+    the arguments the partial fixes (the array-API checks' namespace)."""
+    if isinstance(check, functools.partial):
+        arguments = ", ".join(f"{k}={shown(v)}" for k, v in check.keywords.items())
+        return f"{check_name(check.func)}({arguments})"
+    return check.__name__
+
+
+def shown(value):
+    """An argument of a check, briefly: a namespace and device as "torch on
+    cuda"."""
+    if hasattr(value, "xp") and hasattr(value, "device"):
+        return value.xp if value.device is None else f"{value.xp} on {value.device}"
+    return repr(value)
 
 
 # ---------------------------------------------------------------------------

@@ -233,7 +233,8 @@ BASELINE = re.compile(r"fastnb/_kernels\.[^/]+\.so")
 VENDORED = re.compile(r"fastnb\.libs/[^/]+\.so[.0-9]*")  # put there by auditwheel
 OPENMP_RUNTIMES = ("libgomp", "libomp", "libiomp")
 
-modules = tree("fastnb", "*.py")
+# The modules, and the marker that tells type checkers they are annotated.
+modules = tree("fastnb", "*.py") | {"fastnb/py.typed"}
 tests = tree("tests", "*.py")
 bench = tree("bench", "*.py") | tree("bench", "README.md")
 
