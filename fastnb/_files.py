@@ -34,6 +34,8 @@ or fixed-width string dtype; ``"object": true`` makes it an object array
 of those values when loaded (labels and names of Python strings).
 """
 
+from __future__ import annotations
+
 import hashlib
 import hmac
 import json
@@ -41,6 +43,7 @@ import math
 import os
 import re
 import struct
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
@@ -53,6 +56,9 @@ from fastnb._kde import KernelDensityNB
 from fastnb._mixed import MixedNB
 from fastnb._smoothing import MEstimate
 from fastnb._state import ModelState, from_state, get_state
+
+if TYPE_CHECKING:
+    from fastnb._typing import ModelFile
 
 FORMAT_VERSION = 1
 MAGIC = b"\x89fastnb\n"
@@ -117,7 +123,9 @@ class ModelFileError(ValueError):
     could have made. The message names the problem."""
 
 
-def save(model, file, *, key=None):
+def save(
+    model: BaseNB, file: ModelFile, *, key: bytes | bytearray | None = None
+) -> None:
     """Save a fitted fastnb estimator to a file that loading cannot run code from.
 
     The file holds the model's parameters and sufficient statistics as
@@ -171,7 +179,7 @@ def save(model, file, *, key=None):
             opened.write(content)
 
 
-def load(file, *, key=None):
+def load(file: ModelFile, *, key: bytes | bytearray | None = None) -> BaseNB:
     """Load a model saved by :func:`fastnb.save`, checking all of it first.
 
     Nothing in the file is executed. Before the model is built, the file's
