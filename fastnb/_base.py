@@ -978,6 +978,25 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             f"{type(self).__name__} does not give per-feature contributions."
         )
 
+    # Whether contributions take this family's terms of a class against
+    # their mean over the classes (measurements, categories), rather than
+    # against a 0 (counts): fastnb._explain.read_terms.
+    _terms_against_class_mean = False
+
+    def _zero_log_likelihood(self, scoring):
+        """Each feature's log-likelihood of a 0 in each class, the prior left
+        out: (n_features, n_classes), from the ``scoring`` tables. With
+        ``_terms``, it gives the exact log-likelihood of every value. Not
+        abstract, as ``_terms``."""
+        raise NotImplementedError(
+            f"{type(self).__name__} does not give per-feature contributions."
+        )
+
+    def _centred_features(self):
+        """Which features' terms of a class ``contributions`` takes against
+        their mean over the classes (bool, n_features)."""
+        return np.full(self.n_features_in_, self._terms_against_class_mean)
+
     def _informative_values(self):
         """fastnb._explain.InformativeValues: each feature's candidate values
         and their log-likelihood in each class, for
@@ -1407,24 +1426,45 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     # -- reading the model -------------------------------------------------------
 
     def contributions(self, X, classes=None):
-        """Each feature's additive term in the joint log-likelihood of each sample.
+        """Each feature's additive term in the log-odds or the joint
+        log-likelihood of each sample.
 
-        A term is the log-likelihood of the feature's value less that of a
-        0 in its place (for CategoricalNB, of the category coded 0: the
-        first of ``categories_``), so a 0 contributes nothing and sparse X
-        gives sparse terms; the intercept is the joint log-likelihood of the
-        all-zeros row, the log prior included. So, for every class c::
+        For a pair of classes ``(a, b)``, a feature's term is its exact
+        log-likelihood ratio ``log p(x_j | a) - log p(x_j | b)``, whatever
+        the family, and the intercept is what the joint log-likelihood adds
+        beside the features, the prior's log ratio ``log P(a) - log P(b)``
+        (ComplementNB, which leaves the prior out, 0). They add up to the
+        log-odds::
 
-            intercept[c] + terms[i, :, c].sum() == predict_joint_log_proba(X)[i, c]
+            intercept + terms[i].sum() == log P(a | x_i) - log P(b | x_i)
 
-        For MultinomialNB and ComplementNB a term is ``x_j`` times the
-        class's weight of feature j (``feature_log_prob_``); for PoissonNB
-        ``x_j log rate_cj - log x_j!``; for BernoulliNB the binarized
-        ``x_j`` times ``log p_cj - log(1 - p_cj)``; for GaussianNB
-        ``x_j (theta_cj - x_j / 2) / var_cj``; for CategoricalNB the
-        category's log-probability less category 0's. MixedNB gives each
-        column its family's term. Computed by a compiled kernel over the
-        stored values, rows in parallel.
+        For a class, or every class, a term is taken against a baseline that
+        means something for its family:
+
+        - count features (MultinomialNB, ComplementNB, BernoulliNB,
+          PoissonNB) against a 0, "nothing counted": the log-likelihood of
+          the value less that of a 0, so a 0 contributes nothing and sparse
+          X gives sparse terms. For MultinomialNB and ComplementNB that is
+          ``x_j`` times the class's weight of feature j
+          (``feature_log_prob_``); for PoissonNB ``x_j log rate_cj - log
+          x_j!``; for BernoulliNB the binarized ``x_j`` times ``log p_cj -
+          log(1 - p_cj)``. The intercept is the joint log-likelihood of the
+          all-zeros row, the log prior included, and for every class c::
+
+              intercept[c] + terms[i, :, c].sum() == predict_joint_log_proba(X)[i, c]
+
+        - measurements and categories (GaussianNB, KernelDensityNB,
+          CategoricalNB), where no value means "nothing", against their mean
+          over the classes: ``log p(x_j | c)`` less its mean over the
+          classes, so a term is positive where the value favours the class
+          over the average class. The intercept is the log prior, and
+          ``intercept[c] + terms[i, :, c].sum()`` is the joint
+          log-likelihood less a number of the row that is the same in every
+          class: its softmax over the classes is ``predict_proba``.
+
+        MixedNB gives each column its family's term. A missing value
+        (``missing="ignore"``) contributes nothing. Computed by compiled
+        kernels over the stored values, rows in parallel.
 
         Parameters
         ----------
@@ -1442,8 +1482,10 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             A named tuple ``(terms, intercept)``. For every class, ``terms``
             is an ndarray (n_samples, n_features, n_classes) and
             ``intercept`` (n_classes,); for a class or a pair, ``terms`` is
-            (n_samples, n_features), CSR if X is sparse, and ``intercept``
-            a float. Always float64.
+            (n_samples, n_features) and ``intercept`` a float. ``terms`` is
+            CSR for sparse X where a 0's term is 0 in every column: the
+            count families for a class, MultinomialNB and ComplementNB for a
+            pair too. Always float64.
 
         Raises
         ------
@@ -1451,13 +1493,13 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             Where a 0 has a log-likelihood of -inf in some class (an
             unsmoothed BernoulliNB feature on in every sample of a class,
             an unsmoothed CategoricalNB category 0 never seen in a class),
-            since the terms are taken against it; and for X ``predict``
+            since the terms are computed from it; and for X ``predict``
             refuses.
 
         Examples
         --------
         >>> import numpy as np
-        >>> from fastnb import MultinomialNB
+        >>> from fastnb import GaussianNB, MultinomialNB
         >>> X = np.array([[3, 0, 1], [2, 1, 0], [0, 2, 3], [1, 0, 4]])
         >>> clf = MultinomialNB().fit(X, ["ham", "ham", "spam", "spam"])
         >>> terms, intercept = clf.contributions([[1, 0, 2]], classes=("spam", "ham"))
@@ -1466,17 +1508,22 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         >>> log_odds = np.diff(clf.predict_joint_log_proba([[1, 0, 2]])[0])
         >>> bool(np.isclose(intercept + terms.sum(), log_odds[0]))
         True
+
+        A measurement's term for a pair is its log-likelihood ratio:
+
+        >>> heights = np.array([[150.0], [160.0], [170.0], [180.0]])
+        >>> model = GaussianNB().fit(heights, ["f", "f", "m", "m"])
+        >>> model.contributions([[178.0]], classes=("m", "f")).terms.round(1)
+        array([[10.4]])
         """
-        from fastnb._explain import Contributions, class_selection, final_terms
+        from fastnb._explain import Contributions, class_selection, read_terms
 
         self._check_fitted_state()
         selection, mode = class_selection(self.classes_, classes)
         X = self._check_X(X)
-        terms, intercept = self._terms(X, self._final_tables()[1], selection)
-        terms = final_terms(terms, mode)
-        if mode != "all":
-            intercept = float(intercept[0])
-        return Contributions(terms, intercept)
+        return Contributions(
+            *read_terms(self, X, self._final_tables()[1], selection, mode)
+        )
 
     def most_informative_features(self, n=10, feature_names=None):
         """The features whose values separate the classes most, as NLTK ranks them.
@@ -1486,11 +1533,16 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         least likely; each feature is ranked by its value of greatest
         ratio. The values: for the count families, one occurrence (x = 1;
         ComplementNB: the ratio of its class weights); for BernoulliNB,
-        present (1) and absent (0); for CategoricalNB, each category; for
-        GaussianNB, 257 points evenly spaced over the classes' means plus
-        and minus three standard deviations (past them the ratio of two
-        Gaussians of different variances grows without bound, where no
-        data is). MixedNB ranks all its columns together.
+        present (1) and absent (0); for CategoricalNB, each category. For
+        GaussianNB and KernelDensityNB, the ten intervals that hold equal
+        shares of the fitted model's mass (the classes' densities mixed by
+        their weights, the outer two reaching to infinity), an interval's
+        likelihood in class c being ``(n_c P_c + 1) / (n_c + 10)``, its
+        probability under the class smoothed as CategoricalNB (alpha=1)
+        smooths a category of n_c samples: so every family's ratios are on
+        one scale, and a ratio read far in two densities' tails, where no
+        data are, cannot rank first. MixedNB ranks all its columns
+        together.
 
         Parameters
         ----------
@@ -1505,7 +1557,8 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         -------
         table : pandas.DataFrame, or list of InformativeFeature
             A row a feature, most informative first, with columns
-            ``feature``, ``value``, ``most_likely`` and ``least_likely``
+            ``feature``, ``value`` (a continuous feature's: an interval,
+            ``(start, stop)``), ``most_likely`` and ``least_likely``
             (classes), ``ratio`` (of the likelihoods) and ``log_ratio``; a
             list of named tuples with those fields if pandas is not
             installed.

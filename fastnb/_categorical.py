@@ -1120,6 +1120,14 @@ class CategoricalNB(BaseDiscreteNB):
         if bad >= 0:
             raise bad_row_error(X, bad, ignores_missing(self))
 
+    # No category means "nothing": a class's terms are against their mean.
+    _terms_against_class_mean = True
+
+    def _zero_log_likelihood(self, scoring):
+        # Each feature's category of code 0.
+        n_classes = len(scoring["log_prior"])
+        return scoring["table"][scoring["offsets"][:-1], :n_classes]
+
     def _terms(self, X, scoring, selection):
         n_classes = len(scoring["log_prior"])
         offsets = scoring["offsets"]

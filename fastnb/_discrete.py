@@ -397,6 +397,10 @@ class BaseDiscreteNB(BaseNB):
         # absent features' terms, PoissonNB's the rates).
         return terms, selection.of(scoring["intercept"][:n_classes])
 
+    def _zero_log_likelihood(self, scoring):
+        # A count of 0 adds nothing to a multinomial (or complement) score.
+        return np.zeros((scoring["table"].shape[0], len(scoring["log_prior"])))
+
     def _informative_values(self):
         # One occurrence of each feature, as the scoring table weighs it.
         scoring = self._final_tables()[1]
@@ -749,6 +753,11 @@ class BernoulliNB(BaseDiscreteNB):
         jll[(present < needed - 0.5).T] = -np.inf
         finish_scores(jll, output, out, labels)
 
+    def _zero_log_likelihood(self, scoring):
+        # Absent: log(1 - p).
+        with np.errstate(divide="ignore"):
+            return np.log1p(-np.exp(np.asarray(self.feature_log_prob_).T))
+
     def _informative_values(self):
         # Present (1) and absent (0): log p and log(1 - p).
         log_p = np.asarray(self.feature_log_prob_).T
@@ -869,6 +878,10 @@ class PoissonNB(BaseDiscreteNB):
 
     def _check_X(self, X):
         return summed_duplicates(super()._check_X(X))
+
+    def _zero_log_likelihood(self, scoring):
+        # log P(x = 0 | c) = -rate.
+        return -np.asarray(self.rate_, dtype=np.float64).T
 
     def _one_occurrence(self, table):
         # log P(x = 1 | c) = log rate - rate (the table holds log rate).

@@ -1,13 +1,21 @@
 """Reading a model: per-prediction terms, informative features, costs.
 
 What BaseNB's ``contributions``, ``most_informative_features`` and
-``predict(X, cost=...)`` share, and the families' ``_terms`` and
-``_informative_values`` hooks build on.
+``predict(X, cost=...)`` share, and the families' ``_terms``,
+``_zero_log_likelihood`` and ``_informative_values`` hooks build on.
 
-Terms are taken relative to a value of 0 (the category of code 0 for
-CategoricalNB): a feature's term is the log-likelihood of its value less
-that of a 0 in its place, so a 0 has term 0 and sparse X gives sparse
-terms; the intercept is the joint log-likelihood of the all-zeros row.
+A family's ``_terms`` takes each value's log-likelihood less that of a 0 in
+its place (the category of code 0 for CategoricalNB), so sparse X gives
+sparse terms; ``_zero_log_likelihood`` gives each feature's log-likelihood
+of a 0. From the two, ``contributions`` lays out the terms a reader wants:
+
+- a pair of classes: each feature's exact log-likelihood ratio, whatever
+  the family, beside the prior's log ratio;
+- a class, or every class: count features (MultinomialNB, ComplementNB,
+  BernoulliNB, PoissonNB) against a 0, which means "nothing counted";
+  measurements and categories (GaussianNB, KernelDensityNB,
+  CategoricalNB) against their mean over the classes, as no value of
+  theirs means "nothing".
 """
 
 from typing import NamedTuple
@@ -20,19 +28,25 @@ from fastnb._simd import kernels as _kernels
 
 
 class Contributions(NamedTuple):
-    """Each feature's additive term in the joint log-likelihoods of some rows.
+    """Each feature's additive term in the log-odds or joint log-likelihoods
+    of some rows (see ``contributions`` for the baselines).
 
-    ``intercept + terms.sum(axis=1)`` is ``predict_joint_log_proba(X)`` (its
-    columns for the classes asked; for a pair, the difference of the two).
+    For a pair (a, b), ``intercept + terms.sum(axis=1)`` is the log-odds
+    ``log P(a | x) - log P(b | x)``. For a class or every class, it is
+    ``predict_joint_log_proba(X)`` (its columns for the classes asked) less
+    a number of each row that is the same in every class, so that its
+    softmax over the classes is ``predict_proba(X)``.
 
     Attributes
     ----------
     terms : ndarray or sparse matrix
         (n_samples, n_features, n_classes) for every class; (n_samples,
-        n_features) for one class or a pair, CSR for sparse X.
+        n_features) for one class or a pair, CSR for sparse X where a 0's
+        term is 0.
     intercept : ndarray of shape (n_classes,) or float
-        The joint log-likelihood of the all-zeros row (the log prior
-        included): an array for every class, a float for one class or a pair.
+        What the joint log-likelihood adds to the terms, the log prior
+        among it: an array for every class, a float for one class or a
+        pair.
     """
 
     terms: object
@@ -160,13 +174,50 @@ def linear_terms(
     return as_term_matrices(X, out), bad
 
 
+def dense_terms(terms):
+    """A hook's terms as one ndarray (n_samples, n_features, n_out)."""
+    if isinstance(terms, list):
+        return np.stack([matrix.toarray() for matrix in terms], axis=2)
+    return terms
+
+
 def final_terms(terms, mode):
     """A hook's terms as contributions returns them, for ``mode``."""
     if mode == "all":
-        if isinstance(terms, list):
-            return np.stack([matrix.toarray() for matrix in terms], axis=2)
-        return terms
+        return dense_terms(terms)
     return terms[0] if isinstance(terms, list) else terms[:, :, 0]
+
+
+def read_terms(model, X, scoring, selection, mode):
+    """``(terms, intercept)`` of checked X as ``contributions`` returns them,
+    from the family's terms against a 0 (``_terms``) and its features'
+    log-likelihoods of a 0 (``_zero_log_likelihood``)."""
+    if mode == "pair":
+        terms, intercept = model._terms(X, scoring, selection)
+        # log p(x_j | a) - log p(x_j | b): the term against a 0, plus the
+        # ratio of a 0. The intercept keeps what is left, the prior's ratio.
+        shift = selection.of(model._zero_log_likelihood(scoring))[:, 0]
+        if np.any(shift):
+            terms = dense_terms(terms) + shift[:, None]
+        return final_terms(terms, mode), float(intercept[0] - shift.sum())
+    centred = model._centred_features()
+    if not centred.any():
+        terms, intercept = model._terms(X, scoring, selection)
+    else:
+        # Terms against the mean over the classes need every class's.
+        n_classes = len(model.classes_)
+        every = Selection(np.arange(n_classes), None)
+        terms, intercept = model._terms(X, scoring, every)
+        terms = dense_terms(terms)
+        zero = np.asarray(model._zero_log_likelihood(scoring), dtype=np.float64)
+        log_likelihood = terms[:, centred, :] + zero[centred]
+        terms[:, centred, :] = log_likelihood - log_likelihood.mean(
+            axis=2, keepdims=True
+        )
+        intercept = intercept - zero[centred].sum(axis=0)
+        terms, intercept = terms[:, :, selection.plus], intercept[selection.plus]
+    terms = final_terms(terms, mode)
+    return terms, (intercept if mode == "all" else float(intercept[0]))
 
 
 def place_columns(parts, n_samples, n_features):
@@ -259,39 +310,55 @@ def join_values(parts):
     )
 
 
-# How many evenly spaced values of a continuous feature are compared
-# (GaussianNB's and KernelDensityNB's most informative values).
-GRID_POINTS = 257
+# Continuous features (GaussianNB, KernelDensityNB) are ranked as
+# CategoricalNB would rank them cut into BINS bins of equal probability under
+# the fitted model, with Laplace smoothing on the classes' weights: so their
+# ratios are on the scale of the categorical ones, and a ratio read far in
+# two densities' tails, where no data are, cannot rank first.
+BINS = 10
+# The points each feature's class densities are evaluated at, evenly spaced.
+GRID_POINTS = 2049
 
 
-def gaussian_grid_values(theta, variance, n_points=GRID_POINTS, width=3.0):
-    """Candidate values of Gaussian features: for each, n_points evenly
-    spaced from the least class mean less ``width`` standard deviations to
-    the greatest plus as many (the data's range, where the ratio is read;
-    past it the ratio of two Gaussians of different variances grows without
-    bound). theta, variance: (n_classes, n_features)."""
-    n_classes, n_features = theta.shape
-    spread = width * np.sqrt(variance)
-    low, high = (theta - spread).min(axis=0), (theta + spread).max(axis=0)
-    steps = np.linspace(0.0, 1.0, n_points)
+def binned_values(log_density, low, high, class_count, n_bins=BINS):
+    """Candidate values of continuous features: BINS intervals a feature.
+
+    ``log_density(j, grid)`` gives feature j's class log-densities at the
+    points ``grid`` (n_points, n_classes); ``low`` and ``high`` (n_features,)
+    bound where they are read (past them, each class's mass is left out).
+    The intervals hold equal shares of the classes' mixture (weighted by
+    ``class_count``), the outer two reaching to infinity; an interval's
+    log-likelihood in class c is ``log((n_c P_c + 1) / (n_c + n_bins))``,
+    with P_c the class's probability of it and n_c ``class_count[c]``.
+    The values are ``(start, stop)`` pairs.
+    """
+    count = np.asarray(class_count, dtype=np.float64)
+    share = count / count.sum() if count.sum() > 0 else np.full(len(count), 1.0)
+    share = share / share.sum()
     features, values, log_likelihoods = [], [], []
-    # A block of features at a time: (features, points, classes) stays small.
-    block = max(1, (1 << 20) // (n_points * n_classes))
-    for start in range(0, n_features, block):
-        part = slice(start, min(start + block, n_features))
-        grid = low[part, None] + (high - low)[part, None] * steps  # (f, points)
-        mean, var = theta[:, part].T[:, None, :], variance[:, part].T[:, None, :]
-        ll = -0.5 * (np.log(2 * np.pi * var) + (grid[:, :, None] - mean) ** 2 / var)
-        # Only each feature's best point is kept.
-        spread_ll = ll.max(axis=2) - ll.min(axis=2)
-        best = np.argmax(spread_ll, axis=1)
-        rows = np.arange(grid.shape[0])
-        features.append(np.arange(part.start, part.stop))
-        values.append(grid[rows, best])
-        log_likelihoods.append(ll[rows, best])
+    for j in range(len(low)):
+        grid = np.linspace(low[j], high[j], GRID_POINTS)
+        log_f = np.asarray(log_density(j, grid), dtype=np.float64)
+        # Each class's probability of each point's cell (equal widths).
+        with np.errstate(invalid="ignore"):
+            mass = np.exp(log_f - log_f.max(axis=0))
+        mass = np.nan_to_num(mass / mass.sum(axis=0))
+        cdf = np.cumsum(mass @ share)
+        cuts = np.unique(np.searchsorted(cdf, np.arange(1, n_bins) / n_bins))
+        cuts = cuts[(cuts > 0) & (cuts < GRID_POINTS)]
+        probability = np.add.reduceat(mass, np.r_[0, cuts], axis=0)
+        smoothed = (count * probability + 1.0) / (count + len(probability))
+        # A cut falls between two points.
+        edges = np.r_[-np.inf, (grid[cuts - 1] + grid[cuts]) / 2, np.inf]
+        features.append(np.full(len(probability), j))
+        values.extend(zip(edges[:-1].tolist(), edges[1:].tolist(), strict=True))
+        log_likelihoods.append(np.log(smoothed))
+    values_array = np.empty(len(values), dtype=object)
+    values_array[:] = values
+    n_classes = len(count)
     return informative_values(
-        np.concatenate(features),
-        np.concatenate(values) if values else np.empty(0),
+        np.concatenate(features) if features else np.empty(0, dtype=np.intp),
+        values_array,
         np.concatenate(log_likelihoods)
         if log_likelihoods
         else np.empty((0, n_classes)),

@@ -44,7 +44,7 @@ from fastnb._base import (
     validate_input,
     weights_or_ones,
 )
-from fastnb._explain import gaussian_grid_values, linear_terms
+from fastnb._explain import binned_values, linear_terms
 from fastnb._simd import kernels as _kernels
 from fastnb._state import SUM_RTOL, check_rows_agree, check_statistic
 
@@ -735,6 +735,15 @@ class GaussianNB(BaseNB):
         if bad >= 0:
             raise_refused_value(X, bad, self, non_negative=False)
 
+    # No measurement means "nothing": a class's terms are against their mean.
+    _terms_against_class_mean = True
+
+    def _zero_log_likelihood(self, scoring):
+        # log N(0; theta, var) = -0.5 (log(2 pi var) + theta^2 / var).
+        variance = scoring["variance"]
+        theta = np.asarray(self._statistics["mean"], dtype=np.float64)
+        return (-0.5 * (np.log(2 * np.pi * variance) + theta * theta / variance)).T
+
     def _terms(self, X, scoring, selection):
         # -0.5 ((x - theta)^2 - theta^2) / var = x theta / var - 0.5 x^2 / var.
         n_classes = len(scoring["log_prior"])
@@ -763,6 +772,19 @@ class GaussianNB(BaseNB):
         return terms, selection.of(zeros)
 
     def _informative_values(self):
-        return gaussian_grid_values(
-            self._statistics["mean"], self._final_tables()[1]["variance"]
+        # The densities are read over the classes' means less and plus five
+        # standard deviations.
+        theta = np.asarray(self._statistics["mean"], dtype=np.float64)
+        variance = self._final_tables()[1]["variance"]
+        spread = 5.0 * np.sqrt(variance)
+
+        def log_density(j, grid):
+            squares = (grid[:, None] - theta[:, j]) ** 2 / variance[:, j]
+            return -0.5 * (np.log(2 * np.pi * variance[:, j]) + squares)
+
+        return binned_values(
+            log_density,
+            (theta - spread).min(axis=0),
+            (theta + spread).max(axis=0),
+            self._statistics["class_count"],
         )

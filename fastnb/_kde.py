@@ -66,7 +66,7 @@ from fastnb._base import (
     validate_input,
     weights_or_ones,
 )
-from fastnb._explain import GRID_POINTS, informative_values
+from fastnb._explain import binned_values
 from fastnb._gaussian import (
     LARGEST_VALUE,
     class_moments,
@@ -1040,20 +1040,22 @@ class KernelDensityNB(BaseNB):
         return terms, selection.of(zeros[0])
 
     def _informative_values(self):
-        # Each feature's densities at GRID_POINTS values over the range of
-        # the data seen (past it, two classes' tails part without bound).
+        # The densities are read over the range of the data seen, widened by
+        # four of the feature's widest bandwidths on each side.
         scoring = self._final_tables()[1]
-        low, high = self._statistics["low"], self._statistics["high"]
-        steps = np.linspace(0.0, 1.0, GRID_POINTS)
-        features, values, log_likelihoods = [], [], []
-        for j in range(len(low)):
-            grid = low[j] + (high[j] - low[j]) * steps
-            ll = self._joint_log_likelihood(grid[:, None], feature_scoring(scoring, j))
-            best = np.argmax(ll.max(axis=1) - ll.min(axis=1))
-            features.append(j)
-            values.append(grid[best])
-            log_likelihoods.append(ll[best])
-        return informative_values(features, values, log_likelihoods)
+        reach = 4.0 * scoring["bandwidth"].max(axis=0)
+        dtype = self._statistics["dtype"]
+
+        def log_density(j, grid):
+            column = np.ascontiguousarray(grid[:, None], dtype=dtype)
+            return self._joint_log_likelihood(column, feature_scoring(scoring, j))
+
+        return binned_values(
+            log_density,
+            self._statistics["low"] - reach,
+            self._statistics["high"] + reach,
+            self._statistics["class_count"],
+        )
 
     def _joint_log_likelihood(self, X, scoring):
         out = np.empty((X.shape[0], len(scoring["log_prior"])))

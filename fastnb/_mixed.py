@@ -789,6 +789,22 @@ poisson_params, kde_params : dict, default=None
             parts.append((positions, terms))
         return place_columns(parts, *X.shape), intercept
 
+    def _zero_log_likelihood(self, scoring):
+        zero = np.empty((self.n_features_in_, len(self.classes_)))
+        for family, estimator in scoring["estimators"].items():
+            zero[self._statistics[f"{family}/columns"]] = (
+                estimator._zero_log_likelihood(estimator._final_tables()[1])
+            )
+        return zero
+
+    def _centred_features(self):
+        centred = np.empty(self.n_features_in_, dtype=bool)
+        for family, estimator in self._final_tables()[1]["estimators"].items():
+            centred[self._statistics[f"{family}/columns"]] = (
+                estimator._terms_against_class_mean
+            )
+        return centred
+
     def _informative_values(self):
         estimators = self._final_tables()[1]["estimators"]
         return join_values(

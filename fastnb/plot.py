@@ -200,10 +200,10 @@ def plot_contributions(
     """Plot one prediction's largest terms: why the model prefers a class.
 
     The terms of the log-odds of ``a`` against ``b`` (see
-    :meth:`~fastnb.MultinomialNB.contributions`: each feature's value
-    against a 0 in its place), the ``n`` largest in magnitude as horizontal
-    bars, largest at the top; the title gives the intercept (the all-zeros
-    row's log-odds, the prior's included) and the whole log-odds.
+    :meth:`~fastnb.MultinomialNB.contributions`: each feature's
+    log-likelihood ratio ``log p(x_j | a) - log p(x_j | b)``), the ``n``
+    largest in magnitude as horizontal bars, largest at the top; the title
+    gives the intercept (the prior's log ratio) and the whole log-odds.
 
     Parameters
     ----------

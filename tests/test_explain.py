@@ -12,6 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from scipy.optimize import brentq
+from scipy.special import gammaln
+from scipy.stats import norm
+from sklearn.datasets import load_iris
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.pipeline import make_pipeline
 
@@ -22,74 +26,159 @@ from _helpers import CASES, as_container, case_params, scores_tol
 ARRAY_CASES = [case for case in CASES if "native" not in case.containers]
 
 
-def single_feature_rows(X):
-    """Row i * n_features + j: zeros but for X[i, j] (dense X)."""
-    n_samples, n_features = X.shape
-    rows = np.zeros((n_samples * n_features, n_features), dtype=X.dtype)
-    rows[np.arange(len(rows)), np.tile(np.arange(n_features), n_samples)] = X.ravel()
-    return rows
+def feature_log_likelihoods(model, X, fitted_on=None):
+    """log p(X[i, j] | class c), (n_samples, n_features, n_classes), by hand
+    from the model's public attributes (dense, numeric X); a KernelDensityNB's
+    from the NumPy reference fitted on ``fitted_on``, (X, y, sample_weight)."""
+    X = np.asarray(X, dtype=np.float64)
+    name = type(model).__name__
+    if name == "MixedNB":
+        out = np.empty((*X.shape, len(model.classes_)))
+        for family, columns in model.families_.items():
+            out[:, columns] = feature_log_likelihoods(
+                model.estimators_[family], X[:, columns]
+            )
+        return out
+    if name == "GaussianNB":
+        return norm.logpdf(X[:, :, None], model.theta_.T, np.sqrt(model.var_.T))
+    if name in ("MultinomialNB", "ComplementNB"):
+        return X[:, :, None] * model.feature_log_prob_.T
+    if name == "BernoulliNB":
+        on = (X > (model.binarize or 0.0))[:, :, None]
+        log_p = model.feature_log_prob_.T
+        return np.where(on, log_p, np.log1p(-np.exp(log_p)))
+    if name == "PoissonNB":
+        # Counts may be real: log Gamma(x + 1) in place of log x!.
+        rate = model.rate_.T
+        return X[:, :, None] * np.log(rate) - rate - gammaln(X + 1)[:, :, None]
+    if name == "CategoricalNB":
+        codes = X.astype(np.intp)
+        return np.stack(
+            [table.T[codes[:, j]] for j, table in enumerate(model.feature_log_prob_)],
+            axis=1,
+        )
+    assert name == "KernelDensityNB", name
+    X_fit, y_fit, w_fit = fitted_on
+    oracle = fastnb.reference.KernelDensityNB(**model.get_params()).fit(
+        X_fit, y_fit, sample_weight=w_fit
+    )
+    return np.stack(
+        [
+            np.stack(
+                [
+                    oracle._log_density(X[:, j], k, j, oracle.statistics_)
+                    for k in range(len(model.classes_))
+                ],
+                axis=1,
+            )
+            for j in range(X.shape[1])
+        ],
+        axis=1,
+    )
+
+
+def count_family(model, j):
+    """Whether feature j's terms of a class are taken against a 0."""
+    if type(model).__name__ == "MixedNB":
+        family = next(f for f, cols in model.families_.items() if j in cols)
+        return family in ("multinomial", "bernoulli", "poisson")
+    return type(model).__name__ in (
+        "MultinomialNB",
+        "ComplementNB",
+        "BernoulliNB",
+        "PoissonNB",
+    )
 
 
 @pytest.mark.parametrize(
     ("case", "dtype", "container"),
     case_params(ARRAY_CASES, containers=("dense_c", "csr"), other_dtypes_in=()),
 )
-def test_each_term_is_its_value_against_a_zero(case, dtype, container):
-    # The term of X[i, j] in class c is the joint log-likelihood of the row
-    # holding only X[i, j] less that of the all-zeros row: computed here by
-    # predict_joint_log_proba alone.
+def test_terms_are_hand_computed_log_likelihood_ratios(case, dtype, container):
     X, y, w = case.make(seed=1)
     model = case.estimator().fit(as_container(X, container, dtype), y, sample_weight=w)
+    fitted_on = (X, y, w)
     X = X[:12]
-    n_samples, n_features = X.shape
-    zeros = model.predict_joint_log_proba(np.zeros((1, n_features), dtype=X.dtype))
-    alone = model.predict_joint_log_proba(single_feature_rows(X))
-    expected = (alone - zeros).reshape(n_samples, n_features, -1)
+    ll = feature_log_likelihoods(model, X, fitted_on)
+    zero = feature_log_likelihoods(model, np.zeros((1, X.shape[1])), fitted_on)
     rtol = scores_tol(model, 1e-9)
-    atol = 0.1 * rtol * np.abs(alone).max()
-    terms, intercept = model.contributions(as_container(X, container, dtype))
-    np.testing.assert_allclose(terms, expected, rtol=rtol, atol=atol)
-    np.testing.assert_allclose(intercept, zeros[0], rtol=1e-12)
+    atol = rtol * max(1.0, np.abs(ll).max())
+    jll = model.predict_joint_log_proba(X)
+    # A pair: each feature's log-likelihood ratio, and the prior's ratio.
     pair = model.contributions(as_container(X, container, dtype), classes=("c", "a"))
     pair_terms = pair.terms.toarray() if sp.issparse(pair.terms) else pair.terms
     np.testing.assert_allclose(
-        pair_terms, expected[:, :, 2] - expected[:, :, 0], rtol=rtol, atol=atol
+        pair_terms, ll[:, :, 2] - ll[:, :, 0], rtol=rtol, atol=atol
     )
-    assert pair.intercept == pytest.approx(zeros[0, 2] - zeros[0, 0], rel=1e-12)
+    np.testing.assert_allclose(
+        pair.intercept + pair_terms.sum(axis=1),
+        jll[:, 2] - jll[:, 0],
+        rtol=rtol,
+        atol=atol,
+    )
+    # Every class: counts against a 0, the others against their class mean.
+    terms, intercept = model.contributions(as_container(X, container, dtype))
+    counts = np.array([count_family(model, j) for j in range(X.shape[1])])
+    expected = np.where(
+        counts[None, :, None], ll - zero, ll - ll.mean(axis=2, keepdims=True)
+    )
+    np.testing.assert_allclose(terms, expected, rtol=rtol, atol=atol)
+    # The intercept holds the rest: the scores less the same number in every
+    # class of a row.
+    rest = jll - intercept - terms.sum(axis=1)
+    np.testing.assert_allclose(rest - rest[:, :1], 0.0, atol=atol * X.shape[1])
+    one = model.contributions(as_container(X, container, dtype), classes="b")
+    one_terms = one.terms.toarray() if sp.issparse(one.terms) else one.terms
+    np.testing.assert_allclose(one_terms, terms[:, :, 1], rtol=1e-12, atol=1e-12)
+    assert one.intercept == intercept[1]
 
 
-@pytest.mark.parametrize("algorithm", ["binned", "exact"])
-def test_kernel_density_terms_are_the_reference_log_densities(algorithm):
-    # Each term is log f_cj(x_j) - log f_cj(0), with f_cj the NumPy
-    # reference's density of feature j in class c.
+def test_iris_row_60_terms_favour_the_class_the_value_favours():
+    # The issue's case: petal length 3.5 of row 60 is far likelier for
+    # versicolor than for virginica (+5.88 nats), though it is nearer 0.
+    X, y = load_iris(return_X_y=True)
+    model = fastnb.GaussianNB().fit(X, y)
+    terms, intercept = model.contributions(X[[60]], classes=(1, 2))
+    mean, sd = model.theta_, np.sqrt(model.var_)
+    by_hand = [
+        norm.logpdf(X[60, j], mean[1, j], sd[1, j])
+        - norm.logpdf(X[60, j], mean[2, j], sd[2, j])
+        for j in range(4)
+    ]
+    np.testing.assert_allclose(terms[0], by_hand, rtol=1e-12)
+    assert terms[0, 2] == pytest.approx(5.879, abs=1e-3)
+    assert terms[0, 0] == pytest.approx(1.713, abs=1e-3)
+    assert intercept == pytest.approx(0.0, abs=1e-12)  # equal priors
+    every, _ = model.contributions(X[[60]])
+    assert every[0, 2].argmax() == 1  # petal length favours versicolor
+
+
+def test_kernel_density_terms_are_the_reference_log_densities_about_their_mean():
     rng = np.random.default_rng(4)
     X = np.c_[rng.normal(size=80), rng.gamma(2.0, size=80), rng.normal(3, 2, 80)]
     y = rng.integers(0, 2, 80)
-    model = fastnb.KernelDensityNB(algorithm=algorithm).fit(X, y)
-    oracle = fastnb.reference.KernelDensityNB(algorithm=algorithm).fit(X, y)
-    terms, intercept = model.contributions(X[:10])
-    tol = scores_tol(model, 1e-9)
-    for k in range(2):
-        for j in range(3):
-            zero = oracle._log_density(np.zeros(1), k, j, oracle.statistics_)
-            expected = oracle._log_density(X[:10, j], k, j, oracle.statistics_) - zero
-            np.testing.assert_allclose(terms[:, j, k], expected, rtol=tol, atol=tol)
-    np.testing.assert_allclose(
-        intercept, model.predict_joint_log_proba(np.zeros((1, 3)))[0], rtol=1e-12
-    )
-    # The most informative value of each feature: the one, among evenly
-    # spaced values over the data's range, whose reference densities differ
-    # most between the classes.
-    table = model.most_informative_features(n=3)
-    for row in table.itertuples():
-        j = int(row.feature.removeprefix("x"))
-        grid = np.linspace(X[:, j].min(), X[:, j].max(), 257)
-        ll = np.array(
-            [oracle._log_density(grid, k, j, oracle.statistics_) for k in range(2)]
+    for algorithm in ("binned", "exact"):
+        model = fastnb.KernelDensityNB(algorithm=algorithm).fit(X, y)
+        oracle = fastnb.reference.KernelDensityNB(algorithm=algorithm).fit(X, y)
+        terms, intercept = model.contributions(X[:10])
+        tol = scores_tol(model, 1e-9)
+        ll = np.stack(
+            [
+                np.stack(
+                    [
+                        oracle._log_density(X[:10, j], k, j, oracle.statistics_)
+                        for k in range(2)
+                    ],
+                    axis=1,
+                )
+                for j in range(3)
+            ],
+            axis=1,
         )
-        best = np.argmax(np.abs(ll[1] - ll[0]))
-        assert row.value == pytest.approx(grid[best], rel=1e-12)
-        assert row.log_ratio == pytest.approx(abs(ll[1, best] - ll[0, best]), rel=tol)
+        np.testing.assert_allclose(
+            terms, ll - ll.mean(axis=2, keepdims=True), rtol=tol, atol=tol
+        )
+        np.testing.assert_allclose(intercept, np.log(model.class_prior_), rtol=tol)
 
 
 def test_multinomial_terms_are_counts_times_log_probabilities():
@@ -107,14 +196,15 @@ def test_contributions_of_a_mixed_frame_place_each_family_in_its_columns():
     X, y, _ = case.make(seed=3)
     model = case.estimator().fit(X, y)
     terms, _ = model.contributions(X.iloc[:5], classes="a")
+    # Measurements against their mean over the classes.
     gaussian = model.estimators_["gaussian"]
     frame = X.iloc[:5][["height", "weight"]].to_numpy()
-    expected = frame * (gaussian.theta_[0] - frame / 2) / gaussian.var_[0]
-    np.testing.assert_allclose(terms[:, :2], expected, rtol=1e-12)
+    ll = norm.logpdf(frame[:, :, None], gaussian.theta_.T, np.sqrt(gaussian.var_.T))
+    expected = ll[:, :, 0] - ll.mean(axis=2)
+    np.testing.assert_allclose(terms[:, :2], expected, rtol=1e-12, atol=1e-12)
+    # Counts against a 0.
     poisson = model.estimators_["poisson"]
     visits = X.iloc[:5]["visits"].to_numpy()
-    from scipy.special import gammaln
-
     expected = visits * np.log(poisson.rate_[0, 0]) - gammaln(visits + 1)
     np.testing.assert_allclose(terms[:, 4], expected, rtol=1e-12)
 
@@ -175,9 +265,9 @@ def test_contributions_refuse_what_predict_refuses():
             with pytest.raises(ValueError, match=message):
                 model.contributions(bad_codes)
     # A code past a feature's categories is an unseen category, as in predict.
-    terms, intercept = model.contributions(np.array([[0, 5]]), classes=0)
+    terms, intercept = model.contributions(np.array([[0, 5]]), classes=(0, 1))
     jll = model.predict_joint_log_proba(np.array([[0, 5]]))
-    assert intercept + terms.sum() == pytest.approx(jll[0, 0], rel=1e-12)
+    assert intercept + terms.sum() == pytest.approx(jll[0, 0] - jll[0, 1], rel=1e-12)
 
 
 def test_contributions_refuse_an_impossible_zero():
@@ -338,21 +428,78 @@ def test_most_informative_categories():
         assert spread[k] == spread.max()
 
 
-def test_most_informative_gaussian_values_are_within_the_data():
-    X = np.array([[0.0, 5], [0.2, 6], [-0.1, 4], [3.0, 5], [3.3, 4], [2.8, 6]])
-    model = fastnb.GaussianNB().fit(X, [0, 0, 0, 1, 1, 1])
+def deciles_by_hand(mean, sd, share):
+    """The cut points of a Gaussian mixture's ten shares of equal mass."""
+    cdf = lambda x: (share * norm.cdf(x, mean, sd)).sum()  # noqa: E731
+    low, high = (mean - 10 * sd).min(), (mean + 10 * sd).max()
+    return np.array(
+        [brentq(lambda x, q=q: cdf(x) - q / 10, low, high) for q in range(1, 10)]
+    )
+
+
+def test_most_informative_gaussian_values_are_smoothed_deciles():
+    # Each feature is ranked as CategoricalNB (alpha=1) would rank it cut at
+    # the deciles of the fitted mixture: computed here with scipy's normal
+    # distribution and a root finder.
+    rng = np.random.default_rng(9)
+    X = np.r_[
+        rng.normal([0.0, 5.0], [1.0, 3.0], (30, 2)),
+        rng.normal([3.0, 5.5], [0.5, 1.0], (20, 2)),
+    ]
+    y = np.r_[np.zeros(30), np.ones(20)]
+    model = fastnb.GaussianNB().fit(X, y)
     table = model.most_informative_features()
-    assert list(table["feature"]) == ["x0", "x1"]
-    sigma = np.sqrt(model.var_)
+    share, count = model.class_prior_, model.class_count_
     for row in table.itertuples():
         j = int(row.feature[1:])
-        assert (model.theta_[:, j] - 3 * sigma[:, j]).min() <= row.value
-        assert row.value <= (model.theta_[:, j] + 3 * sigma[:, j]).max()
-        ll = -0.5 * (
-            np.log(2 * np.pi * model.var_[:, j])
-            + (row.value - model.theta_[:, j]) ** 2 / model.var_[:, j]
-        )
-        assert row.log_ratio == pytest.approx(ll.max() - ll.min(), rel=1e-10)
+        mean, sd = model.theta_[:, j], np.sqrt(model.var_[:, j])
+        edges = np.r_[-np.inf, deciles_by_hand(mean, sd, share), np.inf]
+        mass = np.diff(norm.cdf(edges[:, None], mean, sd), axis=0)  # (10, classes)
+        log_p = np.log((count * mass + 1) / (count + 10))
+        spread = log_p.max(axis=1) - log_p.min(axis=1)
+        best = spread.argmax()
+        # The grid puts each cut within a 2049th of the range it reads.
+        step = 10 * (mean + 5 * sd).max() / 2048
+        assert row.value[0] == pytest.approx(edges[best], abs=step)
+        assert row.value[1] == pytest.approx(edges[best + 1], abs=step)
+        assert row.log_ratio == pytest.approx(spread[best], rel=0.02)
+        assert row.most_likely == model.classes_[log_p[best].argmax()]
+    # Feature 0 separates the classes; feature 1 hardly.
+    assert list(table["feature"]) == ["x0", "x1"]
+    # No ratio past what the smoothing allows: (n_c + 1) / 1 over n_c + 10.
+    assert table["ratio"].max() < (count.max() + 1) * (count.max() + 10) / (
+        count.min() + 10
+    )
+
+
+def test_continuous_and_categorical_ratios_share_one_scale():
+    # A measurement with two classes far apart in its tails, beside a
+    # category that separates them well: the category ranks first, and the
+    # measurement's ratio is no tail's.
+    rng = np.random.default_rng(3)
+    n = 200
+    y = np.arange(n) % 2
+    colour = np.where(rng.random(n) < 0.97, y, 1 - y)
+    wide = rng.normal(0.0, np.where(y == 0, 1.0, 6.0))
+    frame = pd.DataFrame({"colour": colour.astype(str), "size": wide})
+    model = fastnb.MixedNB().fit(frame, y)
+    table = model.most_informative_features()
+    assert table.loc[0, "feature"] == "colour"
+    assert table.set_index("feature").loc["size", "ratio"] < 100
+
+
+def test_kernel_density_values_are_binned_as_gaussian_ones():
+    rng = np.random.default_rng(4)
+    X = np.c_[rng.normal(size=300), rng.normal(size=300)]
+    y = np.arange(300) % 2
+    X[y == 1, 0] += 3.0
+    model = fastnb.KernelDensityNB().fit(X, y)
+    table = model.most_informative_features()
+    assert list(table["feature"]) == ["x0", "x1"]
+    first = table.iloc[0]
+    assert len(first["value"]) == 2 and first["value"][0] < first["value"][1]
+    # A bin all of one class: about a fifth of the class's weight in it.
+    assert 20 < first["ratio"] < 151 + 10
 
 
 def test_most_informative_features_take_names(monkeypatch):

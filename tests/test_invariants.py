@@ -17,7 +17,8 @@ strings and DataFrames are given as they are). Model: scikit-learn's
 6. permuting the label names permutes the output columns;
 7. pickle and clone;
 8. read-only and memory-mapped input;
-9. contributions add up to the joint log-likelihood.
+9. contributions add up to the log-odds, and to the joint log-likelihood less
+   a number of each row that is the same in every class.
 """
 
 import copy
@@ -27,6 +28,7 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import logsumexp
@@ -776,14 +778,37 @@ def test_contributions_add_up_to_the_joint_log_likelihood(case, dtype, container
     terms, intercept = model.contributions(X)
     assert terms.shape == (*X.shape, len(model.classes_))
     assert terms.dtype == intercept.dtype == np.float64
-    assert_adds_up(terms.sum(axis=1) + intercept, jll)
+    # Every class: the scores less a number of each row, the same in every
+    # class (0 where every term is taken against a 0).
+    rest = jll - (terms.sum(axis=1) + intercept)
+    assert_adds_up(rest - rest[:, :1], 0.0)
+    if name_of(model) in COUNT_TERMS:
+        assert_adds_up(terms.sum(axis=1) + intercept, jll)
     a, b = model.classes_[[2, 0]]
-    for classes, expected in ((a, jll[:, 2]), ((a, b), jll[:, 2] - jll[:, 0])):
-        terms, intercept = model.contributions(X, classes=classes)
-        assert isinstance(intercept, float)
-        assert terms.shape == X.shape
-        # Sparse X gives sparse terms: no more stored than X stores.
-        if container in ("csr", "csc"):
-            assert terms.format == "csr" and terms.nnz <= X.nnz
-        total = np.asarray(terms.sum(axis=1)).reshape(-1) + intercept
-        assert_adds_up(total, expected)
+    one = model.contributions(X, classes=a)
+    assert isinstance(one.intercept, float) and one.terms.shape == X.shape
+    assert one.intercept == intercept[2]
+    one_terms = one.terms.toarray() if sp.issparse(one.terms) else one.terms
+    np.testing.assert_array_equal(one_terms, terms[:, :, 2])
+    # A pair: the log-odds, exactly.
+    pair = model.contributions(X, classes=(a, b))
+    assert isinstance(pair.intercept, float) and pair.terms.shape == X.shape
+    total = np.asarray(pair.terms.sum(axis=1)).reshape(-1) + pair.intercept
+    assert_adds_up(total, jll[:, 2] - jll[:, 0])
+    # Sparse X gives sparse terms where a 0's term is 0: no more stored than
+    # X stores.
+    if container in ("csr", "csc"):
+        for part, sparse_for in ((one, COUNT_TERMS), (pair, ZERO_RATIO_TERMS)):
+            assert sp.issparse(part.terms) == (name_of(model) in sparse_for)
+            if sp.issparse(part.terms):
+                assert part.terms.format == "csr" and part.terms.nnz <= X.nnz
+
+
+# Families whose terms of a class are taken against a 0, and those where a
+# 0's log-likelihood is the same in every class (its ratio is 0).
+COUNT_TERMS = ("MultinomialNB", "ComplementNB", "BernoulliNB", "PoissonNB")
+ZERO_RATIO_TERMS = ("MultinomialNB", "ComplementNB")
+
+
+def name_of(model):
+    return type(model).__name__
