@@ -449,6 +449,96 @@ def discrete_count_csr(
                 )
 
 
+def discrete_count_csr_blocks(
+    const floating[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    const intp_t[::1] y,
+    const double[:] sample_weight,
+    double threshold,
+    bint binarize,
+    Py_ssize_t n_features,
+    double[::1] out,
+    double[::1] missing,
+    bint allow_nan,
+    const intp_t[::1] piece_rows,
+    const intp_t[::1] chunk_pieces,
+    intp_t[:, ::1] piece_slots,
+    intp_t[::1] block_start,
+    double[::1] entry_value,
+    intp_t[::1] entry_key,
+    int n_threads,
+):
+    """discrete_count_csr's sums, a task a piece of rows, then a block of features.
+
+    The rows are cut in pieces (piece_rows: each piece's first row, and the
+    end), the pieces in chunks (chunk_pieces) of at most entry_value's
+    length of stored values. A chunk at a time: each piece counts its
+    values of each block of features (piece_slots, a row a piece; feature j
+    is in block j % n_blocks, a power of two, so that the most frequent
+    features, often the first, fall in different blocks), then lays them
+    out by block in entry_value, a block's values
+    piece after piece, so in row order (block_start: where each block's
+    begin), each with its place in out as its key (-1 - the place, for a
+    missing value's weight, counted into missing); then each block adds its
+    values to out. out and missing are (n_classes, n_features) tables
+    flattened (missing empty if not kept), a value of class c and feature j
+    at c * n_features + j. So out[c, j] adds its values in row order, as
+    discrete_count_csr does, bit for bit, whatever the number of threads;
+    and the work is cut from the rows, however few the classes.
+    """
+    cdef Py_ssize_t n_blocks = piece_slots.shape[1]
+    cdef intp_t block_mask = n_blocks - 1
+    cdef Py_ssize_t n_chunks = chunk_pieces.shape[0] - 1
+    cdef bint track = missing.shape[0] > 0
+    cdef Py_ssize_t chunk, first, n_pieces, p, i, q, k, b
+    cdef intp_t place, slot, start
+    cdef double w, x
+    for chunk in range(n_chunks):
+        first = chunk_pieces[chunk]
+        n_pieces = chunk_pieces[chunk + 1] - first
+        for p in prange(n_pieces, nogil=True, schedule="static", num_threads=n_threads):
+            for b in range(n_blocks):
+                piece_slots[p, b] = 0
+            for q in range(X_indptr[piece_rows[first + p]],
+                           X_indptr[piece_rows[first + p + 1]]):
+                piece_slots[p, X_indices[q] & block_mask] += 1
+        with nogil:
+            start = 0
+            for b in range(n_blocks):
+                block_start[b] = start
+                for p in range(n_pieces):
+                    slot = piece_slots[p, b]
+                    piece_slots[p, b] = start
+                    start = start + slot
+            block_start[n_blocks] = start
+        for p in prange(n_pieces, nogil=True, schedule="static", num_threads=n_threads):
+            for i in range(piece_rows[first + p], piece_rows[first + p + 1]):
+                w = sample_weight[i]
+                place = y[i] * n_features
+                for q in range(X_indptr[i], X_indptr[i + 1]):
+                    b = X_indices[q] & block_mask
+                    slot = piece_slots[p, b]
+                    piece_slots[p, b] = slot + 1
+                    x = X_data[q]
+                    if allow_nan and x != x:
+                        entry_value[slot] = w
+                        entry_key[slot] = -1 - (place + X_indices[q])
+                    else:
+                        entry_value[slot] = w * fastnb_counted(x, threshold, binarize)
+                        entry_key[slot] = place + X_indices[q]
+        # Dynamic: the blocks hold unequal numbers of values.
+        for b in prange(
+            n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads
+        ):
+            for k in range(block_start[b], block_start[b + 1]):
+                place = entry_key[k]
+                if place >= 0:
+                    out[place] += entry_value[k]
+                elif track:
+                    missing[-1 - place] += entry_value[k]
+
+
 def discrete_count_csc(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
@@ -509,8 +599,10 @@ def discrete_count_dense(
     cdef bint track = missing.shape[0] > 0
     cdef Py_ssize_t task, b, i, j, c, j_start, j_stop
     cdef double v
+    # Static: the tasks are of equal size, so each thread gets its share
+    # whichever threads wake first.
     for task in prange(
-        n_chunks * n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads
+        n_chunks * n_blocks, nogil=True, schedule="static", num_threads=n_threads
     ):
         b = task // n_blocks
         j_start = (task % n_blocks) * block_width
@@ -1265,8 +1357,8 @@ def gaussian_moments_dense(
 
     A task is a chunk of chunk_rows rows, written to weight[b] (the weight
     of each class in the chunk), mean[b] and ssd[b]; then the chunks are
-    merged, pairwise in order, a task a block of features, so the result
-    does not depend on the number of threads. For a model with
+    merged, pairwise in order, a task an entry (class, feature), so the
+    result does not depend on the number of threads. For a model with
     missing="ignore", observed has mean's shape and gets the weight of each
     entry's values that are not NaN (a NaN is left out of its entry's
     moments); otherwise it is empty, and NaN makes the moments NaN.
@@ -1278,9 +1370,11 @@ def gaussian_moments_dense(
     cdef bint ignore = observed.shape[0] > 0
     cdef Py_ssize_t row_bytes = n_features * sizeof(floating)
     cdef Py_ssize_t ahead = max(1, STREAM_AHEAD // max(row_bytes, 1))
-    cdef Py_ssize_t b, i, j, c, start, stop
+    cdef Py_ssize_t b, e, i, j, c, start, stop
     cdef double w, m, d, x
-    for b in prange(n_chunks, nogil=True, schedule="dynamic", num_threads=n_threads):
+    # Static: the chunks have equal rows, so each thread gets its share
+    # whichever threads wake first.
+    for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
         start = b * chunk_rows
         stop = min(start + chunk_rows, n_samples)
         if rows_contiguous and ignore:
@@ -1330,21 +1424,24 @@ def gaussian_moments_dense(
                             ssd[b, c, j] += w * d * (x - mean[b, c, j])
     if n_chunks == 1:
         return
-    for b in prange(
-        _table_blocks(n_features), nogil=True, schedule="dynamic", num_threads=n_threads
+    # A task an entry (class, feature): chunks are many, classes and features
+    # can be few.
+    for e in prange(
+        weight.shape[1] * n_features, nogil=True, schedule="static",
+        num_threads=n_threads,
     ):
-        for c in range(weight.shape[1]):
-            for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
-                w = observed[0, c, j] if ignore else weight[0, c]
-                for i in range(1, n_chunks):
-                    m = observed[i, c, j] if ignore else weight[i, c]
-                    _merge_into(
-                        w, &mean[0, c, j], &ssd[0, c, j],
-                        m, mean[i, c, j], ssd[i, c, j],
-                    )
-                    w = w + m
-                if ignore:
-                    observed[0, c, j] = w
+        c = e // n_features
+        j = e % n_features
+        w = observed[0, c, j] if ignore else weight[0, c]
+        for i in range(1, n_chunks):
+            m = observed[i, c, j] if ignore else weight[i, c]
+            _merge_into(
+                w, &mean[0, c, j], &ssd[0, c, j],
+                m, mean[i, c, j], ssd[i, c, j],
+            )
+            w = w + m
+        if ignore:
+            observed[0, c, j] = w
     for i in range(1, n_chunks):
         for c in range(weight.shape[1]):
             weight[0, c] += weight[i, c]

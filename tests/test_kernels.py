@@ -110,6 +110,92 @@ def test_counting_does_not_depend_on_thread_count(n_threads):
     np.testing.assert_allclose(counted["csr"], np.stack(expected), rtol=1e-12)
 
 
+@pytest.mark.parametrize("n_threads", [1, 3])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("binarize", [False, True])
+def test_counting_by_pieces_of_rows_is_the_class_tasks_sum_bit_for_bit(
+    monkeypatch, n_threads, dtype, index_dtype, binarize
+):
+    # Small chunks and few pieces, so that there are many of each; empty
+    # rows, a row longer than a chunk, missing values and weights.
+    monkeypatch.setattr(fastnb._discrete, "CHUNK_VALUES", 500)
+    monkeypatch.setattr(fastnb._discrete, "PIECES", 7)
+    X, y = tfidf_like(900, 300, 3, seed=4)
+    empty, long = sp.csr_matrix((1, 300)), sp.csr_matrix(np.full((1, 300), 0.5))
+    X = sp.vstack([X[:5], empty, X[5:], long], format="csr")
+    y = np.r_[y[:5], 2, y[5:], 1]
+    X.data[np.random.default_rng(6).random(X.nnz) < 0.1] = np.nan
+    X = sp.csr_matrix(
+        (
+            X.data.astype(dtype),
+            X.indices.astype(index_dtype),
+            X.indptr.astype(index_dtype),
+        ),
+        shape=X.shape,
+    )
+    weights = np.random.default_rng(2).random(X.shape[0])
+    shape = (3, X.shape[1])
+    order = np.argsort(y, kind="stable").astype(np.intp)
+    class_ptr = np.r_[0, np.cumsum(np.bincount(y))].astype(np.intp)
+    expected = np.zeros(shape), np.zeros(shape)
+    _kernels.discrete_count_csr(
+        X.data,
+        X.indices,
+        X.indptr,
+        order,
+        class_ptr,
+        weights,
+        0.25,
+        binarize,
+        *expected,
+        True,
+        n_threads,
+    )
+    counts, missing = np.zeros(shape), np.zeros(shape)
+    layout = fastnb._discrete.csr_pieces(X.indptr, X.shape[1])
+    assert len(layout[1]) - 1 > 10  # chunks
+    _kernels.discrete_count_csr_blocks(
+        X.data,
+        X.indices,
+        X.indptr,
+        y.astype(np.intp),
+        weights,
+        0.25,
+        binarize,
+        shape[1],
+        counts.reshape(-1),
+        missing.reshape(-1),
+        True,
+        *layout,
+        n_threads,
+    )
+    assert_array_equal(counts, expected[0])
+    assert_array_equal(missing, expected[1])
+    assert np.count_nonzero(missing) and np.count_nonzero(counts)
+
+
+def test_fewer_classes_than_threads_count_by_pieces_of_rows(monkeypatch):
+    # Two classes on four threads: the counts of the pieces of rows, as one
+    # thread's task a class counts them.
+    X, y = tfidf_like(2000, 500, 2, seed=8)
+    one = fastnb.MultinomialNB().fit(X, y)
+    calls = []
+    monkeypatch.setattr(fastnb._discrete, "effective_n_threads", lambda work=None: 4)
+    monkeypatch.setattr(
+        _kernels,
+        "discrete_count_csr_blocks",
+        lambda *args: calls.append(args) or baseline_blocks(*args),
+    )
+    four = fastnb.MultinomialNB().fit(X, y)
+    assert len(calls) == 1
+    assert_array_equal(four.feature_count_, one.feature_count_)
+    assert_array_equal(four.predict_proba(X), one.predict_proba(X))
+
+
+baseline_blocks = _kernels.discrete_count_csr_blocks
+
+
 @pytest.mark.parametrize(
     # MixedNB's families each read their own columns.
     "case",
@@ -136,9 +222,36 @@ def test_openmp_threads_follow_the_limit():
     assert effective_n_threads() >= 1
 
 
-def test_small_inputs_use_one_thread():
+def test_small_inputs_use_one_thread_and_others_every_thread():
     assert effective_n_threads(1000) == 1
-    assert effective_n_threads(None) >= effective_n_threads(1 << 30)
+    # Never a team of a size between one and all (GCC's OpenMP runtime
+    # would end the threads it leaves idle, and start them again).
+    with threadpool_limits(limits=4, user_api="openmp"):
+        every = effective_n_threads()
+        sizes = {effective_n_threads(work) for work in range(0, 1 << 20, 4096)}
+    assert sizes == {1, every}
+
+
+def test_teams_keep_their_threads(monkeypatch):
+    # Kernels run one after another with the work of a few threads and of
+    # many: the OpenMP threads stay the same ones (none ended and started
+    # again), as /proc lists them.
+    import os
+
+    if not os.path.isdir("/proc/self/task"):
+        pytest.skip("no /proc/self/task on this system")
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(4)))
+    # About 480,000 and 240,000 values of work to score: once, teams of 4
+    # and of 3 threads.
+    X, y = tfidf_like(8000, 400, 3)
+    model = fastnb.MultinomialNB().fit(X, y)
+    with threadpool_limits(limits=4, user_api="openmp"):
+        model.predict_proba(X)
+        before = set(os.listdir("/proc/self/task"))
+        for _ in range(3):
+            model.predict_proba(X[:4000])
+            model.predict_proba(X)
+        assert set(os.listdir("/proc/self/task")) == before
 
 
 def test_scratch_blocks_do_not_share_cache_lines():
@@ -356,6 +469,38 @@ def out_of_range_calls():
                 counts(),
                 no_missing,
                 False,
+                2,
+            ),
+            bounds,
+        ),
+        "discrete_count_csr_blocks class": (
+            lambda: k.discrete_count_csr_blocks(
+                *sparse_arrays(csr),
+                bad_y,
+                weights,
+                0.0,
+                False,
+                4,
+                counts().reshape(-1),
+                no_missing.reshape(-1),
+                False,
+                *fastnb._discrete.csr_pieces(csr.indptr, 4),
+                2,
+            ),
+            bounds,
+        ),
+        "discrete_count_csr_blocks column": (
+            lambda: k.discrete_count_csr_blocks(
+                *bad_column(csr),
+                y,
+                weights,
+                0.0,
+                False,
+                4,
+                counts().reshape(-1),
+                no_missing.reshape(-1),
+                False,
+                *fastnb._discrete.csr_pieces(csr.indptr, 4),
                 2,
             ),
             bounds,
