@@ -1,7 +1,9 @@
 """Time fastnb against its NumPy reference and scikit-learn.
 
-Three cases: the bag-of-words estimators on a synthetic text corpus,
-GaussianNB on dense Gaussian blobs, and CategoricalNB on category codes. The
+The cases: the bag-of-words estimators on a synthetic text corpus (20
+classes, and the same documents in two classes, the spam/ham shape),
+GaussianNB on dense Gaussian blobs, and CategoricalNB on category codes
+(dense and sparse). The
 implementations of each estimator run interleaved in one process, the order
 rotating so that none always runs first; the figures are the ratios of their
 median times. A separate, untimed pass measures the peak memory each one
@@ -15,11 +17,18 @@ every call of a kernel that takes ``n_threads``. By Amdahl's law that share
 caps the speedup on any number of cores. ``--profile`` shows where the
 serial time goes. Progress goes to stderr as the run goes.
 
+With ``--spread 16``, nothing is timed: each fastnb operation runs in a
+fresh process with 16 OpenMP threads that sleep when they wait, and the
+table says how its CPU time spreads over them (how many threads did at
+least 1/32 of the work, the busiest thread's share): on a machine of few
+cores, the measure of whether every core of a large one would get work
+(bench/spread.py).
+
 Usage::
 
-    python bench/bench_naive_bayes.py [--case all|text|gaussian|categorical]
+    python bench/bench_naive_bayes.py [--case all|text|binary-text|gaussian|...]
         [--quick] [--repeats N] [--estimators multinomial,complement,bernoulli]
-        [--threads 1,2,4,...] [--profile]
+        [--threads 1,2,4,...] [--profile] [--spread T]
 """
 
 import argparse
@@ -33,6 +42,7 @@ import os
 import platform
 import pstats
 import statistics
+import subprocess
 import sys
 import time
 import tracemalloc
@@ -46,6 +56,12 @@ from corpus import (
     make_categorical,
     make_gaussian_blobs,
     make_sparse_categorical,
+)
+from spread import (
+    SPREAD_ENVIRONMENT,
+    measure_spread,
+    pretend_usable_cpus,
+    spread_environment,
 )
 
 import fastnb
@@ -68,8 +84,8 @@ IMPLEMENTATIONS = {
     "reference": fastnb.reference,
     "sklearn": sklearn.naive_bayes,
 }
-OPERATIONS = ("fit", "partial_fit", "predict", "predict_proba")
-CASES = ("text", "gaussian", "categorical", "sparse-categorical")
+OPERATIONS = ("fit", "partial_fit", "partial_fit batch", "predict", "predict_proba")
+CASES = ("text", "binary-text", "gaussian", "categorical", "sparse-categorical")
 TEXT_FULL_SHAPE = (200_000, 2**18)
 TEXT_QUICK_SHAPE = (20_000, 2**16)
 GAUSSIAN_FULL_SHAPE = (1_000_000, 50)
@@ -86,6 +102,8 @@ SPARSE_CATEGORICAL_DENSITY = 0.05
 SPARSE_RUNS = ("fastnb", "fastnb dense", "sklearn dense")
 N_CHUNKS = 10
 N_ROWS_AFTER_PARTIAL_FIT = 1000
+# Rows of the one partial_fit batch timed apart (a streaming service's batch).
+BATCH_ROWS = 100_000
 # Probabilities are compared relative to their size; below this both count as 0.
 TINY_PROBABILITY = 1e-300
 TEXT_PROBA_RTOL = 1e-10
@@ -110,13 +128,15 @@ class Dataset:
     classes: np.ndarray
     chunks: list
     X_head: "np.ndarray | scipy.sparse.csr_matrix"
+    batch: tuple
 
     @classmethod
     def from_arrays(cls, X, y):
         """Wrap X and y, cut into `N_CHUNKS` row chunks."""
         bounds = np.linspace(0, X.shape[0], N_CHUNKS + 1).astype(int)
         chunks = [(X[a:b], y[a:b]) for a, b in itertools.pairwise(bounds)]
-        return cls(X, y, np.unique(y), chunks, X[:N_ROWS_AFTER_PARTIAL_FIT])
+        batch = (X[:BATCH_ROWS], y[:BATCH_ROWS])
+        return cls(X, y, np.unique(y), chunks, X[:N_ROWS_AFTER_PARTIAL_FIT], batch)
 
 
 def run_fit(estimator_class, fitted, data):
@@ -135,6 +155,11 @@ def run_partial_fit(estimator_class, fitted, data):
     model.predict(data.X_head)
 
 
+def run_partial_fit_batch(estimator_class, fitted, data):
+    """Add one batch of BATCH_ROWS rows to a new model."""
+    estimator_class().partial_fit(*data.batch, classes=data.classes)
+
+
 def run_predict(estimator_class, fitted, data):
     """Predict the classes of the whole data set."""
     fitted.predict(data.X)
@@ -148,6 +173,7 @@ def run_predict_proba(estimator_class, fitted, data):
 RUNNERS = {
     "fit": run_fit,
     "partial_fit": run_partial_fit,
+    "partial_fit batch": run_partial_fit_batch,
     "predict": run_predict,
     "predict_proba": run_predict_proba,
 }
@@ -155,7 +181,7 @@ RUNNERS = {
 
 def supports(estimator_class, operation):
     """Whether the class has the method that `operation` times."""
-    return hasattr(estimator_class, operation)
+    return hasattr(estimator_class, operation.split()[0])
 
 
 def rotated(items, shift):
@@ -383,7 +409,8 @@ def print_header(repeats):
     )
     print(
         f"timing:   median of {repeats} repeats; partial_fit is {N_CHUNKS} chunks "
-        f"then predict on {N_ROWS_AFTER_PARTIAL_FIT:,} rows"
+        f"then predict on {N_ROWS_AFTER_PARTIAL_FIT:,} rows; partial_fit batch "
+        f"is one batch of the first {BATCH_ROWS:,} rows into a new model"
     )
 
 
@@ -393,7 +420,13 @@ def bench_estimator(estimator_name, data, args, repeats, rtol, time_read=False):
     An implementation without the estimator (the reference may lack one) is
     left out and shows n/a. With `time_read`, the time to read the dense X
     once is timed among the operations and the fit times compared with it.
+    With ``--spread``, only the spread of fastnb's operations over threads.
     """
+    if args.spread:
+        print()
+        print(f"{estimator_name}: CPU time over {args.spread} OpenMP threads")
+        print(spread_table(fastnb_tasks(estimator_name, data), args.spread))
+        return
     progress(f"{estimator_name}: fitting each implementation, checking agreement")
     classes = {
         name: getattr(module, estimator_name)
@@ -439,6 +472,20 @@ def bench_text(args, repeats):
     )
     for estimator_name in args.estimators or [ESTIMATORS["multinomial"]]:
         bench_estimator(estimator_name, data, args, repeats, TEXT_PROBA_RTOL)
+
+
+def bench_binary_text(args, repeats):
+    """MultinomialNB on the text corpus in two classes (spam/ham's shape)."""
+    n_documents, n_features = TEXT_QUICK_SHAPE if args.quick else TEXT_FULL_SHAPE
+    progress("making the text corpus, in two classes")
+    X, y = make_bag_of_words(n_documents=n_documents, n_features=n_features)
+    data = Dataset.from_arrays(X, y % 2)
+    print()
+    print(
+        f"corpus:   {n_documents:,} documents x {n_features:,} features, CSR, "
+        f"nnz {X.nnz:,}, the text case's classes taken modulo 2: 2 classes"
+    )
+    bench_estimator(ESTIMATORS["multinomial"], data, args, repeats, TEXT_PROBA_RTOL)
 
 
 def bench_gaussian(args, repeats):
@@ -516,6 +563,9 @@ def bench_sparse_categorical(args, repeats):
         f"{sparse_data.classes.size} classes "
         f"(made in {time.perf_counter() - start:.1f} s)"
     )
+    if args.spread:
+        bench_estimator("CategoricalNB", sparse_data, args, repeats, None)
+        return
     runs = {
         "fastnb": (fastnb.CategoricalNB, sparse_data),
         "fastnb dense": (fastnb.CategoricalNB, dense_data),
@@ -778,6 +828,38 @@ def profile_serial_time(tasks):
     return "\n".join(parts)
 
 
+# The goals of the spread over T threads: at least BUSY_GOAL of 16 threads
+# doing at least 1/(2T) of the work, and none more than BUSIEST_GOAL of it.
+BUSY_GOAL = 14 / 16
+BUSIEST_GOAL = 1 / 8
+
+
+def spread_table(tasks, n_threads):
+    """Busy threads and the busiest thread's share of each operation."""
+    header = ["operation", "calls", "busy threads", "busiest share"]
+    header += ["thread ended", "goal"]
+    rows = []
+    for operation, function in tasks.items():
+        progress(f"{operation}: CPU time of each of {n_threads} threads")
+        busy, busiest, ended, calls = measure_spread(function, n_threads)
+        met = busy >= BUSY_GOAL * n_threads and busiest <= BUSIEST_GOAL
+        rows.append(
+            [
+                operation,
+                str(calls),
+                f"{busy:g} of {n_threads}",
+                f"{100 * busiest:.1f}%",
+                f"{ended} calls",
+                "met" if met and not ended else "not met",
+            ]
+        )
+    return format_table(header, rows) + (
+        f"\n(medians over the calls; busy: did at least 1/{2 * n_threads} of a "
+        f"call's work; goal: at least {BUSY_GOAL * n_threads:.0f} busy, none over "
+        f"{100 * BUSIEST_GOAL:.1f}%, no thread ended during a call)"
+    )
+
+
 def bench_threads(estimator_name, data, medians, args, repeats):
     """The scaling and serial-share tables (and profile) of fastnb's estimator."""
     tasks = fastnb_tasks(estimator_name, data)
@@ -844,10 +926,11 @@ def parse_args(argv=None):
         "--case",
         choices=("all", *CASES),
         default="all",
-        help="text: the bag-of-words estimators; gaussian: GaussianNB on dense "
-        "blobs; categorical: CategoricalNB on category codes; sparse-categorical: "
+        help="text: the bag-of-words estimators; binary-text: MultinomialNB on "
+        "the same documents in two classes; gaussian: GaussianNB on dense blobs; "
+        "categorical: CategoricalNB on category codes; sparse-categorical: "
         "CategoricalNB on sparse codes (fastnb on CSR, fastnb and scikit-learn "
-        "dense); all (default): the four",
+        "dense); all (default): the five",
     )
     parser.add_argument(
         "--quick",
@@ -877,6 +960,14 @@ def parse_args(argv=None):
         "at each (a scaling table) and measure each one's serial share",
     )
     parser.add_argument(
+        "--spread",
+        type=positive_int,
+        metavar="T",
+        help="time nothing: run each fastnb operation with T OpenMP threads that "
+        "sleep when they wait, and show how its CPU time spreads over them "
+        "(any machine; T = 16 tells whether 16 cores would all get work)",
+    )
+    parser.add_argument(
         "--profile",
         action="store_true",
         help="show where each operation's time outside the parallel kernels goes",
@@ -892,10 +983,20 @@ def parse_args(argv=None):
 def main(argv=None):
     """Run the benchmark."""
     args = parse_args(argv)
+    if args.spread:
+        if os.environ.get(SPREAD_ENVIRONMENT) != str(args.spread):
+            # The OpenMP runtime reads its wait policy once, as it loads.
+            child = subprocess.run(
+                [sys.executable, *sys.argv], env=spread_environment(args.spread)
+            )
+            sys.exit(child.returncode)
+        pretend_usable_cpus(args.spread)
     repeats = args.repeats or 3
     print_header(repeats)
     if args.case in ("all", "text"):
         bench_text(args, repeats)
+    if args.case in ("all", "binary-text"):
+        bench_binary_text(args, repeats)
     if args.case in ("all", "gaussian"):
         bench_gaussian(args, repeats)
     if args.case in ("all", "categorical"):
