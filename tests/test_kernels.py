@@ -380,6 +380,22 @@ def out_of_range_calls():
     def counts():
         return np.zeros((2, 4))
 
+    def count_by_pieces(csr_arrays, labels):
+        """discrete_count_csr_blocks of these CSR arrays and labels."""
+        return k.discrete_count_csr_blocks(
+            *csr_arrays,
+            labels,
+            weights,
+            0.0,
+            False,
+            4,
+            counts().reshape(-1),
+            no_missing.reshape(-1),
+            False,
+            *fastnb._discrete.csr_pieces(csr.indptr, 4),
+            2,
+        )
+
     def chunks():
         """The counts of the second chunk of two rows (the rows 2 and 3)."""
         return np.zeros((1, 2, 4))
@@ -474,35 +490,11 @@ def out_of_range_calls():
             bounds,
         ),
         "discrete_count_csr_blocks class": (
-            lambda: k.discrete_count_csr_blocks(
-                *sparse_arrays(csr),
-                bad_y,
-                weights,
-                0.0,
-                False,
-                4,
-                counts().reshape(-1),
-                no_missing.reshape(-1),
-                False,
-                *fastnb._discrete.csr_pieces(csr.indptr, 4),
-                2,
-            ),
+            lambda: count_by_pieces(sparse_arrays(csr), bad_y),
             bounds,
         ),
         "discrete_count_csr_blocks column": (
-            lambda: k.discrete_count_csr_blocks(
-                *bad_column(csr),
-                y,
-                weights,
-                0.0,
-                False,
-                4,
-                counts().reshape(-1),
-                no_missing.reshape(-1),
-                False,
-                *fastnb._discrete.csr_pieces(csr.indptr, 4),
-                2,
-            ),
+            lambda: count_by_pieces(bad_column(csr), y),
             bounds,
         ),
         "discrete_count_csc class": (
