@@ -1530,7 +1530,9 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
 
         self._check_fitted_state()
         selection, mode = class_selection(self.classes_, classes)
-        X = self._check_X(X)
+        # Arrays of other array-API libraries are read in NumPy; the terms
+        # are NumPy's (or SciPy's).
+        X = self._check_X(as_numpy(X))
         return Contributions(
             *read_terms(self, X, self._final_tables()[1], selection, mode)
         )

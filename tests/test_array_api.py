@@ -160,3 +160,17 @@ def test_the_fit_namespace_survives_pickle_and_a_numpy_refit_forgets_it():
             restored.predict(X)
         restored.fit(X, y)
         assert type(restored.predict(X)) is np.ndarray
+
+
+@pytest.mark.parametrize("dispatch", [False, True], ids=["dispatch-off", "dispatch-on"])
+def test_contributions_read_arrays_of_other_libraries(dispatch):
+    # The terms are NumPy's, whatever X's library: the same as of NumPy X.
+    case = next(case for case in CASES if case.id == "GaussianNB")
+    X, y, weights = numeric_data(case)
+    model = case.estimator().fit(X, y, sample_weight=weights)
+    (X_xp,) = strict(X[:5])
+    with sklearn.config_context(array_api_dispatch=dispatch):
+        terms, intercept = model.contributions(X_xp, classes=(3, 5))
+    expected = model.contributions(X[:5], classes=(3, 5))
+    assert_array_equal(terms, expected.terms, strict=True)
+    assert intercept == expected.intercept
