@@ -34,7 +34,6 @@ from fastnb._base import (
     ignores_missing,
     log_class_prior,
     observed_weights,
-    pad_classes,
     padded_class_count,
     raise_refused_value,
     rows_by_class,
@@ -114,8 +113,8 @@ def accumulate_counts(X, y, sample_weight, out, binarize, missing=None, nan=Fals
         )
 
 
-# discrete_count_csr_blocks lays out this many stored values at a time (16
-# bytes each, its scratch: 4 MiB, which stays in cache), cut in PIECES
+# discrete_count_csr_blocks lays out this many stored values at a time (24
+# bytes each, its scratch: 6 MiB, which stays in cache), cut in PIECES
 # pieces of rows, the tasks of its first steps, and adds them up a block of
 # features at a time, in at most BLOCKS blocks (more blocks scatter the
 # values to more places: 256 took half as long again as 64, 1,024 twice).
@@ -145,17 +144,29 @@ def csr_pieces(indptr, n_features):
         np.empty((PIECES, n_blocks), dtype=np.intp),
         np.empty(n_blocks + 1, dtype=np.intp),
         np.empty(largest_chunk),
+        np.empty(largest_chunk),
         np.empty(largest_chunk, dtype=np.intp),
     )
+
+
+def count_table_width(n_classes):
+    """Columns of the count families' scoring tables: 2 or 4 for up to 2 or
+    4 classes, which their row helpers score in a narrow block of their own
+    (two classes in a block of 8 did four times the work, from a table four
+    times the size), else the classes padded to whole blocks."""
+    for width in (2, 4):
+        if n_classes <= width:
+            return width
+    return padded_class_count(n_classes)
 
 
 def new_tables(feature_count):
     """Empty outputs of a table kernel for counts (n_classes, n_features):
     the class-major attribute, the feature-major scoring table with its
-    classes zero-padded to whole blocks, and the thread count.
+    classes zero-padded to count_table_width, and the thread count.
     """
     n_classes, n_features = feature_count.shape
-    n_padded = padded_class_count(n_classes)
+    n_padded = count_table_width(n_classes)
     return (
         np.empty((n_classes, n_features)),
         np.zeros((n_features, n_padded)),
@@ -372,8 +383,10 @@ class BaseDiscreteNB(BaseNB):
             statistics["class_count"], params["class_prior"], params["fit_prior"]
         )
         attributes, scoring = self._log_tables(statistics, params, prior)
-        # The scoring kernels take classes in whole blocks (zero-padded).
-        scoring["intercept"] = pad_classes(scoring["intercept"])
+        # The scoring kernels take the classes zero-padded, as the table.
+        intercept = np.zeros(scoring["table"].shape[1])
+        intercept[: len(prior)] = scoring["intercept"]
+        scoring["intercept"] = intercept
         scoring["log_prior"] = prior
         return attributes, scoring
 

@@ -466,6 +466,7 @@ def discrete_count_csr_blocks(
     intp_t[:, ::1] piece_slots,
     intp_t[::1] block_start,
     double[::1] entry_value,
+    double[::1] entry_weight,
     intp_t[::1] entry_key,
     int n_threads,
 ):
@@ -477,11 +478,14 @@ def discrete_count_csr_blocks(
     values of each block of features (piece_slots, a row a piece; feature j
     is in block j % n_blocks, a power of two, so that the most frequent
     features, often the first, fall in different blocks), then lays them
-    out by block in entry_value, a block's values
-    piece after piece, so in row order (block_start: where each block's
-    begin), each with its place in out as its key (-1 - the place, for a
-    missing value's weight, counted into missing); then each block adds its
-    values to out. out and missing are (n_classes, n_features) tables
+    out by block, a block's values piece after piece, so in row order
+    (block_start: where each block's begin): each value as counted in
+    entry_value, its row's weight in entry_weight, and its place in out as
+    its key (-1 - the place, for a missing value, whose weight is counted
+    into missing); then each block adds to out each weight times its value,
+    the product taken as discrete_count_csr takes it (so that a compiler
+    that fuses the multiply and the add fuses both alike). out and missing
+    are (n_classes, n_features) tables
     flattened (missing empty if not kept), a value of class c and feature j
     at c * n_features + j. So out[c, j] adds its values in row order, as
     discrete_count_csr does, bit for bit, whatever the number of threads;
@@ -521,11 +525,11 @@ def discrete_count_csr_blocks(
                     slot = piece_slots[p, b]
                     piece_slots[p, b] = slot + 1
                     x = X_data[q]
+                    entry_weight[slot] = w
                     if allow_nan and x != x:
-                        entry_value[slot] = w
                         entry_key[slot] = -1 - (place + X_indices[q])
                     else:
-                        entry_value[slot] = w * fastnb_counted(x, threshold, binarize)
+                        entry_value[slot] = fastnb_counted(x, threshold, binarize)
                         entry_key[slot] = place + X_indices[q]
         # Dynamic: the blocks hold unequal numbers of values.
         for b in prange(
@@ -534,9 +538,9 @@ def discrete_count_csr_blocks(
             for k in range(block_start[b], block_start[b + 1]):
                 place = entry_key[k]
                 if place >= 0:
-                    out[place] += entry_value[k]
+                    out[place] += entry_weight[k] * entry_value[k]
                 elif track:
-                    missing[-1 - place] += entry_value[k]
+                    missing[-1 - place] += entry_weight[k]
 
 
 def discrete_count_csc(

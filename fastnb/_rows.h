@@ -315,11 +315,28 @@ static inline fastnb_vec fastnb_load_widened(const float* p)
         acc[k_] += (double) (p)[k_] - (a)[k_] * (d) * ((s) - 2.0 * (g)[k_])
 #endif
 
+/* The count families score 2 or 4 classes in a narrow block of their own
+ * (their tables are 2 or 4 wide: fastnb._discrete.count_table_width), in
+ * plain loops the compiler unrolls; the sums are those of the 8-wide block,
+ * class by class in the same order. */
+#define FASTNB_NARROW 4
+#define FASTNB_AXPY_NARROW(acc, v, p, n)                                      \
+    do {                                                                      \
+        if ((n) == 2) {                                                       \
+            acc[0] += (v) * (p)[0];                                           \
+            acc[1] += (v) * (p)[1];                                           \
+        } else {                                                              \
+            for (int k_ = 0; k_ < FASTNB_NARROW; k_++)                        \
+                acc[k_] += (v) * (p)[k_];                                     \
+        }                                                                     \
+    } while (0)
+
 /* ---- Row helpers -------------------------------------------------------- */
 
 /* Every row helper adds one row's terms to scores[0:n_padded] from tables
  * whose classes are padded with zeros to n_padded, a multiple of
- * FASTNB_BLOCK (fastnb._base.pad_classes); the caller's scores row has room
+ * FASTNB_BLOCK (fastnb._base.pad_classes), or for the count families 2 or
+ * 4 (FASTNB_NARROW); the caller's scores row has room
  * for the padded classes. A helper returns 0, or 1 when the row holds a
  * value the model refuses (fastnb_refused: the kernel reports the row, and
  * its scores are not used); in a FASTNB_DEBUG build it returns -1 instead,
@@ -428,7 +445,33 @@ FASTNB_ROW_REFUSED(float, uint32_t)
             && fastnb_row_refused_##T(data + start, 1, stop - start,          \
                                       non_negative, allow_nan))               \
             return 1;                                                         \
-        for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
+        if (n_padded < FASTNB_BLOCK) {                                        \
+            /* 2 or 4 classes, in a narrow block (fastnb._discrete). */       \
+            double acc[FASTNB_NARROW] = {0, 0, 0, 0};                         \
+            for (Py_ssize_t p = start; p < stop; p++) {                       \
+                if (p + FASTNB_AHEAD < nnz)                                   \
+                    fastnb_prefetch(                                          \
+                        table + indices[p + FASTNB_AHEAD] * n_padded,         \
+                        n_padded * sizeof(double));                           \
+                const Py_ssize_t j = indices[p];                              \
+                FASTNB_CHECK(0 <= j && j < n_rows);                           \
+                if (allow_nan && data[p] != data[p]) {                        \
+                    if (missing)                                              \
+                        FASTNB_AXPY_NARROW(acc, 1.0, missing + j * n_padded,  \
+                                           n_padded);                         \
+                    continue;                                                 \
+                }                                                             \
+                const double v =                                              \
+                    fastnb_counted(data[p], threshold, binarize);             \
+                if (v == 0.0)                                                 \
+                    continue;                                                 \
+                FASTNB_AXPY_NARROW(acc, v, table + j * n_padded, n_padded);   \
+            }                                                                 \
+            for (int k = 0; k < n_padded; k++)                                \
+                scores[k] += acc[k];                                          \
+        }                                                                     \
+        for (Py_ssize_t k0 = 0; k0 < n_padded && n_padded >= FASTNB_BLOCK;   \
+             k0 += FASTNB_BLOCK) {                                            \
             FASTNB_ZERO8(acc);                                                \
             for (Py_ssize_t p = start; p < stop; p++) {                       \
                 if (k0 == 0 && p + FASTNB_AHEAD < nnz)                        \
@@ -490,7 +533,27 @@ FASTNB_ROW_REFUSED(float, uint32_t)
             && fastnb_row_refused_##T(x, x_stride, n_features, non_negative,  \
                                       allow_nan))                             \
             return 1;                                                         \
-        for (Py_ssize_t k0 = 0; k0 < n_padded; k0 += FASTNB_BLOCK) {          \
+        if (n_padded < FASTNB_BLOCK) {                                        \
+            /* 2 or 4 classes, in a narrow block (fastnb._discrete). */       \
+            double acc[FASTNB_NARROW] = {0, 0, 0, 0};                         \
+            for (Py_ssize_t j = 0; j < n_features; j++) {                     \
+                const T value = x[j * x_stride];                              \
+                if (allow_nan && value != value) {                            \
+                    if (missing)                                              \
+                        FASTNB_AXPY_NARROW(acc, 1.0, missing + j * n_padded,  \
+                                           n_padded);                         \
+                    continue;                                                 \
+                }                                                             \
+                const double v = fastnb_counted(value, threshold, binarize);  \
+                if (v == 0.0)                                                 \
+                    continue;                                                 \
+                FASTNB_AXPY_NARROW(acc, v, table + j * n_padded, n_padded);   \
+            }                                                                 \
+            for (int k = 0; k < n_padded; k++)                                \
+                scores[k] += acc[k];                                          \
+        }                                                                     \
+        for (Py_ssize_t k0 = 0; k0 < n_padded && n_padded >= FASTNB_BLOCK;   \
+             k0 += FASTNB_BLOCK) {                                            \
             FASTNB_ZERO8(acc);                                                \
             for (Py_ssize_t j = 0; j < n_features; j++) {                     \
                 const T value = x[j * x_stride];                              \

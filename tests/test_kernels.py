@@ -27,6 +27,8 @@ from fastnb._simd import kernels as _kernels
 from _helpers import THREADED_CASES, THREADED_ROWS, runnable_variants
 
 ESTIMATORS = [fastnb.MultinomialNB, fastnb.ComplementNB, fastnb.BernoulliNB]
+# The baseline kernels and every variant built that this CPU runs.
+KERNEL_VARIANTS = [baseline, *runnable_variants()]
 
 
 def tfidf_like(n_samples, n_features, n_classes, seed=0):
@@ -114,8 +116,11 @@ def test_counting_does_not_depend_on_thread_count(n_threads):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("binarize", [False, True])
+# Each variant: a compiler that fuses a multiply and an add (FMA) must fuse
+# both kernels' alike.
+@pytest.mark.parametrize("kernels", KERNEL_VARIANTS, ids=lambda m: m.__name__)
 def test_counting_by_pieces_of_rows_is_the_class_tasks_sum_bit_for_bit(
-    monkeypatch, n_threads, dtype, index_dtype, binarize
+    monkeypatch, kernels, n_threads, dtype, index_dtype, binarize
 ):
     # Small chunks and few pieces, so that there are many of each; empty
     # rows, a row longer than a chunk, missing values and weights.
@@ -139,7 +144,7 @@ def test_counting_by_pieces_of_rows_is_the_class_tasks_sum_bit_for_bit(
     order = np.argsort(y, kind="stable").astype(np.intp)
     class_ptr = np.r_[0, np.cumsum(np.bincount(y))].astype(np.intp)
     expected = np.zeros(shape), np.zeros(shape)
-    _kernels.discrete_count_csr(
+    kernels.discrete_count_csr(
         X.data,
         X.indices,
         X.indptr,
@@ -155,7 +160,7 @@ def test_counting_by_pieces_of_rows_is_the_class_tasks_sum_bit_for_bit(
     counts, missing = np.zeros(shape), np.zeros(shape)
     layout = fastnb._discrete.csr_pieces(X.indptr, X.shape[1])
     assert len(layout[1]) - 1 > 10  # chunks
-    _kernels.discrete_count_csr_blocks(
+    kernels.discrete_count_csr_blocks(
         X.data,
         X.indices,
         X.indptr,
@@ -194,6 +199,53 @@ def test_fewer_classes_than_threads_count_by_pieces_of_rows(monkeypatch):
 
 
 baseline_blocks = _kernels.discrete_count_csr_blocks
+
+
+@pytest.mark.parametrize("n_classes", [1, 2, 3, 4, 5, 9])
+@pytest.mark.parametrize("layout", ["csr", "dense"])
+@pytest.mark.parametrize("kernels", KERNEL_VARIANTS, ids=lambda m: m.__name__)
+def test_narrow_count_tables_score_as_whole_blocks_bit_for_bit(
+    kernels, n_classes, layout
+):
+    # Up to 4 classes, the count families' tables are 2 or 4 wide, and the
+    # row helpers score them in a narrow block: the same scores as from the
+    # table padded to whole blocks, missing values' terms included.
+    X, _ = tfidf_like(500, 60, n_classes, seed=3)
+    X.data[::13] = np.nan
+    rng = np.random.default_rng(4)
+    table, missing = -rng.random((60, n_classes)), -rng.random((60, n_classes))
+    intercept = -rng.random(n_classes)
+    width = fastnb._discrete.count_table_width(n_classes)
+    assert width == {1: 2, 2: 2, 3: 4, 4: 4, 5: 8, 9: 16}[n_classes]
+
+    def scores(padded):
+        def pad(array):
+            out = np.zeros((*array.shape[:-1], padded))
+            out[..., :n_classes] = array
+            return out
+
+        out = np.empty((X.shape[0], n_classes))
+        arguments = (pad(table), pad(intercept), 0.0, False, True, True, pad(missing))
+        finish = (
+            kernels.Output.JOINT_LOG_LIKELIHOOD,
+            out,
+            np.empty(0, dtype=np.intp),
+            thread_scratch(2, n_classes),
+            2,
+        )
+        if layout == "csr":
+            bad = kernels.discrete_score_csr(*sparse_arrays(X), *arguments, *finish)
+        else:
+            bad = kernels.discrete_score_dense(X.toarray(), *arguments, *finish)
+        assert bad == -1
+        return out
+
+    narrow, whole = scores(width), scores(pad_classes(np.zeros(n_classes)).size)
+    assert_array_equal(narrow, whole)
+    # Against NumPy: the values' terms, NaN's rows of missing.
+    dense = X.toarray()
+    expected = np.nan_to_num(dense) @ table + np.isnan(dense) @ missing + intercept
+    np.testing.assert_allclose(narrow, expected, rtol=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -1281,9 +1333,7 @@ def score_all_kernels(kernels):
     return results + moments
 
 
-@pytest.mark.parametrize(
-    "kernels", [baseline, *runnable_variants()], ids=lambda m: m.__name__
-)
+@pytest.mark.parametrize("kernels", KERNEL_VARIANTS, ids=lambda m: m.__name__)
 def test_probabilities_are_the_softmax_of_the_scores_to_rounding(kernels):
     # predict_proba's and predict_log_proba's exp (a polynomial of its own
     # in the AVX2 and AVX-512 variants, libm's elsewhere) against NumPy's:
