@@ -3,7 +3,6 @@
 import doctest
 import os
 import platform
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -15,8 +14,6 @@ import fastnb
 from fastnb import _config
 from fastnb._base import effective_n_threads
 from fastnb._simd import kernels as _kernels
-
-from _helpers import run_child
 
 # Also run on the aarch64 wheel under qemu-user (.ci/run).
 pytestmark = pytest.mark.emulated
@@ -84,43 +81,3 @@ def test_docstring_examples():
     failed, attempted = doctest.testmod(_config, optionflags=doctest.ELLIPSIS)
     assert attempted > 0
     assert failed == 0
-
-
-def pure_python_copy(folder, source_files=True):
-    """fastnb's Python files, without any compiled kernels, in ``folder/fastnb``.
-
-    With ``source_files``, a ``_kernels.pyx`` beside them as in a checkout
-    (the installed package has none: only its presence matters here).
-    """
-    package = folder / "fastnb"
-    package.mkdir()
-    for path in Path(fastnb.__file__).parent.glob("*.py"):
-        shutil.copy(path, package / path.name)
-    if source_files:
-        (package / "_kernels.pyx").write_text("# the kernels' Cython source\n")
-    return package
-
-
-def test_import_from_the_source_folder_says_what_to_do(tmp_path):
-    # As `python -c "import fastnb"` run in a checkout that was installed
-    # but not built in place: the folder comes first on sys.path.
-    package = pure_python_copy(tmp_path)
-    child = run_child("import fastnb", tmp_path)
-    assert child.returncode != 0
-    message = child.stderr.strip().splitlines()[-1]
-    assert message.startswith("ImportError: fastnb's compiled kernels")
-    assert f"source folder, {package}," in message
-    assert "run Python from another folder" in message
-    assert f"pip install -e . in {tmp_path}" in message
-    assert "circular import" not in child.stderr
-
-
-def test_import_without_kernels_outside_a_source_folder(tmp_path):
-    package = pure_python_copy(tmp_path, source_files=False)
-    child = run_child("import fastnb", tmp_path)
-    assert child.returncode != 0
-    message = child.stderr.strip().splitlines()[-1]
-    assert message == (
-        "ImportError: fastnb's compiled kernels (fastnb._kernels) are missing "
-        f"from {package}: the installation is incomplete; reinstall fastnb."
-    )
