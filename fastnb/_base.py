@@ -596,14 +596,18 @@ def lookup_labels(y):
     return np.ascontiguousarray(y, dtype=np.int64)
 
 
-def encode_fit_labels(y):
-    """Sorted classes and each label's index in them, for ``fit``."""
+def encode_fit_labels(y, work=None):
+    """Sorted classes and each label's index in them, for ``fit``.
+
+    ``work``: the values the fit's kernels touch (their threads are awake
+    for those anyway); by default the labels.
+    """
     y = np.asarray(y)
     labels = lookup_labels(y)
     if labels is not None:
         # Integer labels are valid classes by their type: a table lookup,
         # no sort (check_classification_targets would sort).
-        n_threads = effective_n_threads(len(labels))
+        n_threads = effective_n_threads(len(labels) if work is None else work)
         lowest, highest = _kernels.label_range(labels, n_threads)
         span = highest - lowest + 1
         if span <= LOOKUP_SPAN:
@@ -647,8 +651,11 @@ def partial_fit_classes(estimator, classes):
     return estimator.classes_
 
 
-def encode_labels(y, classes):
-    """Index of each label of y in the sorted ``classes``; unknown labels raise."""
+def encode_labels(y, classes, work=None):
+    """Index of each label of y in the sorted ``classes``; unknown labels raise.
+
+    ``work``: as encode_fit_labels'.
+    """
     y = np.asarray(y)
     labels = lookup_labels(y)
     class_codes = None if labels is None else lookup_labels(classes)
@@ -658,7 +665,7 @@ def encode_labels(y, classes):
         table = _kernels.class_lookup(class_codes, LOOKUP_SPAN)
         if table is not None:
             y_encoded = np.empty(len(labels), dtype=np.intp)
-            n_threads = effective_n_threads(len(labels))
+            n_threads = effective_n_threads(len(labels) if work is None else work)
             if _kernels.encode_by_lookup(labels, *table, y_encoded, n_threads) < 0:
                 return y_encoded
     elif y.dtype.kind not in "iu":
@@ -729,11 +736,15 @@ def log_class_prior(class_count, class_prior, fit_prior):
     return np.full(n_classes, -np.log(n_classes))
 
 
-def class_weights(y, sample_weight, n_classes):
+def class_weights(y, sample_weight, n_classes, work=None):
     """Weighted number of samples of each class (float64, n_classes), summed
-    by a parallel kernel."""
+    by a parallel kernel.
+
+    ``work``: the values the call's other kernels touch (its threads are
+    awake for those anyway); by default the labels.
+    """
     weights = np.zeros(n_classes)
-    n_threads = effective_n_threads(len(y))
+    n_threads = effective_n_threads(len(y) if work is None else work)
     _kernels.class_weights(
         y, weights_or_ones(sample_weight, len(y)), weights, n_threads
     )
@@ -1072,7 +1083,8 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         weights = check_sample_weight(
             as_numpy(sample_weight), len(labels), allow_all_zero=False
         )
-        classes, codes = encode_fit_labels(labels)
+        # (n_features_in_: set by the check; the batch may be a family's dict.)
+        classes, codes = encode_fit_labels(labels, len(labels) * self.n_features_in_)
         statistics = self._batch_statistics(batch, codes, weights, len(classes))
         self._set_state(classes, statistics)
         keep_fit_namespace(self, namespace)
@@ -1121,7 +1133,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         weights = check_sample_weight(
             as_numpy(sample_weight), len(labels), allow_all_zero=True
         )
-        codes = encode_labels(labels, known)
+        codes = encode_labels(labels, known, len(labels) * self.n_features_in_)
         if first_call:
             statistics = self._batch_statistics(batch, codes, weights, len(known))
         else:

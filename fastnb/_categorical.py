@@ -31,6 +31,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_array, check_X_y, validate_data
 
 from fastnb._base import (
+    CHUNKS,
     MISSING_CONSTRAINT,
     BaseNB,
     Deferred,
@@ -286,7 +287,7 @@ def stored_position(X, position):
 
 # Counting codes at fit (count_codes). Sizes in codes or doubles; they
 # depend on the data's shape only, never on the number of threads.
-CHUNK_VALUES = 1 << 16  # least codes in a chunk of rows
+CHUNK_VALUES = 1 << 14  # least codes in a chunk of rows
 CHUNK_ROOM = 1 << 14  # least room for a chunk's table (128 KiB)
 COUNT_BUFFER = 1 << 22  # most room for all chunks' tables (32 MiB)
 
@@ -294,11 +295,13 @@ COUNT_BUFFER = 1 << 22  # most room for all chunks' tables (32 MiB)
 def one_pass_chunks(n_samples, n_features, n_classes):
     """Rows per chunk, chunks, and each chunk's table room, for one-pass counting.
 
-    A chunk's table has room for a few categories a feature (CHUNK_ROOM at
+    The rows are cut in CHUNKS chunks (as dense_row_chunks does: four tasks
+    a thread on 16 from 2**20 codes on), of CHUNK_VALUES codes at least. A
+    chunk's table has room for a few categories a feature (CHUNK_ROOM at
     least) and all of them together at most COUNT_BUFFER.
     """
     room = min(max(CHUNK_ROOM, 8 * n_features * n_classes), COUNT_BUFFER)
-    most_chunks = COUNT_BUFFER // room
+    most_chunks = min(CHUNKS, COUNT_BUFFER // room)
     chunk_rows = max(-(-CHUNK_VALUES // n_features), -(-n_samples // most_chunks))
     return chunk_rows, -(-n_samples // chunk_rows), room
 
@@ -373,13 +376,8 @@ def count_codes(
         if n_chunks == 1:
             return None, sizes, counts
         layout = np.tile(offsets * n_classes, (n_chunks, 1))
-    _kernels.categorical_merge_counts(
-        tables,
-        layout,
-        offsets,
-        counts,
-        effective_n_threads(tables.shape[0] * counts.size),
-    )
+    # The counting's threads (awake already), even for small tables.
+    _kernels.categorical_merge_counts(tables, layout, offsets, counts, n_threads)
     return None, sizes, counts
 
 
@@ -475,7 +473,7 @@ def count_sparse_codes(
                 np.tile(offsets * n_classes, (n_chunks, 1)),
                 offsets,
                 counts,
-                effective_n_threads(tables.size),
+                n_threads,
             )
     n_threads = effective_n_threads(counts.size)
     _kernels.categorical_add_zeros(
@@ -709,7 +707,7 @@ class CategoricalNB(BaseDiscreteNB):
 
     def _batch_statistics(self, batch, y, sample_weight, n_classes):
         codes, values = batch["codes"], batch["values"]
-        class_count = class_weights(y, sample_weight, n_classes)
+        class_count = class_weights(y, sample_weight, n_classes, data_size(codes))
         # Dense codes for a model whose every feature's categories are codes
         # are counted in a table at least as large as the model's: a batch
         # that brings no new category then has the model's categories.

@@ -309,7 +309,9 @@ class BaseDiscreteNB(BaseNB):
 
     def _batch_statistics(self, X, y, sample_weight, n_classes):
         statistics = self._empty_statistics(n_classes, X)
-        statistics["class_count"] = class_weights(y, sample_weight, n_classes)
+        statistics["class_count"] = class_weights(
+            y, sample_weight, n_classes, data_size(X)
+        )
         accumulate_counts(
             X,
             y,
@@ -348,7 +350,9 @@ class BaseDiscreteNB(BaseNB):
             statistics.get("missing_count"),
             ignores_missing(self),
         )
-        statistics["class_count"] += class_weights(y, sample_weight, n_classes)
+        statistics["class_count"] += class_weights(
+            y, sample_weight, n_classes, data_size(X)
+        )
         return statistics
 
     def _check_statistic_values(self, statistics, n_classes, n_features, values):

@@ -93,7 +93,7 @@ def class_moments(X, y, sample_weight, n_classes, ignore=False):
     n_threads = effective_n_threads(data_size(X))
     if not sp.issparse(X):
         return dense_class_moments(X, y, sample_weight, n_classes, n_threads, ignore)
-    count = class_weights(y, sample_weight, n_classes)
+    count = class_weights(y, sample_weight, n_classes, data_size(X))
     mean = np.zeros((n_classes, n_features))
     ssd = np.zeros((n_classes, n_features))
     X = summed_duplicates(X)  # a repeated entry is one value, not two samples

@@ -2509,8 +2509,10 @@ def categorical_check_count_dense(
     # is the first of all.
     cdef intp_t[::1] first_bad = np.full(n_threads, n_codes, dtype=np.intp)
     cdef Py_ssize_t b, t, bad
+    # Static: the chunks have equal rows, so each thread gets its share
+    # whichever threads wake first.
     for b in prange(
-        tables.shape[0], nogil=True, schedule="dynamic", num_threads=n_threads
+        tables.shape[0], nogil=True, schedule="static", num_threads=n_threads
     ):
         t = threadid()
         if first_bad[t] == n_codes:
@@ -2555,10 +2557,11 @@ def categorical_count_dense(
     # A chunk with a code or class outside the table, for each thread.
     cdef intp_t[::1] outside = np.full(n_threads, -1, dtype=np.intp)
     cdef Py_ssize_t task, b, j, start, stop, position
+    # Static: the tasks have about equal codes.
     for task in prange(
         tables.shape[0] * n_blocks,
         nogil=True,
-        schedule="dynamic",
+        schedule="static",
         num_threads=n_threads,
     ):
         b = task // n_blocks
@@ -2588,22 +2591,39 @@ def categorical_merge_counts(
     double[:, ::1] out,
     int n_threads,
 ):
-    """Add the chunks' tables up, in chunk order, into out; a task a feature.
+    """Add the chunks' tables up, in chunk order, into out; a task a block of
+    out's rows (equal blocks, whatever the features' numbers of categories).
 
     Chunk b's counts of feature j run from tables[b, layout[b, j]] to
     tables[b, layout[b, j + 1]], a row of classes per code from 0, and go to
     out's rows from offsets[j].
     """
+    cdef Py_ssize_t n_rows = out.shape[0]
     cdef Py_ssize_t n_classes = out.shape[1]
-    cdef Py_ssize_t j, b, a, c, start
-    for j in prange(
-        offsets.shape[0] - 1, nogil=True, schedule="dynamic", num_threads=n_threads
-    ):
-        for b in range(tables.shape[0]):
-            start = layout[b, j]
-            for a in range((layout[b, j + 1] - start) // n_classes):
-                for c in range(n_classes):
-                    out[offsets[j] + a, c] += tables[b, start + a * n_classes + c]
+    cdef Py_ssize_t n_features = offsets.shape[0] - 1
+    cdef Py_ssize_t n_blocks = min(n_rows, 4 * n_threads)
+    cdef Py_ssize_t task, r, j, a, b, c, start, low, high, middle
+    for task in prange(n_blocks, nogil=True, schedule="static", num_threads=n_threads):
+        # The feature of the block's first row: the first j whose rows end
+        # past it.
+        low = 0
+        high = n_features
+        while low < high:
+            middle = (low + high) // 2
+            if offsets[middle + 1] <= task * n_rows // n_blocks:
+                low = middle + 1
+            else:
+                high = middle
+        j = low
+        for r in range(task * n_rows // n_blocks, (task + 1) * n_rows // n_blocks):
+            while offsets[j + 1] <= r:
+                j = j + 1
+            a = r - offsets[j]
+            for b in range(tables.shape[0]):
+                start = layout[b, j]
+                if a < (layout[b, j + 1] - start) // n_classes:
+                    for c in range(n_classes):
+                        out[r, c] += tables[b, start + a * n_classes + c]
 
 
 # ---------------------------------------------------------------------------
@@ -2885,10 +2905,11 @@ def categorical_score_dense(
     cdef int status
     cdef double* row
     _check_scratch(scratch, n_threads, n_padded)
+    # Static: the blocks have equal rows.
     for b in prange(
         (n_samples + rows - 1) // rows,
         nogil=True,
-        schedule="dynamic",
+        schedule="static",
         num_threads=n_threads,
     ):
         t = threadid()
