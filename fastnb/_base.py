@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import functools
 import os
-import weakref
 from abc import ABCMeta, abstractmethod
 from collections.abc import Callable
 from numbers import Real
@@ -830,9 +829,11 @@ def fitted_statistic(key, doc):
 # Parameter values that cannot change in place, and the values of each live
 # model's last parameter check that were all such (BaseNB._validate_params).
 IMMUTABLE_PARAMS = (type(None), bool, int, float, str, np.generic)
-_CHECKED_PARAMS: weakref.WeakKeyDictionary[BaseNB, tuple[Any, ...]] = (
-    weakref.WeakKeyDictionary()
-)
+# The parameter settings that passed scikit-learn's checks, by class: each
+# value with its type (True and 1 are different settings). At most
+# CHECKED_PARAMS_KEPT are kept; then the record starts again.
+_CHECKED_PARAMS: set[tuple[type, tuple[tuple[type, Any], ...]]] = set()
+CHECKED_PARAMS_KEPT = 1024
 
 
 @functools.cache
@@ -880,19 +881,25 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         return "_statistics" in vars(self)
 
     def _validate_params(self):
-        # scikit-learn checks the parameters at every fit and partial_fit.
-        # Values that cannot change in place, the very objects this model's
-        # last check passed, are not checked again: a loop of partial_fit
-        # calls checks them once.
+        # scikit-learn checks the parameters at every fit and partial_fit
+        # (80 us: more than the fit of a small table). A setting of values
+        # that cannot change in place is checked once per class: a loop of
+        # partial_fit calls, or a grid search's fits, check each setting once.
         values = tuple(getattr(self, name) for name in self._get_param_names())
-        checked = _CHECKED_PARAMS.get(self)
-        if checked is not None and all(
-            a is b for a, b in zip(checked, values, strict=True)
-        ):
+        if not all(isinstance(value, IMMUTABLE_PARAMS) for value in values):
+            super()._validate_params()
+            return
+        setting = (type(self), tuple((type(value), value) for value in values))
+        try:
+            if setting in _CHECKED_PARAMS:
+                return
+        except TypeError:  # an unhashable NumPy scalar (a structured one)
+            super()._validate_params()
             return
         super()._validate_params()
-        if all(isinstance(value, IMMUTABLE_PARAMS) for value in values):
-            _CHECKED_PARAMS[self] = values
+        if len(_CHECKED_PARAMS) >= CHECKED_PARAMS_KEPT:
+            _CHECKED_PARAMS.clear()
+        _CHECKED_PARAMS.add(setting)
 
     @classmethod
     def _get_param_names(cls):

@@ -442,10 +442,24 @@ def test_first_partial_fit_takes_classes_as_unique_labels_makes_them(classes):
     np.testing.assert_array_equal(model.classes_, expected)
 
 
+def test_a_checked_setting_does_not_pass_one_of_other_types():
+    # Settings that passed are not checked again, per class; True == 1, but
+    # fit_prior=1 is not a boolean, and alpha=-1.0 is another value.
+    X, y = np.ones((4, 3)), [0, 1, 0, 1]
+    fastnb.MultinomialNB(fit_prior=True, alpha=1.0).fit(X, y)
+    with pytest.raises(InvalidParameterError, match="'fit_prior' parameter"):
+        fastnb.MultinomialNB(fit_prior=1, alpha=1.0).fit(X, y)
+    with pytest.raises(InvalidParameterError, match="'alpha' parameter"):
+        fastnb.MultinomialNB(fit_prior=True, alpha=-1.0).fit(X, y)
+    # The setting that passed on one class is checked on another.
+    with pytest.raises(InvalidParameterError, match="'var_smoothing' parameter"):
+        fastnb.GaussianNB(var_smoothing=-1.0).fit(X, y)
+
+
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 def test_parameters_rebound_between_partial_fits_are_checked_again(case):
-    # A model does not check again the parameters its last check passed, while
-    # they are the same (immutable) objects: rebound, they are checked.
+    # A setting that passed is not checked again while its values are the
+    # same (immutable) ones: rebound to other values, they are checked.
     X, y, w = case.make(N_SAMPLES, FAILURE_LABELS, seed=7)
     model = case.estimator().partial_fit(X, y, classes=FAILURE_LABELS)
     model.partial_fit(X, y)
