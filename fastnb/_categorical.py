@@ -94,7 +94,14 @@ def frame_values(frame):
     columns = []
     for j, codes in enumerate(kinds.tolist()):
         column = frame.iloc[:, j]
-        if not codes:
+        if not codes and column.dtype.name == "category":
+            # What tolist gives (the categories' Python values, NaN where
+            # missing), taken by the codes: not a value at a time.
+            categories = column.cat.categories.to_list() + [np.nan]
+            values = np.fromiter(categories, dtype=object, count=len(categories))[
+                column.cat.codes.to_numpy()
+            ]
+        elif not codes:
             values = np.fromiter(column.tolist(), dtype=object, count=n_samples)
         elif column.hasnans:
             values = column.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -178,6 +185,40 @@ def unhashable_values_error(feature, exc):
         f"categories ({exc}); categories must be hashable, such as strings, "
         "numbers, booleans or tuples."
     )
+
+
+def distinct_values(column, name):
+    """A column's distinct values, sorted, and each row's index in them:
+    ``numpy.unique(column, return_inverse=True)``, found by hashing each
+    value once (pandas' factorize, when pandas is loaded) and sorting only
+    the distinct ones. (numpy.unique sorts every row of an object column by
+    Python comparisons: 5 ms for Adult's 16,281 test rows of one column of
+    strings, against 0.3 ms.) ``name`` is the feature, for the errors.
+    """
+    pandas = sys.modules.get("pandas")
+    try:
+        if pandas is not None:
+            first_seen, distinct = pandas.factorize(column, use_na_sentinel=False)
+            distinct = distinct.tolist()
+        else:
+            index = {}
+            first_seen = np.fromiter(
+                (index.setdefault(value, len(index)) for value in column.tolist()),
+                dtype=np.intp,
+                count=len(column),
+            )
+            distinct = list(index)
+    except TypeError as exc:
+        raise unhashable_values_error(name, exc) from exc
+    try:
+        order = sorted(range(len(distinct)), key=distinct.__getitem__)
+    except TypeError as exc:
+        raise mixed_values_error(name) from exc
+    rank = np.empty(len(order), dtype=np.intp)
+    rank[order] = np.arange(len(order))
+    # (fromiter: values that are tuples stay one value each.)
+    values = np.fromiter((distinct[i] for i in order), dtype=object, count=len(order))
+    return values, rank[first_seen]
 
 
 def shown_code(value):
@@ -946,15 +987,9 @@ class CategoricalNB(BaseDiscreteNB):
         A value that is not known (and not learnt) gets a code past every
         category, which scores as an unseen category.
         """
-        try:
-            values, inverse = np.unique(column, return_inverse=True)
-        except TypeError as exc:
-            raise mixed_values_error(name) from exc
+        values, inverse = distinct_values(column, name)
         lookup = {value: code for code, value in enumerate(known.tolist())}
-        try:
-            new = [value for value in values.tolist() if value not in lookup]
-        except TypeError as exc:
-            raise unhashable_values_error(name, exc) from exc
+        new = [value for value in values.tolist() if value not in lookup]
         if learn and new:
             # (fromiter: values that are tuples stay one value each.)
             new_values = np.fromiter(new, dtype=object, count=len(new))

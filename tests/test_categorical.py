@@ -2,9 +2,11 @@
 codes against their dense X."""
 
 import copy
+import sys
 import tracemalloc
 import warnings
 from fractions import Fraction
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -1921,3 +1923,50 @@ def test_adult_with_question_marks_as_missing():
     # missing="error" names the columns holding them.
     with pytest.raises(ValueError, match=r"in columns \[0, 3, 7\]"):
         fastnb.CategoricalNB().fit(X_train, y_train)
+
+
+# distinct_values: numpy.unique's answer for an object column, by hashing
+# (pandas' factorize when pandas is loaded, a dict without it).
+OBJECT_COLUMNS = st.one_of(
+    st.lists(st.text(alphabet="abc", max_size=3), min_size=1, max_size=40),
+    st.lists(st.integers(-3, 3), min_size=1, max_size=40),
+    st.lists(
+        st.tuples(st.sampled_from("xy"), st.integers(0, 2)), min_size=1, max_size=40
+    ),
+)
+
+
+@pytest.mark.parametrize("pandas_loaded", [True, False], ids=["pandas", "no pandas"])
+@settings(max_examples=60, deadline=None)
+@given(values=OBJECT_COLUMNS)
+def test_distinct_values_are_numpy_unique(values, pandas_loaded):
+    column = np.empty(len(values), dtype=object)
+    column[:] = values
+    hidden = {} if pandas_loaded else {"pandas": None}
+    with mock.patch.dict(sys.modules, hidden):
+        distinct, inverse = fastnb._categorical.distinct_values(column, 0)
+    expected, expected_inverse = np.unique(column, return_inverse=True)
+    assert distinct.dtype == object and len(distinct) == len(expected)
+    assert distinct.tolist() == expected.tolist()
+    assert_array_equal(inverse, expected_inverse.reshape(-1))
+
+
+@pytest.mark.parametrize("pandas_loaded", [True, False], ids=["pandas", "no pandas"])
+@pytest.mark.parametrize(
+    "values, message",
+    [
+        (["fig", 1, "fig"], "feature 3 mixes values that cannot be compared"),
+        ([["fig"], ["pear"]], r"feature 3 holds values that cannot be categories"),
+    ],
+    ids=["unordered", "unhashable"],
+)
+def test_object_values_that_cannot_be_categories(values, message, pandas_loaded):
+    X = np.empty((len(values), 4), dtype=object)
+    X[:] = "a"
+    for i, value in enumerate(values):
+        X[i, 3] = value
+    hidden = {} if pandas_loaded else {"pandas": None}
+    model = fastnb.CategoricalNB()
+    with mock.patch.dict(sys.modules, hidden), pytest.raises(ValueError, match=message):
+        model.fit(X, [0, 1, 0][: len(values)])
+    assert not hasattr(model, "classes_")
