@@ -2,8 +2,9 @@
 
 The cases: the bag-of-words estimators on a synthetic text corpus (20
 classes, and the same documents in two classes, the spam/ham shape),
-GaussianNB on dense Gaussian blobs, and CategoricalNB on category codes
-(dense and sparse). The
+GaussianNB on dense Gaussian blobs, CategoricalNB on category codes (dense
+and sparse), and MixedNB on data of Adult's size and types, against the
+peer mixed-naive-bayes when it is installed. The
 implementations of each estimator run interleaved in one process, the order
 rotating so that none always runs first; the figures are the ratios of their
 median times. A separate, untimed pass measures the peak memory each one
@@ -52,6 +53,7 @@ import scipy
 import sklearn
 import sklearn.naive_bayes
 from corpus import (
+    make_adult_like,
     make_bag_of_words,
     make_categorical,
     make_gaussian_blobs,
@@ -69,6 +71,10 @@ import fastnb.reference
 from fastnb import _simd
 from fastnb._base import effective_n_threads
 
+try:  # the peer of the Adult-size case (pip install mixed-naive-bayes)
+    import mixed_naive_bayes
+except ImportError:
+    mixed_naive_bayes = None
 try:
     from threadpoolctl import threadpool_info, threadpool_limits
 except ImportError:
@@ -85,7 +91,14 @@ IMPLEMENTATIONS = {
     "sklearn": sklearn.naive_bayes,
 }
 OPERATIONS = ("fit", "partial_fit", "partial_fit batch", "predict", "predict_proba")
-CASES = ("text", "binary-text", "gaussian", "categorical", "sparse-categorical")
+CASES = (
+    "text",
+    "binary-text",
+    "gaussian",
+    "categorical",
+    "sparse-categorical",
+    "adult-size",
+)
 TEXT_FULL_SHAPE = (200_000, 2**18)
 TEXT_QUICK_SHAPE = (20_000, 2**16)
 GAUSSIAN_FULL_SHAPE = (1_000_000, 50)
@@ -100,6 +113,10 @@ SPARSE_CATEGORICAL_DENSITY = 0.05
 # CategoricalNB on sparse codes: fastnb reads the CSR matrix, fastnb and
 # scikit-learn (which refuses sparse X) its dense copy.
 SPARSE_RUNS = ("fastnb", "fastnb dense", "sklearn dense")
+ADULT_RUNS = ("fastnb", "mixed-naive-bayes", "sklearn")
+ADULT_OPERATIONS = ("fit", "predict", "predict_proba")
+# Adult-size calls take milliseconds: more repeats steady their medians.
+ADULT_LEAST_REPEATS = 31
 N_CHUNKS = 10
 N_ROWS_AFTER_PARTIAL_FIT = 1000
 # Rows of the one partial_fit batch timed apart (a streaming service's batch).
@@ -615,16 +632,7 @@ def bench_sparse_categorical(args, repeats):
         "CategoricalNB on sparse codes: median seconds, and how many times faster "
         "fastnb on CSR is"
     )
-    header = ["operation", *(f"{name} s" for name in SPARSE_RUNS)]
-    header += [f"{name}/fastnb" for name in SPARSE_RUNS[1:]]
-    rows = []
-    for operation in OPERATIONS:
-        seconds = [medians[name, operation] for name in SPARSE_RUNS]
-        rows.append(
-            [operation, *(format_seconds(s) for s in seconds)]
-            + [format_ratio(s, seconds[0]) for s in seconds[1:]]
-        )
-    print(format_table(header, rows))
+    print(runs_table(medians, SPARSE_RUNS, OPERATIONS))
     print()
     header = ["peak extra MiB", *SPARSE_RUNS]
     rows = [
@@ -640,6 +648,120 @@ def bench_sparse_categorical(args, repeats):
         ("fastnb", operation): medians["fastnb", operation] for operation in OPERATIONS
     }
     bench_threads("CategoricalNB", sparse_data, fastnb_medians, args, repeats)
+
+
+def runs_table(medians, runs, operations):
+    """Median seconds of each run (the first is fastnb's) per operation, and
+    how many times faster than each other run fastnb is."""
+    header = ["operation", *(f"{name} s" for name in runs)]
+    header += [f"{name}/fastnb" for name in runs[1:]]
+    rows = []
+    for operation in operations:
+        seconds = [medians.get((name, operation)) for name in runs]
+        rows.append(
+            [operation, *(format_seconds(s) for s in seconds)]
+            + [format_ratio(s, seconds[0]) for s in seconds[1:]]
+        )
+    return format_table(header, rows)
+
+
+class ScikitLearnMixedNB:
+    """What scikit-learn offers for mixed columns: GaussianNB on the numeric
+    ones and CategoricalNB on the codes, their joint log-likelihoods added
+    (the prior counted once)."""
+
+    def __init__(self, numeric, categorical):
+        self.numeric, self.categorical = numeric, categorical
+
+    def fit(self, X, y):
+        self.gaussian_ = sklearn.naive_bayes.GaussianNB().fit(X[:, self.numeric], y)
+        self.categorical_ = sklearn.naive_bayes.CategoricalNB().fit(
+            X[:, self.categorical], y
+        )
+        self.classes_ = self.gaussian_.classes_
+        return self
+
+    def _joint_log_likelihood(self, X):
+        return (
+            self.gaussian_.predict_joint_log_proba(X[:, self.numeric])
+            + self.categorical_.predict_joint_log_proba(X[:, self.categorical])
+            - self.categorical_.class_log_prior_
+        )
+
+    def predict(self, X):
+        return self.classes_[np.argmax(self._joint_log_likelihood(X), axis=1)]
+
+    def predict_proba(self, X):
+        return scipy.special.softmax(self._joint_log_likelihood(X), axis=1)
+
+
+def bench_adult_size(args, repeats):
+    """MixedNB on data of Adult's size and types, against the peer
+    mixed-naive-bayes (when installed) and scikit-learn's two estimators.
+
+    Fits on the 32,561 training rows, scores the 16,281 test rows: the size
+    of most tables, where the work of a call is milliseconds and what goes
+    around the kernels counts.
+    """
+    repeats = max(repeats, ADULT_LEAST_REPEATS)
+    X_train, y_train, X_test, _ = make_adult_like()
+    numeric, categorical = list(range(6)), list(range(6, 14))
+    print()
+    print(
+        f"adult:    {len(X_train):,} training and {len(X_test):,} test rows, "
+        "Adult's shape: 6 normal columns and 8 of codes (2 to 42 categories), "
+        "float64, 2 classes"
+    )
+    models = {
+        "fastnb": lambda: fastnb.MixedNB(
+            families={"gaussian": numeric, "categorical": categorical}
+        ),
+        # (a new one each fit: a refit of mixed-naive-bayes 0.0.3 fails)
+        "mixed-naive-bayes": mixed_naive_bayes
+        and (lambda: mixed_naive_bayes.MixedNB(categorical_features=categorical)),
+        "sklearn": lambda: ScikitLearnMixedNB(numeric, categorical),
+    }
+    models = {name: make for name, make in models.items() if make}
+    fitted = {name: make().fit(X_train, y_train) for name, make in models.items()}
+    expected = fitted["sklearn"].predict_proba(X_test)
+    if (fitted["fastnb"].predict(X_test) != fitted["sklearn"].predict(X_test)).any():
+        sys.exit("FAILED: MixedNB.predict differs from scikit-learn's two estimators")
+    difference = max_relative_difference(
+        fitted["fastnb"].predict_proba(X_test), expected
+    )
+    if not difference <= GAUSSIAN_PROBA_RTOL:
+        sys.exit(
+            "FAILED: MixedNB.predict_proba differs from scikit-learn's two "
+            f"estimators by {difference:.2e} relative"
+        )
+    print(
+        "check: fastnb's MixedNB predicts as scikit-learn's GaussianNB and "
+        f"CategoricalNB together (tolerance {GAUSSIAN_PROBA_RTOL})"
+    )
+    if mixed_naive_bayes is None:
+        print("mixed-naive-bayes: not installed (pip install mixed-naive-bayes): n/a")
+    runners = {
+        "fit": lambda make, model: make().fit(X_train, y_train),
+        "predict": lambda make, model: model.predict(X_test),
+        "predict_proba": lambda make, model: model.predict_proba(X_test),
+    }
+    groups = [
+        [
+            (
+                (name, operation),
+                functools.partial(runners[operation], make, fitted[name]),
+            )
+            for name, make in models.items()
+        ]
+        for operation in ADULT_OPERATIONS
+    ]
+    progress(f"Adult-size MixedNB: timing {repeats} repeats of every operation")
+    medians = time_interleaved(groups, repeats)
+    print(
+        f"MixedNB, Adult's size: median seconds of {repeats} repeats, and how many "
+        "times faster fastnb is"
+    )
+    print(runs_table(medians, ADULT_RUNS, ADULT_OPERATIONS))
 
 
 def progress(message):
@@ -930,7 +1052,9 @@ def parse_args(argv=None):
         "the same documents in two classes; gaussian: GaussianNB on dense blobs; "
         "categorical: CategoricalNB on category codes; sparse-categorical: "
         "CategoricalNB on sparse codes (fastnb on CSR, fastnb and scikit-learn "
-        "dense); all (default): the five",
+        "dense); adult-size: MixedNB on data of Adult's size and types, against "
+        "mixed-naive-bayes and scikit-learn (not with --spread: its calls run on "
+        "one thread); all (default): the six",
     )
     parser.add_argument(
         "--quick",
@@ -1003,6 +1127,9 @@ def main(argv=None):
         bench_categorical(args, repeats)
     if args.case in ("all", "sparse-categorical"):
         bench_sparse_categorical(args, repeats)
+    if args.case in ("all", "adult-size") and not args.spread:
+        # (Its calls are small: one thread each, by design.)
+        bench_adult_size(args, repeats)
 
 
 if __name__ == "__main__":

@@ -265,6 +265,73 @@ def make_categorical(n_samples=1_000_000, n_features=20, n_classes=5, seed=0):
     return X, y
 
 
+# Adult's shape (UCI census income): 32,561 training and 16,281 test rows,
+# two classes (24% earn over $50K), six numeric columns (age, fnlwgt,
+# education-num, capital-gain, capital-loss, hours-per-week: their means and
+# standard deviations in the training file) and eight categorical ones
+# (workclass, education, marital-status, occupation, relationship, race,
+# sex, native-country: their numbers of categories, a recorded "?" one).
+ADULT_ROWS = (32_561, 16_281)
+ADULT_POSITIVE = 0.24
+ADULT_NUMERIC_MOMENTS = (
+    (38.6, 13.6),
+    (189_778.0, 105_550.0),
+    (10.1, 2.6),
+    (1_078.0, 7_385.0),
+    (87.3, 403.0),
+    (40.4, 12.3),
+)
+ADULT_CATEGORIES = (9, 16, 7, 15, 6, 5, 2, 42)
+
+
+def make_adult_like(seed=0):
+    """Make data of Adult's shape and types, in the layout of the peer
+    mixed-naive-bayes: one float64 matrix, the numeric columns first.
+
+    Each numeric column is normal around Adult's mean and standard
+    deviation, shifted by a quarter of a deviation in the positive class;
+    each categorical one holds codes from a distribution per class, as
+    make_categorical draws them.
+
+    Returns
+    -------
+    X_train, y_train, X_test, y_test
+        X: float64 (rows, 14), C-contiguous, columns 0-5 numeric, 6-13 codes
+        ``0 .. n - 1``; y: int64 labels 0 and 1.
+
+    Examples
+    --------
+    >>> X_train, y_train, X_test, y_test = make_adult_like()
+    >>> X_train.shape, X_test.shape, X_train.dtype
+    ((32561, 14), (16281, 14), dtype('float64'))
+    >>> (X_train[:, 6:].max(axis=0) + 1).astype(int).tolist()
+    [9, 16, 7, 15, 6, 5, 2, 42]
+    """
+    rng = np.random.default_rng(seed)
+    n_rows = sum(ADULT_ROWS)
+    y = (rng.random(n_rows) < ADULT_POSITIVE).astype(np.int64)
+    means, stds = np.array(ADULT_NUMERIC_MOMENTS).T
+    numeric = rng.standard_normal((n_rows, len(means)))
+    numeric += 0.25 * y[:, np.newaxis]
+    numeric *= stds
+    numeric += means
+    codes = []
+    for n in ADULT_CATEGORIES:
+        distributions = rng.dirichlet(np.ones(n), size=2)
+        cdf = np.cumsum(distributions, axis=1)
+        cdf[:, -1] = 1.0
+        u = rng.random(n_rows)
+        column = np.where(
+            y == 1,
+            np.searchsorted(cdf[1], u, side="right"),
+            np.searchsorted(cdf[0], u, side="right"),
+        )
+        codes.append(np.minimum(column, n - 1))
+    X = np.ascontiguousarray(np.column_stack([numeric, *codes]), dtype=np.float64)
+    train = ADULT_ROWS[0]
+    return X[:train], y[:train], X[train:], y[train:]
+
+
 def _folded_zipf_pmf(a, n):
     """Probabilities of the ranks ``0 .. n - 1`` of a Zipf(a) value folded mod n."""
     # Rank r collects the values r + 1 + m * n for m = 0, 1, ..., whose weights
