@@ -235,7 +235,11 @@ OPENMP_RUNTIMES = ("libgomp", "libomp", "libiomp")
 
 # The modules, and the marker that tells type checkers they are annotated.
 modules = tree("fastnb", "*.py") | {"fastnb/py.typed"}
-tests = tree("tests", "*.py")
+tests = tree("tests", "*.py") | {
+    path.relative_to(root).as_posix()
+    for path in (root / "tests" / "golden").rglob("*")
+    if path.is_file()
+}
 bench = tree("bench", "*.py") | tree("bench", "README.md")
 
 

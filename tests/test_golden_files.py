@@ -1,0 +1,93 @@
+"""Model files of every released format version load, and predict as they must.
+
+tests/golden/v<N>/ holds files written by fastnb.save in format version N
+(tools/make_golden_files.py, which says how they were made), one an
+estimator and notable parameter setting, with the rows to score and the
+probabilities that scikit-learn or fastnb's NumPy reference computed for
+the same fits. A change that cannot read them, or reads them into other
+models, breaks the compatibility promised in the README ("Saving and
+deploying").
+"""
+
+import json
+import pathlib
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+import fastnb
+from fastnb._files import FORMAT_VERSION
+
+GOLDEN = pathlib.Path(__file__).parent / "golden"
+VERSIONS = sorted(GOLDEN.glob("v*"))
+CASES = [
+    (folder, case, spec)
+    for folder in VERSIONS
+    for case, spec in json.loads((folder / "cases.json").read_text()).items()
+]
+IDS = [f"{folder.name}-{case}" for folder, case, _ in CASES]
+
+
+def load_case(folder, case, spec):
+    key = None if spec["key"] is None else spec["key"].encode()
+    return fastnb.load(folder / f"{case}.fastnb", key=key)
+
+
+def probe_rows(folder, case, spec, model):
+    with np.load(folder / "expected.npz") as expected:
+        X, proba = expected[f"{case}.X"], expected[f"{case}.proba"]
+    if spec["frame"]:
+        X = pd.DataFrame(X, columns=model.feature_names_in_)
+    return X, proba
+
+
+def test_every_estimator_has_golden_files_of_the_current_version():
+    current = GOLDEN / f"v{FORMAT_VERSION}"
+    assert current in VERSIONS
+    estimators = {spec["estimator"] for folder, _, spec in CASES if folder == current}
+    assert estimators == {name for name in fastnb.__all__ if name.endswith("NB")}
+
+
+@pytest.mark.parametrize(("folder", "case", "spec"), CASES, ids=IDS)
+def test_a_golden_file_loads_and_predicts_as_it_must(folder, case, spec):
+    model = load_case(folder, case, spec)
+    assert type(model).__name__ == spec["estimator"]
+    params = model.get_params()
+    for name, value in spec["params"].items():
+        assert np.array_equal(np.asarray(params[name]), np.asarray(value)) or (
+            params[name] == value
+        ), name
+    X, expected = probe_rows(folder, case, spec, model)
+    proba = model.predict_proba(X)
+    assert_allclose(proba, expected, rtol=spec["rtol"])
+    assert_array_equal(model.predict(X), model.classes_[np.argmax(expected, axis=1)])
+
+
+@pytest.mark.parametrize(("folder", "case", "spec"), CASES, ids=IDS)
+def test_a_loaded_golden_model_goes_on_learning(folder, case, spec):
+    model = load_case(folder, case, spec)
+    X, _ = probe_rows(folder, case, spec, model)
+    before = model.class_count_.copy()
+    y = model.predict(X)
+    model.partial_fit(X, y)
+    assert_allclose(model.class_count_.sum(), before.sum() + len(y))
+    assert model.predict_proba(X).shape == (len(y), len(model.classes_))
+
+
+@pytest.mark.parametrize(
+    ("folder", "case", "spec"),
+    [(folder, case, spec) for folder, case, spec in CASES if spec["key"]],
+    ids=[i for i, (_, _, spec) in zip(IDS, CASES, strict=True) if spec["key"]],
+)
+def test_a_signed_golden_file_verifies_with_its_key_only(folder, case, spec):
+    path = folder / f"{case}.fastnb"
+    assert (
+        type(fastnb.load(path, key=spec["key"].encode())).__name__
+        == (spec["estimator"])
+    )
+    with pytest.raises(fastnb.ModelFileError, match="signed"):
+        fastnb.load(path)
+    with pytest.raises(fastnb.ModelFileError, match="signature"):
+        fastnb.load(path, key=b"another key")
