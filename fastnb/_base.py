@@ -11,6 +11,8 @@ from __future__ import annotations
 import copy
 import functools
 import os
+import threading
+import weakref
 from abc import ABCMeta, abstractmethod
 from collections.abc import Callable
 from numbers import Real
@@ -529,11 +531,42 @@ def unchanged_on_error(method: Method) -> Method:
         try:
             return method(self, *args, **kwargs)
         except BaseException:
-            self.__dict__.clear()
+            # Put back, never cleared: a prediction in another thread reads
+            # the attributes meanwhile.
+            for name in self.__dict__.keys() - saved.keys():
+                self.__dict__.pop(name, None)
             self.__dict__.update(saved)
             raise
 
     return cast("Method", wrapper)
+
+
+class StateGuard:
+    """A model's lock over its fitted state, and the tables last built.
+
+    ``partial_fit`` (and every other fitting) holds ``lock`` while it
+    changes the statistics and swaps the state; a prediction takes it only
+    to build the tables of a state that has none, and where it is held,
+    scores with ``last``, the tables last built, of a state the model
+    passed through (BaseNB._final_tables), rather than wait.
+    """
+
+    def __init__(self):
+        self.lock = threading.RLock()
+        self.last = None
+
+
+# Each model's guard, kept outside the model so that pickling, copying,
+# cloning and comparing models never see it.
+_STATE_GUARDS: weakref.WeakKeyDictionary[Any, StateGuard] = weakref.WeakKeyDictionary()
+
+
+def state_guard(model):
+    """The model's StateGuard, made on first use."""
+    guard = _STATE_GUARDS.get(model)
+    if guard is None:
+        guard = _STATE_GUARDS.setdefault(model, StateGuard())
+    return guard
 
 
 def check_sample_weight(sample_weight, n_samples, allow_all_zero):
@@ -980,8 +1013,11 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         prior the family adds to its joint log-likelihood."""
 
     @abstractmethod
-    def _check_X(self, X):
-        """Check X for prediction; return what ``_score`` reads."""
+    def _check_X(self, X, scoring):
+        """Check X for prediction; return what ``_score`` reads.
+
+        ``scoring``: the tables X will be scored with (a family whose
+        checks read the fitted state reads it there, of the same state)."""
 
     @abstractmethod
     def _score(self, X, scoring, output, out, labels):
@@ -1143,13 +1179,16 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         codes = encode_labels(labels, known, len(labels) * self.n_features_in_)
         if first_call:
             statistics = self._batch_statistics(batch, codes, weights, len(known))
-        else:
+            self._set_state(known, statistics)
+            keep_fit_namespace(self, namespace)
+            return self
+        # The count families add the batch into the model's own arrays: with
+        # the lock held, predictions meanwhile score with the last tables built.
+        with state_guard(self).lock:
             statistics = self._add_batch(
                 self._statistics, batch, codes, weights, len(known)
             )
-        self._set_state(known, statistics)
-        if first_call:
-            keep_fit_namespace(self, namespace)
+            self._set_state(known, statistics)
         return self
 
     def _set_state(self, classes, statistics):
@@ -1159,10 +1198,15 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         tables are rebuilt when next needed.
         """
         params = self._table_params(statistics, len(classes))
-        self.classes_ = classes
-        self._statistics = statistics
-        self._params = params
-        self._cache = {}
+        guard = state_guard(self)
+        with guard.lock:
+            tables = vars(self).get("_cache", {}).get("tables")
+            if tables is not None:
+                guard.last = tables
+            self.classes_ = classes
+            self._statistics = statistics
+            self._params = params
+            self._cache = {}
 
     # -- pickle, skops and copy.deepcopy -----------------------------------------
 
@@ -1206,13 +1250,32 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         estimator shows (fitted_statistic): the model changes only by fitting.
         Attributes given as Deferred are built, and made read-only, when first
         read (fitted_table).
+
+        Tables are built from one state under the model's lock
+        (``state_guard``) and kept in that state's cache, so that they are
+        always of one state. While a ``partial_fit`` in another thread holds
+        the lock, the tables last built, of a state the model passed
+        through, are taken instead of waiting for it.
         """
-        if "tables" not in self._cache:
-            attributes, scoring = self._tables(self._statistics, self._params)
-            for value in attributes.values():
-                sealed(value)
-            self._cache["tables"] = attributes, scoring
-        return self._cache["tables"]
+        tables = self._cache.get("tables")
+        if tables is not None:
+            return tables
+        guard = state_guard(self)
+        if not guard.lock.acquire(blocking=False):
+            last = guard.last
+            if last is not None:
+                return last
+            guard.lock.acquire()
+        try:
+            cache = self._cache
+            if "tables" not in cache:
+                attributes, scoring = self._tables(self._statistics, self._params)
+                for value in attributes.values():
+                    sealed(value)
+                cache["tables"] = attributes, scoring
+            return cache["tables"]
+        finally:
+            guard.lock.release()
 
     def _check_fitted_state(self):
         """Check that the model is fitted and that the fitted attributes a user
@@ -1269,7 +1332,10 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """One scoring call; ``cost`` (checked) for MIN_EXPECTED_COST, which
         the kernels read where other outputs write (``out``)."""
         self._check_fitted_state()
-        X = self._check_X(X)
+        # One state's tables, for the checks and the scores alike: a
+        # partial_fit in another thread may swap the state meanwhile.
+        scoring = self._final_tables()[1]
+        X = self._check_X(X, scoring)
         n_samples, n_classes = X.shape[0], len(self.classes_)
         if output == _kernels.Output.ARGMAX:
             out = np.empty((0, n_classes), dtype=np.float64)
@@ -1280,7 +1346,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         else:
             out = np.empty((n_samples, n_classes), dtype=np.float64)
             labels = np.empty(0, dtype=np.intp)
-        self._score(X, self._final_tables()[1], output, out, labels)
+        self._score(X, scoring, output, out, labels)
         if output in (_kernels.Output.ARGMAX, _kernels.Output.MIN_EXPECTED_COST):
             return labels
         return out.astype(self._output_dtype(X), copy=False)
@@ -1551,10 +1617,9 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         selection, mode = class_selection(self.classes_, classes)
         # Arrays of other array-API libraries are read in NumPy; the terms
         # are NumPy's (or SciPy's).
-        X = self._check_X(as_numpy(X))
-        return Contributions(
-            *read_terms(self, X, self._final_tables()[1], selection, mode)
-        )
+        scoring = self._final_tables()[1]
+        X = self._check_X(as_numpy(X), scoring)
+        return Contributions(*read_terms(self, X, scoring, selection, mode))
 
     def most_informative_features(self, n=10, feature_names=None):
         """The features whose values separate the classes most, as NLTK ranks them.

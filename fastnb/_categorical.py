@@ -1022,7 +1022,7 @@ class CategoricalNB(BaseDiscreteNB):
             self._refuse_missing(np.asarray(frame.isna(), dtype=bool))
         return X, codes_columns, y
 
-    def _check_X(self, X):
+    def _check_X(self, X, scoring):
         # Codes are checked as they are scored (_score).
         if is_frame(X):
             X, codes_columns, _ = self._check_frame(X, reset=False, fitting=False)
@@ -1038,9 +1038,8 @@ class CategoricalNB(BaseDiscreteNB):
             if sp.issparse(X):
                 return sparse_codes(X, "csr")[0]
             codes_columns = column_kinds(X)
-        codes, _ = self._encode(
-            X, codes_columns, self._statistics["categories"], learn=False
-        )
+        # The categories of the state whose tables score X.
+        codes, _ = self._encode(X, codes_columns, scoring["categories"], learn=False)
         return codes
 
     # -- tables and scoring ---------------------------------------------------
@@ -1053,6 +1052,8 @@ class CategoricalNB(BaseDiscreteNB):
         # The log table comes padded to whole class blocks (_log_tables).
         scoring["intercept"] = pad_classes(scoring["intercept"])
         scoring["log_prior"] = prior
+        # Raw values are coded by the categories of the tables' own state.
+        scoring["categories"] = statistics["categories"]
         # Sparse rows start from the scores of a row of codes 0, unless a
         # term of code 0 is -inf or NaN (unsmoothed counts of 0): its
         # difference with another code's term would be infinite.

@@ -398,7 +398,7 @@ class BaseDiscreteNB(BaseNB):
     # check them when fitting).
     _scores_non_negative = False
 
-    def _check_X(self, X):
+    def _check_X(self, X, scoring):
         # The scoring kernels check the values as they read them.
         X = validate_input(
             self,
@@ -947,8 +947,8 @@ class PoissonNB(BaseDiscreteNB):
     # A negative count has no Poisson probability (and no log-factorial).
     _scores_non_negative = True
 
-    def _check_X(self, X):
-        return summed_duplicates(super()._check_X(X))
+    def _check_X(self, X, scoring):
+        return summed_duplicates(super()._check_X(X, scoring))
 
     def _zero_log_likelihood(self, scoring):
         # log P(x = 0 | c) = -rate.

@@ -673,7 +673,7 @@ class GaussianNB(BaseNB):
         }
         return attributes, scoring
 
-    def _check_X(self, X):
+    def _check_X(self, X, scoring):
         # The scoring kernels check the values as they read them.
         X = validate_input(
             self,

@@ -977,7 +977,7 @@ class KernelDensityNB(BaseNB):
             )
         return attributes, scoring
 
-    def _check_X(self, X):
+    def _check_X(self, X, scoring):
         # The scoring kernel checks the values as it reads them.
         return validate_input(
             self, X, dtype=FLOAT_DTYPES, ensure_all_finite=False, reset=False

@@ -727,7 +727,7 @@ poisson_params, kde_params : dict, default=None
         attributes = {"class_log_prior_": prior, "estimators_": estimators}
         return attributes, {"log_prior": prior, "estimators": estimators}
 
-    def _check_X(self, X):
+    def _check_X(self, X, scoring):
         if is_dataframe(X):
             X = self._check_frame(X, reset=False)
         else:
@@ -739,12 +739,13 @@ poisson_params, kde_params : dict, default=None
                 ensure_all_finite=not ignores_missing(self),
                 reset=False,
             )
-        estimators = self._final_tables()[1]["estimators"]
         columns = {}
-        for family, estimator in estimators.items():
+        for family, estimator in scoring["estimators"].items():
             positions = self._statistics[f"{family}/columns"]
             with self._in_family(family, positions):
-                columns[family] = estimator._check_X(self._columns(X, positions))
+                columns[family] = estimator._check_X(
+                    self._columns(X, positions), estimator._final_tables()[1]
+                )
         return FamilyColumns(columns, X.shape)
 
     def _score(self, X, scoring, output, out, labels):
