@@ -2614,6 +2614,27 @@ def categorical_merge_counts(
     cdef Py_ssize_t n_features = offsets.shape[0] - 1
     cdef Py_ssize_t n_blocks = min(n_rows, 4 * n_threads)
     cdef Py_ssize_t task, r, j, a, b, c, start, low, high, middle
+    # The tasks read by out's rows: a chunk's counts that fall outside them
+    # (or outside its table) would be left out unseen, so they are refused
+    # first, O(chunks x features).
+    if offsets.shape[0] < 1 or offsets[0] < 0 or offsets[n_features] > n_rows:
+        raise IndexError("offsets run out of bounds of out's rows")
+    for j in range(n_features):
+        if offsets[j + 1] < offsets[j]:
+            raise IndexError(f"offsets decrease at feature {j}: out of bounds")
+    if layout.shape[0] != tables.shape[0] or layout.shape[1] != n_features + 1:
+        raise IndexError("layout's shape is out of bounds of the tables'")
+    for b in range(tables.shape[0]):
+        for j in range(n_features):
+            if not (
+                0 <= layout[b, j] <= layout[b, j + 1] <= tables.shape[1]
+                and layout[b, j + 1] - layout[b, j]
+                <= (offsets[j + 1] - offsets[j]) * n_classes
+            ):
+                raise IndexError(
+                    f"chunk {b}'s counts of feature {j} run out of bounds of its "
+                    "table or of out's rows"
+                )
     for task in prange(n_blocks, nogil=True, schedule="static", num_threads=n_threads):
         # The feature of the block's first row: the first j whose rows end
         # past it.
