@@ -96,7 +96,7 @@ def stream(kind, n_batches, progress=True):
     classes = np.arange(N_CLASSES)
     window = max(1, n_batches // WINDOWS)
     samples = []  # (batch, RSS MiB, traced MiB, median ms of the window)
-    times = []
+    times = []  # this window's (kept no longer: the watch must not grow)
     tracemalloc.start()
     try:
         for b in range(n_batches):
@@ -110,7 +110,8 @@ def stream(kind, n_batches, progress=True):
             times.append(time.perf_counter() - start)
             if (b + 1) % window == 0:
                 traced = tracemalloc.get_traced_memory()[0] / MIB
-                median_ms = 1e3 * statistics.median(times[-window:])
+                median_ms = 1e3 * statistics.median(times)
+                times.clear()
                 samples.append((b + 1, rss_mib(), traced, median_ms))
                 if progress:
                     print(
