@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fastnb._categorical import CategoricalNB
-from fastnb._config import show_config
+from fastnb._config import config_context, get_config, set_config, show_config
 from fastnb._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
 from fastnb._files import SKOPS_TRUSTED_TYPES, ModelFileError, load, save
 from fastnb._gaussian import GaussianNB
@@ -77,11 +77,14 @@ __all__ = [
     "SKOPS_TRUSTED_TYPES",
     "__version__",
     "combine_states",
+    "config_context",
     "from_state",
+    "get_config",
     "get_state",
     "load",
     "merge",
     "save",
+    "set_config",
     "show_config",
     "to_onnx",
 ]

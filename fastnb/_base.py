@@ -37,6 +37,7 @@ from fastnb._array_api import (
     input_namespace,
     keep_fit_namespace,
 )
+from fastnb._config import check_table_bytes
 from fastnb._simd import kernels as _kernels
 
 if TYPE_CHECKING:
@@ -887,9 +888,10 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     them changes the estimator (but ``_add_batch``, once nothing can fail),
     so a fit that raises leaves it as it was.
 
-    Fitting: ``_check_batch`` -> ``_batch_statistics`` (``partial_fit``:
-    ``_add_batch``, which combines them with the model's) ->
-    ``_table_params`` -> (lazily) ``_tables``.
+    Fitting: ``_check_batch`` -> ``_fit_statistics`` (``_largest_table``
+    checked against fastnb's max_table_bytes, then ``_batch_statistics``;
+    ``partial_fit``: ``_add_batch``, which combines them with the model's)
+    -> ``_table_params`` -> (lazily) ``_tables``.
     Predicting: ``_check_X`` -> ``_score``. Before every prediction and
     partial_fit, ``classes_`` and ``n_features_in_`` are checked against the
     statistics' shapes.
@@ -967,6 +969,24 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         ``y`` holds class indices 0..n_classes-1; ``sample_weight`` is a
         checked float64 array, or None for unit weights.
         """
+
+    def _largest_table(self, batch, n_classes):
+        """``(what, n_values)``: the largest table, of float64 values, that
+        ``_batch_statistics`` or the tables built from its statistics will
+        allocate for a checked ``batch`` over n_classes: by default one of
+        classes x features. A table whose size only the kernels find
+        (CategoricalNB's categories) is checked where it is allocated."""
+        n_features = batch.shape[1]
+        return (
+            f"a table of {n_classes} classes by {n_features} features",
+            float(n_classes) * n_features,
+        )
+
+    def _fit_statistics(self, batch, y, sample_weight, n_classes):
+        """``_batch_statistics``, refused with MemoryError before anything is
+        allocated if its largest table would pass max_table_bytes."""
+        check_table_bytes(type(self).__name__, *self._largest_table(batch, n_classes))
+        return self._batch_statistics(batch, y, sample_weight, n_classes)
 
     @abstractmethod
     def _combine_statistics(self, first, second):
@@ -1075,7 +1095,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         scikit-learn does) when nothing can fail once the first is written.
         """
         return self._combine_statistics(
-            statistics, self._batch_statistics(batch, y, sample_weight, n_classes)
+            statistics, self._fit_statistics(batch, y, sample_weight, n_classes)
         )
 
     def _class_axes_of(self, statistics):
@@ -1128,7 +1148,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         )
         # (n_features_in_: set by the check; the batch may be a family's dict.)
         classes, codes = encode_fit_labels(labels, len(labels) * self.n_features_in_)
-        statistics = self._batch_statistics(batch, codes, weights, len(classes))
+        statistics = self._fit_statistics(batch, codes, weights, len(classes))
         self._set_state(classes, statistics)
         keep_fit_namespace(self, namespace)
         self._final_tables()
@@ -1178,7 +1198,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         )
         codes = encode_labels(labels, known, len(labels) * self.n_features_in_)
         if first_call:
-            statistics = self._batch_statistics(batch, codes, weights, len(known))
+            statistics = self._fit_statistics(batch, codes, weights, len(known))
             self._set_state(known, statistics)
             keep_fit_namespace(self, namespace)
             return self

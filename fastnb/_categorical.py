@@ -53,6 +53,7 @@ from fastnb._base import (
     thread_scratch,
     validate_input,
 )
+from fastnb._config import check_table_bytes
 from fastnb._discrete import BaseDiscreteNB
 from fastnb._explain import as_term_matrices, informative_values, terms_output
 from fastnb._simd import kernels as _kernels
@@ -426,11 +427,13 @@ def new_counts(sizes, n_classes):
     """A zeroed count table, a row per category of every feature (``sizes``)."""
     sizes = np.asarray(sizes, dtype=np.int64)
     # Summed in float64 for the check: in int64, many huge sizes overflow.
-    if sizes.sum(dtype=np.float64) * n_classes > np.iinfo(np.intp).max // 8:
-        raise MemoryError(
-            f"CategoricalNB: a table of {sizes.sum(dtype=np.float64):.0f} "
-            f"categories by {n_classes} classes is too large."
-        )
+    n_categories = sizes.sum(dtype=np.float64)
+    check_table_bytes(
+        "CategoricalNB",
+        f"a count table of {n_categories:.0f} categories (of {len(sizes)} "
+        f"feature{'s' if len(sizes) > 1 else ''}) by {n_classes} classes",
+        n_categories * n_classes,
+    )
     return np.zeros((int(sizes.sum()), n_classes))
 
 
@@ -737,6 +740,11 @@ class CategoricalNB(BaseDiscreteNB):
         # The model's categories, for a batch all of codes (_batch_statistics).
         known = known if codes_columns.all() else None
         return {"X": X, "codes": codes, "values": values, "known": known}, y
+
+    def _largest_table(self, batch, n_classes):
+        # The count table, categories x classes, is checked once the kernels
+        # have found how many categories each feature has (new_counts).
+        return super()._largest_table(batch["codes"], n_classes)
 
     def _empty_statistics(self, n_classes, batch):
         n_features = batch["codes"].shape[1]

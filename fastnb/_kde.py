@@ -585,6 +585,21 @@ class KernelDensityNB(BaseNB):
             self, X, y, dtype=FLOAT_DTYPES, ensure_all_finite=False, reset=reset
         )
 
+    def _largest_table(self, X, n_classes):
+        n_samples, n_features = X.shape
+        if self.algorithm == "binned":
+            # The density tables hold at most 2 * n_grid points (table_grid).
+            return (
+                f"density tables of {n_classes} classes by {n_features} features "
+                f"by up to {2 * self.n_grid} grid points",
+                2.0 * self.n_grid * n_classes * n_features,
+            )
+        return (
+            f"the samples kept, {n_samples} by {n_features} features and "
+            f"{n_classes} classes",
+            float(n_samples) * max(n_features, n_classes),
+        )
+
     def _empty_statistics(self, n_classes, X):
         n_features = X.shape[1]
         statistics = {

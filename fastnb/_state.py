@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -29,6 +30,7 @@ from fastnb._base import (
     encode_labels,
     unchanged_on_error,
 )
+from fastnb._config import check_table_bytes
 
 # A fastnb estimator class: merge returns a model of its models' class.
 NB = TypeVar("NB", bound=BaseNB)
@@ -348,7 +350,7 @@ def batch_state(model, X, y, sample_weight=None):
     return state_of(
         model,
         classes,
-        model._batch_statistics(batch, y, sample_weight, len(classes)),
+        model._fit_statistics(batch, y, sample_weight, len(classes)),
     )
 
 
@@ -447,6 +449,13 @@ def expand_classes(model, statistics, classes, all_classes):
         value = statistics[key]
         shape = list(value.shape)
         shape[axis] = len(all_classes)
+        check_table_bytes(
+            type(model).__name__,
+            f"statistic {key!r} over {len(all_classes)} classes, of shape "
+            f"{tuple(shape)},",
+            math.prod(float(n) for n in shape),
+            value.dtype.itemsize,
+        )
         wide = np.zeros(shape, dtype=value.dtype)
         index = [slice(None)] * value.ndim
         index[axis] = positions

@@ -49,6 +49,14 @@ except ImportError as exc:  # pragma: no cover - the extra is not installed
 import numpy as np
 from sklearn.base import clone
 
+try:
+    from distributed import KilledWorker
+
+    # The errors of a task whose every worker died while running it.
+    LOST_WORKER_ERRORS: tuple[type[Exception], ...] = (KilledWorker,)
+except ImportError:  # pragma: no cover - Dask's local schedulers lose no worker
+    LOST_WORKER_ERRORS = ()
+
 import fastnb
 from fastnb._base import (
     check_sample_weight,
@@ -235,36 +243,39 @@ def blocks_of(collection, optimize):
     return list(np.ravel(blocks)) if isinstance(collection, da.Array) else list(blocks)
 
 
-def block_state(model, X, y, sample_weight, where):
+def block_state(model, X, y, sample_weight, where, settings):
     """The state of one block of rows (see fastnb._state.batch_state), or None
-    for a block without rows."""
+    for a block without rows; under fastnb's ``settings`` (the client's)."""
     if X.shape[0] == 0:
         return None
     try:
-        return batch_state(model, X, y, sample_weight)
+        with fastnb.config_context(**settings):
+            return batch_state(model, X, y, sample_weight)
     except ValueError as exc:
         exc.add_note(f"Raised for {where}.")
         raise
 
 
-def combined(states):
-    """The states combined in order, the empty blocks' (None) left out."""
+def combined(states, settings):
+    """The states combined in order, the empty blocks' (None) left out, under
+    fastnb's ``settings`` (the client's)."""
     result = None
-    for state in states:
-        if state is not None:
-            result = state if result is None else combine_states(result, state)
+    with fastnb.config_context(**settings):
+        for state in states:
+            if state is not None:
+                result = state if result is None else combine_states(result, state)
     return result
 
 
-def tree_combine(states):
+def tree_combine(states, settings):
     """One Delayed state combining ``states``, by a tree of SPLIT_EVERY-way tasks."""
     combine = dask.delayed(combined, pure=True)
     while len(states) > 1:
         states = [
-            combine(states[i : i + SPLIT_EVERY])
+            combine(states[i : i + SPLIT_EVERY], settings)
             for i in range(0, len(states), SPLIT_EVERY)
         ]
-    return combine(states)
+    return combine(states, settings)
 
 
 def fitted_blocks_state(model, X, y, sample_weight):
@@ -273,22 +284,61 @@ def fitted_blocks_state(model, X, y, sample_weight):
     blocks = Blocks(X, y, sample_weight)
     sent = dask.delayed(model, traverse=False)
     task = dask.delayed(block_state, pure=True)
-    state = compute(
-        tree_combine(
-            [
-                task(sent, X_block, y_block, w_block, blocks.where(index))
-                for index, (X_block, y_block, w_block) in enumerate(
-                    zip(blocks.X, blocks.y, blocks.sample_weight, strict=True)
-                )
-            ]
+    settings = fastnb.get_config()
+    states = [
+        task(sent, X_block, y_block, w_block, blocks.where(index), settings)
+        for index, (X_block, y_block, w_block) in enumerate(
+            zip(blocks.X, blocks.y, blocks.sample_weight, strict=True)
         )
-    )
+    ]
+    try:
+        state = compute(tree_combine(states, settings))
+    except LOST_WORKER_ERRORS as exc:
+        exc.add_note(lost_task_note(exc.task, exc.allowed_failures, blocks, states))
+        raise
     if state is None:
         raise ValueError(
             f"Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 "
             f"is required by {type(model).__name__}."
         )
     return state
+
+
+def lost_task_note(key, allowed_failures, blocks, states):
+    """What the task ``key``, whose every worker died while running it, was
+    computing for a fit: a note for the error (Dask recomputes a lost task on
+    another worker ``allowed_failures`` times, then gives up)."""
+    users = [
+        index
+        for index, state in enumerate(states)
+        if key == state.key
+        or any(
+            part is not None and key in needed_keys(part)
+            for part in (blocks.X[index], blocks.y[index], blocks.sample_weight[index])
+        )
+    ]
+    if len(users) == 1:
+        part = blocks.where(users[0])
+    elif users:
+        listed = ", ".join(str(index) for index in users[:3])
+        more = ", ..." if len(users) > 3 else ""
+        part = f"blocks {listed}{more} of X ({len(users)} blocks need the task)"
+    else:
+        part = "the combining of the blocks' statistics"
+    return (
+        f"Raised for {part}: each of the {allowed_failures + 1} workers that ran "
+        f"task {key!r} died while running it (Dask's "
+        "distributed.scheduler.allowed-failures is "
+        f"{allowed_failures}). No block's statistics were kept: the estimator is "
+        "as it was."
+    )
+
+
+def needed_keys(collection):
+    """The keys of the tasks that computing ``collection`` runs (its graph
+    culled to them: a block cut from an array holds the whole array's graph)."""
+    graph = collection.__dask_graph__()
+    return graph.cull(set(collection.__dask_keys__())).keys()
 
 
 def apply_method(X, model, method, cost=None):
@@ -393,12 +443,16 @@ class DaskNBMixin(MixedInto):
         dtype = output_dtype(self, method, X)
         X = in_whole_rows(X)
         if isinstance(X, da.Array):
+            # Its tasks' keys, (token-hash, block's index, ...), say whose
+            # method computes which block of rows, as in a lost worker's error.
+            token = f"{type(self).__name__}.{method}"
             if method == "predict":
                 return X.map_blocks(
                     apply_method,
                     sent,
                     method,
                     cost,
+                    token=token,
                     drop_axis=1,
                     dtype=dtype,
                     meta=np.empty((0,), dtype=dtype),
@@ -407,6 +461,7 @@ class DaskNBMixin(MixedInto):
                 apply_method,
                 sent,
                 method,
+                token=token,
                 chunks=(X.chunks[0], (n_classes,)),
                 dtype=dtype,
                 meta=np.empty((0, 0), dtype=dtype),

@@ -18,21 +18,27 @@ this folder on ``sys.path`` (``pythonpath`` in pyproject.toml).
   rounding. It walks whatever the model holds, so it needs no list of
   attributes and keeps working when the internals change.
 - ``assert_same_model``: the same outputs on some X, then the same state.
+- ``assert_same_fit``: two fits of the same rows (one of them by blocks, in
+  another order) hold the same statistics, exactly but for Gaussian moments
+  (``MOMENTS``, to rounding); ``exact`` rounds floats so their sums are exact.
 - ``tol``: the relative tolerance of results from input of a float dtype
   (float64's for other input: raw values, DataFrames).
 - ``require_data``: a file of the shared data folder, or a skip naming it;
   ``read_adult``, ``read_uci`` and ``split_uci`` read its data sets.
 - ``run_child``: Python code run in a fresh interpreter, for what could
-  crash one.
+  crash one; ``local_client``: a Dask cluster of two worker processes.
 - ``runnable_variants``: the instruction-set variants of the kernels that
   were built and that this CPU runs.
 """
 
+import contextlib
+import dataclasses
 import math
 import os
 import subprocess
 import sys
 import textwrap
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -147,6 +153,33 @@ def split_uci(path, label_column):
     """read_uci's X and y, split as the data README's figures are."""
     X, y = read_uci(path, label_column)
     return train_test_split(X, y, test_size=0.25, random_state=42, stratify=y)
+
+
+# ---------------------------------------------------------------------------
+# A Dask cluster
+# ---------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def local_client(**dask_config):
+    """A Client (the default scheduler while it is open) of a LocalCluster of
+    two worker processes of one thread, each under a nanny that restarts it,
+    the scheduler made under ``dask_config`` (Dask's settings, by name)."""
+    import dask
+    from distributed import Client, LocalCluster
+
+    with warnings.catch_warnings(), dask.config.set(dask_config):
+        # The scheduler's HTTP server moves to another port when another
+        # cluster on the machine holds the default one.
+        warnings.filterwarnings("ignore", "Port .* is already in use", UserWarning)
+        cluster = LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+        )
+    with cluster, Client(cluster) as client:
+        yield client
 
 
 # ---------------------------------------------------------------------------
@@ -366,6 +399,45 @@ def assert_same_model(model, expected, X, rtol=None, attributes=vars):
     """
     assert_same_outputs(model, expected, X, rtol)
     assert_same_state(model, expected, rtol, type(model).__name__, attributes)
+
+
+# Statistics merged by the pairwise formula (GaussianNB's, MixedNB's gaussian
+# family's), and what is computed from them: two fits of the same rows whose
+# blocks were merged in another order give them equal to rounding.
+MOMENTS = ("mean", "ssd", "sample_mean", "sample_ssd")
+MOMENTS_RTOL = 1e-12
+
+
+def exact(values):
+    """Float arrays rounded to multiples of 1/8 (their sums are exact in any
+    order); anything else as it is."""
+    if isinstance(values, np.ndarray) and values.dtype.kind == "f":
+        return np.round(values * 8) / 8
+    return values
+
+
+def has_moments(model):
+    """Whether the fitted model holds Gaussian moments."""
+    keys = fastnb.get_state(model).statistics
+    return any(key.rsplit("/", 1)[-1] in MOMENTS for key in keys)
+
+
+def assert_same_fit(model, expected):
+    """The same statistics as ``expected`` (exactly, but moments to
+    MOMENTS_RTOL), the same parameters and fitted attributes."""
+    state, expected_state = fastnb.get_state(model), fastnb.get_state(expected)
+    statistics = expected_state.statistics
+    assert sorted(state.statistics) == sorted(statistics)
+    for key, value in statistics.items():
+        rtol = MOMENTS_RTOL if key.rsplit("/", 1)[-1] in MOMENTS else None
+        assert_same_state(state.statistics[key], value, rtol, f"statistics[{key!r}]")
+    assert_same_state(
+        dataclasses.replace(state, statistics={}),
+        dataclasses.replace(expected_state, statistics={}),
+    )
+    # classes_, categories_, the tables: to rounding if made of moments.
+    rtol = MOMENTS_RTOL if has_moments(expected) else None
+    assert_same_state(public_attributes(model), public_attributes(expected), rtol)
 
 
 def _as_float64(value):

@@ -9,10 +9,8 @@ category tables must equal one in-memory fit's exactly, and its Gaussian
 moments (merged block by block by the pairwise formula) to rounding.
 """
 
-import dataclasses
 import math
 import pickle
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -27,10 +25,13 @@ from _helpers import (
     CASES,
     OUTPUTS,
     as_container,
+    assert_same_fit,
     assert_same_outputs,
     assert_same_state,
     case_params,
-    public_attributes,
+    exact,
+    has_moments,
+    local_client,
     set_cell,
     take_rows,
     tol,
@@ -44,7 +45,6 @@ import dask.array as da
 import dask.dataframe as dd
 import dask.local
 import dask.threaded
-from distributed import Client, LocalCluster
 
 import fastnb.dask
 
@@ -52,41 +52,19 @@ CASE = {case.id: case for case in CASES}
 N_SAMPLES = 650
 ROWS = 200  # a Dask array's blocks: 200, 200, 200 and 50 rows
 N_PARTITIONS = 3  # a Dask DataFrame's partitions: 217, 217 and 216 rows
-# Statistics merged by the pairwise formula (GaussianNB's, MixedNB's gaussian
-# family's), and what is computed from them: equal to one fit's to rounding.
-MOMENTS = ("mean", "ssd", "sample_mean", "sample_ssd")
-MOMENTS_RTOL = 1e-12
 METHODS = ("predict", *OUTPUTS)
 
 
 @pytest.fixture(scope="module")
 def client():
     """A Client of a cluster of two worker processes, the default scheduler."""
-    with warnings.catch_warnings():
-        # The scheduler's HTTP server moves to another port when another
-        # cluster on the machine holds the default one.
-        warnings.filterwarnings("ignore", "Port .* is already in use", UserWarning)
-        cluster = LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-        )
-    with cluster, Client(cluster) as client:
+    with local_client() as client:
         yield client
 
 
 # ---------------------------------------------------------------------------
 # Data and comparisons
 # ---------------------------------------------------------------------------
-
-
-def exact(values):
-    """Float arrays rounded to multiples of 1/8 (their sums are exact in any
-    order); anything else as it is."""
-    if isinstance(values, np.ndarray) and values.dtype.kind == "f":
-        return np.round(values * 8) / 8
-    return values
 
 
 def dask_rows(values, rows=ROWS):
@@ -135,30 +113,6 @@ def as_dask(data, rows=ROWS, npartitions=N_PARTITIONS):
 def dask_estimator(case, **params):
     """The case's estimator from fastnb.dask."""
     return getattr(fastnb.dask, case.name)(**{**case.params, **params})
-
-
-def has_moments(model):
-    """Whether the fitted model holds Gaussian moments."""
-    keys = fastnb.get_state(model).statistics
-    return any(key.rsplit("/", 1)[-1] in MOMENTS for key in keys)
-
-
-def assert_same_fit(model, expected):
-    """The same statistics as ``expected`` (exactly, but moments to
-    MOMENTS_RTOL), the same parameters and fitted attributes."""
-    state, expected_state = fastnb.get_state(model), fastnb.get_state(expected)
-    statistics = expected_state.statistics
-    assert sorted(state.statistics) == sorted(statistics)
-    for key, value in statistics.items():
-        rtol = MOMENTS_RTOL if key.rsplit("/", 1)[-1] in MOMENTS else None
-        assert_same_state(state.statistics[key], value, rtol, f"statistics[{key!r}]")
-    assert_same_state(
-        dataclasses.replace(state, statistics={}),
-        dataclasses.replace(expected_state, statistics={}),
-    )
-    # classes_, categories_, the tables: to rounding if made of moments.
-    rtol = MOMENTS_RTOL if has_moments(expected) else None
-    assert_same_state(public_attributes(model), public_attributes(expected), rtol)
 
 
 def output_rtol(model, dtype):
@@ -764,6 +718,16 @@ def test_fitted_model_predicts_in_memory_input_as_fastnb(fitted, case):
     for X_in in inputs:
         assert isinstance(model.predict_proba(X_in), np.ndarray)
         assert_same_outputs(model, expected, X_in, rtol)
+
+
+def test_the_clients_memory_bound_holds_on_the_workers(fitted):
+    model, _, _, (X, y, w) = fitted("MultinomialNB")
+    n_bytes = len(model.classes_) * model.n_features_in_ * 8
+    with fastnb.config_context(max_table_bytes=n_bytes - 1):
+        with pytest.raises(MemoryError, match=f"max_table_bytes={n_bytes - 1} "):
+            dask_estimator(CASE["MultinomialNB"]).fit(X, y, sample_weight=w)
+    with fastnb.config_context(max_table_bytes=n_bytes):
+        dask_estimator(CASE["MultinomialNB"]).fit(X, y, sample_weight=w)
 
 
 @pytest.mark.parametrize("case", [case.id for case in CASES])
