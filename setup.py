@@ -169,11 +169,13 @@ setup(
     # force: the generated C depends on the directives (debug or not), which
     # Cython's timestamp check does not see.
     # include_path: the copies under build/simd/ cimport fastnb._rows too.
+    # nthreads: the variants' copies are translated in parallel.
     ext_modules=cythonize(
         kernels_extensions(),
         compiler_directives=DIRECTIVES,
         include_path=["."],
         force=True,
+        nthreads=os.cpu_count() or 1,
     ),
     cmdclass={"build_ext": BuildExtOpenMP},
 )
