@@ -198,8 +198,12 @@ def test_large_input_matches_sklearn(weighted):
 
 def test_min_categories_checked():
     X, y, _ = make_codes(LABELS["2 int"])
-    for bad in [np.array([2, 3]), np.array([2.0] * N_FEATURES)]:
-        with pytest.raises(ValueError):
+    for bad, theirs in [
+        # scikit-learn checks the shape after np.maximum, which fails first here.
+        (np.array([2, 3]), "'min_categories' should have shape|could not be broadcast"),
+        (np.array([2.0] * N_FEATURES), "'min_categories' should have integral type"),
+    ]:
+        with pytest.raises(ValueError, match=theirs):
             sk_nb.CategoricalNB(min_categories=bad).fit(X, y)
         with pytest.raises(ValueError, match="min_categories"):
             fastnb.CategoricalNB(min_categories=bad).fit(X, y)
@@ -405,10 +409,20 @@ def bad_batches():
     unknown_label = y.copy()
     unknown_label[2] = "zebra"
     return {
-        "negative code": (negative, y, ValueError),
-        "non-integer code": (fractional, y, ValueError),
-        "wrong n_features": (X[:, :-1], y, ValueError),
-        "unknown label": (X, unknown_label, ValueError),
+        "negative code": (negative, y, ValueError, "feature 3 has code -1 in row 5"),
+        "non-integer code": (fractional, y, ValueError, "non-integer codes"),
+        "wrong n_features": (
+            X[:, :-1],
+            y,
+            ValueError,
+            "X has 4 features, but CategoricalNB is expecting 5",
+        ),
+        "unknown label": (
+            X,
+            unknown_label,
+            ValueError,
+            "do not exist in the initial classes",
+        ),
     }
 
 
@@ -424,8 +438,8 @@ def test_failed_partial_fit_with_new_categories_leaves_model_unchanged(
     if predicted:
         model.predict_proba(X)
     before = copy.deepcopy(model)
-    X_bad, y_bad, error = bad_batches()[fault]
-    with pytest.raises(error):
+    X_bad, y_bad, error, message = bad_batches()[fault]
+    with pytest.raises(error, match=message):
         model.partial_fit(X_bad, y_bad)
     assert_same_state(model, before)
     # The model still learns correctly afterwards.

@@ -173,9 +173,10 @@ def fitted(client):
     return fit
 
 
-def error_of(call):
-    """The exception ``call()`` raises."""
-    with pytest.raises(Exception) as info:
+def error_of(call, error, match):
+    """The exception ``call()`` raises, which must be an ``error`` whose message
+    matches ``match``, for a test to compare with the Dask model's."""
+    with pytest.raises(error, match=match) as info:
         call()
     return info.value
 
@@ -457,8 +458,10 @@ def test_first_partial_fit_checks_the_classes(fitted, case, classes):
     # partial_fit's error, and the model stays unfitted.
     _, _, (X, y, w), (dask_X, dask_y, dask_w) = fitted(case)
     in_memory = CASE[case].estimator()
-    expected = error_of(lambda: in_memory.partial_fit(X, y, classes, w))
     pattern = "classes must be passed" if classes is None else "\\['c'\\]"
+    expected = error_of(
+        lambda: in_memory.partial_fit(X, y, classes, w), ValueError, pattern
+    )
     model = dask_estimator(CASE[case])
     with pytest.raises(ValueError, match=pattern) as info:
         model.partial_fit(dask_X, dask_y, classes, dask_w)
@@ -575,7 +578,11 @@ def test_bad_value_in_a_block_raises_the_in_memory_error(fitted, case, fault):
     _, _, (X, y, w), _ = fitted(case.id)
     X = set_cell(X, BAD_ROW, column, value)
     block = slice(2 * ROWS, 3 * ROWS)
-    expected = error_of(lambda: case.estimator().fit(X[block], y[block], w[block]))
+    expected = error_of(
+        lambda: case.estimator().fit(X[block], y[block], w[block]),
+        ValueError,
+        case.message(pattern),
+    )
     assert "row 17" in str(expected)
     with pytest.raises(ValueError, match=case.message(pattern)):
         case.estimator().fit(X, y, sample_weight=w)
@@ -621,7 +628,9 @@ def test_unknown_label_in_a_later_partial_fit(fitted, case):
     expected = error_of(
         lambda: in_memory.partial_fit(
             take_rows(X, rows), bad_y[rows], sample_weight=w[rows]
-        )
+        ),
+        ValueError,
+        "\\['d'\\]",
     )
     before = pickle.loads(pickle.dumps(model))
     bad_dask_y = as_dask((X, bad_y, w))[1]

@@ -199,7 +199,9 @@ def test_categorical_checks_fail_on_non_integer_codes():
     with pytest.raises(ValueError, match="non-integer codes"):
         check_sample_weight_equivalence_on_sparse_data("CategoricalNB", estimator)
     # This check turns the ValueError into an AssertionError of its own.
-    with pytest.raises(AssertionError) as raised:
+    with pytest.raises(
+        AssertionError, match="failed when fitted on one label after sample_weight"
+    ) as raised:
         check_classifiers_one_label_sample_weights("CategoricalNB", estimator)
     assert "non-integer codes" in str(raised.value.__cause__)
     assert set(expected_failed_checks(estimator)) == {
@@ -265,7 +267,7 @@ def test_mixed_weight_check_fails_on_the_variance_smoothing_only():
 def test_kde_weight_check_fails_on_the_bandwidth_rule_only():
     # With the rule, weights are not repeats (the effective sample size
     # differs); with a given bandwidth they are.
-    with pytest.raises(AssertionError):
+    with pytest.raises(AssertionError, match="`sample_weight` is not equivalent"):
         check_sample_weight_equivalence_on_dense_data(
             "KernelDensityNB", fastnb.KernelDensityNB()
         )

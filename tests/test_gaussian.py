@@ -821,10 +821,10 @@ def test_object_array_of_strings_is_refused():
         [["tall", "heavy"], ["short", "light"], ["tall", "light"]], dtype=object
     )
     y = [0, 1, 1]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="could not convert string to float: 'tall'"):
         GaussianNB().fit(X, y)
     model = GaussianNB().fit(np.array([[1.0, 2.0], [2.0, 1.0], [0.0, 1.0]]), y)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="could not convert string to float: 'tall'"):
         model.predict(X)
 
 

@@ -379,7 +379,7 @@ def assert_failures_change_nothing(case, calls, arguments, params, match, setup)
 
         assert_same_state(model, before, where=f"{method} on a {state} model")
         if state == "unfitted":
-            with pytest.raises(NotFittedError):
+            with pytest.raises(NotFittedError, match="is not fitted yet"):
                 check_is_fitted(model)
         if method == "partial_fit":
             # A stream of batches goes on as if the bad one had not come.
@@ -703,7 +703,7 @@ def test_clone_is_unfitted_with_the_same_params(case):
     model = case.estimator().fit(X, y, sample_weight=w)
     copied = clone(model)
     assert type(copied) is type(model)
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="is not fitted yet"):
         check_is_fitted(copied)
     # Nothing fitted to read, as on a new model (hasattr is how scikit-learn
     # tools tell fitted from unfitted).

@@ -480,18 +480,25 @@ def failing_call(case, X, y):
     return (X, y), {}
 
 
-FAILURES = [
-    "first family (gaussian): infinity",
-    "middle family (categorical): negative code",
-    "last family (poisson): negative count",
-    "last family's parameters",
-    "middle family's parameters",
-    "unknown label",
-    "wrong classes",
-    "sample_weight",
-    "missing value",
-    "feature count",
-]
+# The failures of failing_call, each with a part of its message.
+FAILURES = {
+    "first family (gaussian): infinity": "contains infinity",
+    "middle family (categorical): negative code": (
+        "Negative values in data passed to CategoricalNB"
+    ),
+    "last family (poisson): negative count": (
+        "Negative values in data passed to PoissonNB"
+    ),
+    "last family's parameters": "The 'alpha' parameter of PoissonNB must be",
+    "middle family's parameters": (
+        "The 'min_categories' parameter of CategoricalNB must be"
+    ),
+    "unknown label": r"The target label\(s\) \['z'\] in y do not exist",
+    "wrong classes": "is not the same as on last call to partial_fit",
+    "sample_weight": "sample_weight contains negative values",
+    "missing value": r"contains missing values \(NaN or None\) in columns \['colour'\]",
+    "feature count": "Feature names seen at fit time, yet now missing",
+}
 
 
 @pytest.mark.parametrize("case", FAILURES)
@@ -506,7 +513,7 @@ def test_failed_partial_fit_keeps_the_family_estimators(case):
     estimators = dict(model.estimators_)
     args, params = failing_call(case, *batches[2])
     model.set_params(**params)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=FAILURES[case]):
         model.partial_fit(*args)
     assert all(model.estimators_[f] is estimators[f] for f in FAMILIES)
 

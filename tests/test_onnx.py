@@ -547,7 +547,7 @@ def test_adult_mixed():
 
 def test_refuses_what_it_cannot_convert():
     X, y, _ = CASES[0].make()
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="is not fitted yet"):
         to_onnx(fastnb.MultinomialNB())
     with pytest.raises(TypeError, match="converts fastnb's estimators"):
         to_onnx(SklearnMultinomialNB().fit(X, y))

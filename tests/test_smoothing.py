@@ -215,18 +215,44 @@ def test_categorical_non_uniform_prior(m):
 # Invalid m-estimates, and the models that refuse one
 # ---------------------------------------------------------------------------
 
+# Each invalid m-estimate for n features, and its message with n = N_FEATURES.
 INVALID = {
-    "negative m": lambda n: MEstimate(m=-1.0),
-    "nan m": lambda n: MEstimate(m=np.nan),
-    "negative m per feature": lambda n: MEstimate(m=np.r_[-1.0, np.ones(n - 1)]),
-    "m wrong length": lambda n: MEstimate(m=np.ones(n + 1)),
-    "prior wrong shape": lambda n: MEstimate(m=1.0, prior=np.full(n - 1, 0.5)),
-    "prior 2-d": lambda n: MEstimate(m=1.0, prior=np.full((1, n), 0.5)),
-    "prior negative": lambda n: MEstimate(
-        m=1.0, prior=np.r_[-0.1, np.full(n - 1, 0.5)]
+    "negative m": (
+        lambda n: MEstimate(m=-1.0),
+        r"MEstimate m must be finite and >= 0, got -1\.0",
     ),
-    "prior above 1": lambda n: MEstimate(m=1.0, prior=np.r_[1.5, np.full(n - 1, 0.5)]),
-    "prior nan": lambda n: MEstimate(m=1.0, prior=np.r_[np.nan, np.full(n - 1, 0.5)]),
+    "nan m": (
+        lambda n: MEstimate(m=np.nan),
+        "MEstimate m must be finite and >= 0, got nan",
+    ),
+    "negative m per feature": (
+        lambda n: MEstimate(m=np.r_[-1.0, np.ones(n - 1)]),
+        "All values of MEstimate m must be finite and >= 0",
+    ),
+    "m wrong length": (
+        lambda n: MEstimate(m=np.ones(n + 1)),
+        r"one value per feature \(12\); got shape \(13,\)",
+    ),
+    "prior wrong shape": (
+        lambda n: MEstimate(m=1.0, prior=np.full(n - 1, 0.5)),
+        r"prior \(per feature\) must have shape \(12,\); got \(11,\)",
+    ),
+    "prior 2-d": (
+        lambda n: MEstimate(m=1.0, prior=np.full((1, n), 0.5)),
+        r"prior \(per feature\) must have shape \(12,\); got \(1, 12\)",
+    ),
+    "prior negative": (
+        lambda n: MEstimate(m=1.0, prior=np.r_[-0.1, np.full(n - 1, 0.5)]),
+        r"prior \(per feature\) must hold probabilities in \[0, 1\]",
+    ),
+    "prior above 1": (
+        lambda n: MEstimate(m=1.0, prior=np.r_[1.5, np.full(n - 1, 0.5)]),
+        r"prior \(per feature\) must hold probabilities in \[0, 1\]",
+    ),
+    "prior nan": (
+        lambda n: MEstimate(m=1.0, prior=np.r_[np.nan, np.full(n - 1, 0.5)]),
+        r"prior \(per feature\) must hold probabilities in \[0, 1\]",
+    ),
 }
 
 
@@ -234,26 +260,50 @@ INVALID = {
 @pytest.mark.parametrize("name", ["BernoulliNB", "MultinomialNB"])
 def test_invalid_m_estimate_raises(name, invalid):
     X, y, _ = make_counts(LABELS, n_features=N_FEATURES)
-    model = getattr(fastnb, name)(alpha=INVALID[invalid](N_FEATURES))
-    with pytest.raises(ValueError):
+    make, message = INVALID[invalid]
+    model = getattr(fastnb, name)(alpha=make(N_FEATURES))
+    with pytest.raises(ValueError, match=message):
         model.fit(X, y)
     assert not hasattr(model, "classes_")
 
 
+# Each invalid m-estimate of the 4 features of make_codes, and its message.
 CATEGORICAL_INVALID = {
-    "negative m": MEstimate(m=-2.0),
-    "negative m per feature": MEstimate(m=[1.0, -1.0, 1.0, 1.0]),
-    "m wrong length": MEstimate(m=[1.0, 1.0]),
-    "prior not a list per feature": MEstimate(m=1.0, prior=[0.25] * 4),
-    "prior too few features": MEstimate(m=1.0, prior=[[1 / 3] * 3, [0.25] * 4]),
-    "prior wrong length": MEstimate(
-        m=1.0, prior=[[1 / 3] * 3, [0.25] * 4, [0.2] * 5, [0.2] * 5]
+    "negative m": (
+        MEstimate(m=-2.0),
+        r"MEstimate m must be finite and >= 0, got -2\.0",
     ),
-    "prior negative": MEstimate(
-        m=1.0, prior=[[1 / 3] * 3, [0.5, 0.5, 0.5, -0.5], [0.2] * 5, [1 / 6] * 6]
+    "negative m per feature": (
+        MEstimate(m=[1.0, -1.0, 1.0, 1.0]),
+        "All values of MEstimate m must be finite and >= 0",
     ),
-    "prior above 1": MEstimate(
-        m=1.0, prior=[[1 / 3] * 3, [0.25] * 4, [2.0, 0, 0, 0, 0], [1 / 6] * 6]
+    "m wrong length": (
+        MEstimate(m=[1.0, 1.0]),
+        r"one value per feature \(4\); got shape \(2,\)",
+    ),
+    "prior not a list per feature": (
+        MEstimate(m=1.0, prior=[0.25] * 4),
+        r"prior \(feature 0\) must have shape \(3,\); got \(\)",
+    ),
+    "prior too few features": (
+        MEstimate(m=1.0, prior=[[1 / 3] * 3, [0.25] * 4]),
+        r"prior must be a list with one array per feature \(4\); got 2",
+    ),
+    "prior wrong length": (
+        MEstimate(m=1.0, prior=[[1 / 3] * 3, [0.25] * 4, [0.2] * 5, [0.2] * 5]),
+        r"prior \(feature 3\) must have shape \(6,\); got \(5,\)",
+    ),
+    "prior negative": (
+        MEstimate(
+            m=1.0, prior=[[1 / 3] * 3, [0.5, 0.5, 0.5, -0.5], [0.2] * 5, [1 / 6] * 6]
+        ),
+        r"prior \(feature 1\) must hold probabilities in \[0, 1\]",
+    ),
+    "prior above 1": (
+        MEstimate(
+            m=1.0, prior=[[1 / 3] * 3, [0.25] * 4, [2.0, 0, 0, 0, 0], [1 / 6] * 6]
+        ),
+        r"prior \(feature 2\) must hold probabilities in \[0, 1\]",
     ),
 }
 
@@ -261,8 +311,9 @@ CATEGORICAL_INVALID = {
 @pytest.mark.parametrize("invalid", CATEGORICAL_INVALID)
 def test_invalid_m_estimate_raises_categorical(invalid):
     X, y, _ = make_codes()
-    model = fastnb.CategoricalNB(alpha=CATEGORICAL_INVALID[invalid])
-    with pytest.raises(ValueError):
+    alpha, message = CATEGORICAL_INVALID[invalid]
+    model = fastnb.CategoricalNB(alpha=alpha)
+    with pytest.raises(ValueError, match=message):
         model.fit(X, y)
     assert not hasattr(model, "classes_")
 

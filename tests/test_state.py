@@ -319,7 +319,7 @@ def test_get_state_takes_only_a_fitted_fastnb_estimator():
 
     with pytest.raises(TypeError, match="fastnb estimator"):
         get_state(MultinomialNB())
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="is not fitted yet"):
         get_state(fastnb.MultinomialNB())
 
 
