@@ -48,6 +48,9 @@ import dask.threaded
 
 import fastnb.dask
 
+# Also run on the wheel built from the sdist (.ci/run step 3).
+pytestmark = pytest.mark.wheel
+
 CASE = {case.id: case for case in CASES}
 N_SAMPLES = 650
 ROWS = 200  # a Dask array's blocks: 200, 200, 200 and 50 rows

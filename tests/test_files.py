@@ -45,6 +45,9 @@ from _helpers import (
     take_rows,
 )
 
+# Also run on the wheel built from the sdist (.ci/run step 3).
+pytestmark = pytest.mark.wheel
+
 CASE = {case.id: case for case in CASES}
 N_SAMPLES = 90
 KEY = b"a secret shared by whoever saves and loads"

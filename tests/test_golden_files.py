@@ -20,6 +20,9 @@ from numpy.testing import assert_allclose, assert_array_equal
 import fastnb
 from fastnb._files import FORMAT_VERSION
 
+# Also run on the wheel built from the sdist (.ci/run step 3).
+pytestmark = pytest.mark.wheel
+
 GOLDEN = pathlib.Path(__file__).parent / "golden"
 VERSIONS = sorted(GOLDEN.glob("v*"))
 CASES = [

@@ -9,9 +9,14 @@ on every x86-64 pass of CI).
 import shutil
 from pathlib import Path
 
+import pytest
+
 import fastnb
 
 from _helpers import run_child
+
+# Also run on the wheel built from the sdist (.ci/run step 3).
+pytestmark = pytest.mark.wheel
 
 
 def pure_python_copy(folder, source_files=True):

@@ -50,6 +50,9 @@ from _helpers import (  # noqa: E402
     tol,
 )
 
+# Also run on the wheel built from the sdist (.ci/run step 3).
+pytestmark = pytest.mark.wheel
+
 # ---------------------------------------------------------------------------
 # Running a graph
 # ---------------------------------------------------------------------------

@@ -17,6 +17,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from fastnb import plot  # noqa: E402
 
+# Also run on the wheel built from the sdist (.ci/run step 3).
+pytestmark = pytest.mark.wheel
+
 CASE_BY_ID = {case.id: case for case in CASES}
 
 

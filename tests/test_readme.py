@@ -26,6 +26,9 @@ import pytest
 
 from _helpers import data_dir, require_data
 
+# Also run on the wheel built from the sdist (.ci/run step 3).
+pytestmark = pytest.mark.wheel
+
 README = Path(__file__).parents[1] / "README.md"
 
 # Packages of the extras (and the fastnb modules that need them): a block

@@ -18,6 +18,9 @@ import fastnb
 
 from _helpers import require_data
 
+# Also run on the wheel built from the sdist (.ci/run step 3).
+pytestmark = pytest.mark.wheel
+
 ESTIMATORS = ["MultinomialNB", "ComplementNB", "BernoulliNB"]
 VECTORIZERS = {"count": CountVectorizer, "tfidf": TfidfVectorizer}
 

@@ -14,6 +14,9 @@ from fastnb._state import same_value
 
 from _helpers import CASE_IDS, CASES, N_FEATURES, take_rows
 
+# Also run on the wheel built from the sdist (.ci/run step 3).
+pytestmark = pytest.mark.wheel
+
 N_SAMPLES = 90
 CASE = {case.id: case for case in CASES}
 

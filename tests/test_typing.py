@@ -17,6 +17,9 @@ import fastnb
 
 from _helpers import ESTIMATOR_NAMES
 
+# Also run on the wheel built from the sdist (.ci/run step 3).
+pytestmark = pytest.mark.wheel
+
 METHODS = (
     "__init__",
     "fit",
