@@ -62,7 +62,7 @@ from dask.utils import format_bytes, parse_bytes
 import fastnb
 import fastnb.dask
 from fastnb import _simd
-from fastnb._base import effective_n_threads
+from fastnb._threads import effective_n_threads
 
 CASES = ("gaussian", "text")
 SEED = 0

@@ -69,7 +69,7 @@ from spread import (
 import fastnb
 import fastnb.reference
 from fastnb import _simd
-from fastnb._base import effective_n_threads
+from fastnb._threads import effective_n_threads
 
 try:  # the peer of the Adult-size case (pip install mixed-naive-bayes)
     import mixed_naive_bayes

@@ -1,33 +1,27 @@
 """What every fastnb estimator shares.
 
 The state protocol's hooks (declared abstract in BaseNB), the one fit and
-partial_fit flow over them, labels and priors, sample weights, the thread
-count, the all-or-nothing rule for fitting, the lazily rebuilt tables, and
-the four prediction methods, which all come from one scoring call.
+partial_fit flow over them, priors and class weights, the all-or-nothing
+rule for fitting, the lock a state changes under, the lazily rebuilt tables,
+and the four prediction methods, which all come from one scoring call. The
+checks of input are fastnb._validation's, the threads fastnb._threads'.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
-import os
 import threading
 import weakref
 from abc import ABCMeta, abstractmethod
 from collections.abc import Callable
-from numbers import Real
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics import accuracy_score
-from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import (
-    _check_n_features,
     check_is_fitted,
-    validate_data,
 )
 
 from fastnb._array_api import (
@@ -38,281 +32,29 @@ from fastnb._array_api import (
     keep_fit_namespace,
 )
 from fastnb._config import check_table_bytes
+from fastnb._explain import (
+    Contributions,
+    check_cost,
+    class_selection,
+    feature_names_of,
+    rank_features,
+    read_terms,
+)
 from fastnb._simd import kernels as _kernels
+from fastnb._threads import effective_n_threads, thread_scratch
+from fastnb._validation import (
+    check_sample_weight,
+    encode_fit_labels,
+    encode_labels,
+    ignores_missing,
+    label_words,
+    partial_fit_classes,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
 
     from fastnb._typing import MatrixLike
-
-FLOAT_DTYPES = (np.float64, np.float32)
-
-# Values a kernel must touch to be worth each extra thread: waking a thread
-# costs more than small inputs save, and on a busy machine far more.
-WORK_PER_THREAD = 1 << 16
-
-
-def effective_n_threads(work=None):
-    """Number of threads the kernels use: OpenMP's limit, capped by usable CPUs.
-
-    OpenMP's limit follows ``OMP_NUM_THREADS`` and ``threadpoolctl``. With
-    ``work`` (how many values the kernel touches: nonzeros, or rows x
-    columns), inputs of less than 2 * WORK_PER_THREAD values get one thread.
-    Any other gets them all, never a team of a size between: GCC's OpenMP
-    runtime ends the threads a smaller team leaves idle, and starts them
-    again for the next larger one (on 16 cores, 13 threads ended and
-    started again on every predict, whose last step had work for 3).
-    """
-    if work is not None and work < 2 * WORK_PER_THREAD:
-        return 1  # without asking the system: small inputs are most calls
-    if hasattr(os, "sched_getaffinity"):
-        n_cpus = len(os.sched_getaffinity(0))
-    else:
-        n_cpus = os.cpu_count() or 1
-    return max(1, min(_kernels.openmp_max_threads(), n_cpus))
-
-
-def data_size(X):
-    """How many values of X a kernel reads: nonzeros if sparse, else all."""
-    return X.nnz if hasattr(X, "nnz") else X.size
-
-
-def index_arrays(X):
-    """indices, indptr of a CSR/CSC/BSR matrix, contiguous, in one index dtype.
-
-    int32 if both are, else int64 (values checked by check_sparse_structure
-    fit in it).
-    """
-    int32 = np.dtype(np.int32)
-    index_dtype = np.int32 if X.indices.dtype == X.indptr.dtype == int32 else np.int64
-    return (
-        np.ascontiguousarray(X.indices, dtype=index_dtype),
-        np.ascontiguousarray(X.indptr, dtype=index_dtype),
-    )
-
-
-def sparse_arrays(X):
-    """data, indices, indptr of a CSR/CSC matrix, contiguous, for a kernel."""
-    return (np.ascontiguousarray(X.data), *index_arrays(X))
-
-
-def check_sparse_structure(X):
-    """Refuse a sparse X whose indices point outside its shape or its arrays.
-
-    scipy's format conversions and fastnb's kernels trust a matrix's index
-    arrays, which anyone can set (``X.indices[0] = 10**9``). Checked: the
-    index pointers and indices of CSR, CSC and BSR matrices (in one parallel
-    pass, sparse_structure_error), the coordinates of COO ones, and that each
-    LIL row has as many values as columns. Returns whether X's indices were
-    checked (those of the other formats, LIL's included, are checked once
-    scipy has converted them).
-    """
-    if not sp.issparse(X):
-        return False
-    name = f"X is a malformed {X.format.upper()} matrix"
-    if X.format == "lil":
-        # scipy's conversion trusts each row's values to match its columns.
-        if len(X.rows) != X.shape[0] or len(X.data) != X.shape[0]:
-            raise ValueError(f"{name}: X.rows and X.data must have a list a row.")
-        for i, (columns, values) in enumerate(zip(X.rows, X.data, strict=True)):
-            if len(columns) != len(values):
-                raise ValueError(
-                    f"{name}: row {i} has {len(columns)} columns in X.rows but "
-                    f"{len(values)} values in X.data."
-                )
-        return False
-    if X.format not in ("csr", "csc", "bsr", "coo"):
-        return False
-    if X.format == "coo":
-        for axis, (attribute, what) in enumerate((("row", "row"), ("col", "column"))):
-            coordinate = getattr(X, attribute)
-            check_index_array(coordinate, f"X.{attribute}", name)
-            if len(coordinate) != len(X.data):
-                raise ValueError(f"{name}: X.{attribute} and X.data differ in length.")
-            outside = np.flatnonzero((coordinate < 0) | (coordinate >= X.shape[axis]))
-            if len(outside):
-                raise ValueError(
-                    f"{name}: stored value {outside[0]} has {what} index "
-                    f"{coordinate[outside[0]]}, outside 0 .. {X.shape[axis] - 1}."
-                )
-        return True
-    major = 1 if X.format == "csc" else 0
-    blocks = X.blocksize if X.format == "bsr" else (1, 1)
-    n_major = X.shape[major] // blocks[major]
-    n_minor = X.shape[1 - major] // blocks[1 - major]
-    major_name, minor_name = ("column", "row") if major else ("row", "column")
-    if X.format == "bsr":
-        major_name, minor_name = f"block {major_name}", f"block {minor_name}"
-    check_index_array(X.indices, "X.indices", name)
-    check_index_array(X.indptr, "X.indptr", name)
-    if len(X.indptr) != n_major + 1:
-        raise ValueError(
-            f"{name}: X.indptr has {len(X.indptr)} entries; X has {n_major} "
-            f"{major_name}s, so it must have {n_major + 1}."
-        )
-    if len(X.data) != len(X.indices):
-        raise ValueError(f"{name}: X.indices and X.data differ in length.")
-    if X.indptr[0] != 0:
-        raise ValueError(f"{name}: X.indptr must start at 0; got {X.indptr[0]}.")
-    indices, indptr = index_arrays(X)
-    n_threads = effective_n_threads(len(indices))
-    bad, canonical = _kernels.sparse_structure_error(
-        indices, indptr, n_minor, n_threads
-    )
-    if bad < 0:
-        if X.format != "bsr":
-            # Known now, whatever scipy had cached (summed_duplicates reads it).
-            X.has_canonical_format = canonical
-        return True
-    start, stop = int(X.indptr[bad]), int(X.indptr[bad + 1])
-    if not 0 <= start <= stop <= len(X.indices):
-        raise ValueError(
-            f"{name}: {major_name} {bad} has offsets X.indptr[{bad}:{bad + 2}] "
-            f"= [{start}, {stop}]; offsets must be non-decreasing, from 0 to at "
-            f"most {len(X.indices)} (the number of stored values)."
-        )
-    stored = X.indices[start:stop]
-    index = stored[(stored < 0) | (stored >= n_minor)][0]
-    raise ValueError(
-        f"{name}: {major_name} {bad} has {minor_name} index {index}, outside "
-        f"0 .. {n_minor - 1}."
-    )
-
-
-def check_index_array(array, name, matrix):
-    """A sparse matrix's index array must be a 1-D integer array."""
-    if (
-        not isinstance(array, np.ndarray)
-        or array.ndim != 1
-        or array.dtype.kind not in "iu"
-    ):
-        raise ValueError(
-            f"{matrix}: {name} must be a 1-D integer array; got "
-            f"{getattr(array, 'dtype', type(array).__name__)}."
-        )
-
-
-def validate_input(estimator, X, *args, **kwargs):
-    """scikit-learn's ``validate_data``, with a sparse X's structure checked.
-
-    Before scipy converts X to an accepted format, since its conversions
-    trust the structure; after, if X was of a format not checked before.
-    Stored values past the last offset are left out (stored_values_only).
-
-    Input that ``check_array`` and ``check_X_y`` would return as it is (see
-    taken_as_is) skips them: only the feature names and count are checked,
-    by ``validate_data`` itself, which saves most of its fixed cost (80 us of
-    a partial_fit's 300, 35 of a one-row predict's 75); for a NumPy array
-    or scipy matrix when the model has no feature names, only the count, by
-    scikit-learn's own check (and message).
-    """
-    if taken_as_is(X, *args, **kwargs):
-        check_sparse_structure(X)
-        X = stored_values_only(X)
-        if getattr(estimator, "feature_names_in_", None) is None and (
-            not args or args[0] is not None
-        ):
-            # A NumPy array or scipy matrix has no feature names, nor had the
-            # model's data: only the count is checked (validate_data's checks
-            # of names and tags cost more than all the rest of a small
-            # partial_fit).
-            _check_n_features(estimator, X, reset=kwargs.get("reset", True))
-            return (X, *args) if args else X
-        return validate_data(
-            estimator,
-            X,
-            *args,
-            reset=kwargs.get("reset", True),
-            skip_check_array=True,
-        )
-    checked = check_sparse_structure(X)
-    validated = validate_data(estimator, stored_values_only(X), *args, **kwargs)
-    if checked:
-        return validated
-    if isinstance(validated, tuple):
-        check_sparse_structure(validated[0])
-        return (stored_values_only(validated[0]), *validated[1:])
-    check_sparse_structure(validated)
-    return stored_values_only(validated)
-
-
-def stored_values_only(X):
-    """X, or a CSR or CSC X whose index pointers end before its last stored
-    values as a new matrix of the values they point to (views of X's
-    arrays, not copies); its structure checked before.
-
-    Values past the last offset are not part of the matrix, but scipy's
-    operations assume there are none: its column indexing (MixedNB's
-    columns of a family) writes past the arrays it makes for them.
-    """
-    if not sp.issparse(X) or X.format not in ("csr", "csc"):
-        return X
-    n_stored = int(X.indptr[-1])
-    if n_stored == len(X.indices):
-        return X
-    stored = type(X)((X.data[:n_stored], X.indices[:n_stored], X.indptr), shape=X.shape)
-    stored.has_canonical_format = X.has_canonical_format
-    return stored
-
-
-def taken_as_is(
-    X,
-    y=None,
-    *,
-    dtype="numeric",
-    ensure_all_finite=True,
-    reset=True,
-    accept_sparse=None,
-    **other,
-):
-    """Whether check_array (and check_X_y, given y) would return X (and y)
-    unchanged, with these arguments (check_array's defaults), raising and
-    warning nothing: X a NumPy array, or a scipy CSR or CSC matrix or array
-    of a format in ``accept_sparse`` (not subclasses), of two non-empty
-    dimensions, of a dtype in ``dtype``, a list or tuple (or, for None, a
-    real number dtype), with no scan of its values asked for; y a 1-D
-    contiguous array of integers or booleans (no value to check) of X's
-    length. ``reset`` changes nothing for such input; other arguments of
-    check_array are not taken as is."""
-    if other or ensure_all_finite:
-        return False
-    if type(X) in SPARSE_TAKEN_AS_IS:
-        formats = (accept_sparse,) if isinstance(accept_sparse, str) else accept_sparse
-        if not isinstance(formats, list | tuple) or X.format not in formats:
-            return False
-    elif type(X) is not np.ndarray:
-        return False
-    if X.ndim != 2 or 0 in X.shape:
-        return False
-    if dtype is None:
-        if X.dtype.kind not in "fiu":
-            return False
-    elif not isinstance(dtype, list | tuple) or X.dtype not in dtype:
-        return False
-    return y is None or (
-        type(y) is np.ndarray
-        and y.ndim == 1
-        and y.dtype.kind in "iub"
-        and y.flags.c_contiguous
-        and len(y) == X.shape[0]
-    )
-
-
-# The sparse containers that check_array returns as they are when of an
-# accepted format and dtype.
-SPARSE_TAKEN_AS_IS = (sp.csr_matrix, sp.csc_matrix, sp.csr_array, sp.csc_array)
-
-
-# The `missing` parameter every estimator takes: "error" refuses NaN in X,
-# as scikit-learn does; "ignore" takes it for a missing value, left out of
-# its feature's statistics in fit and of its feature's term in scoring
-# (marginalised, under the Naive Bayes assumption).
-MISSING_CONSTRAINT = [StrOptions({"error", "ignore"})]
-
-
-def ignores_missing(estimator):
-    """Whether the estimator takes NaN in X for a missing value."""
-    return getattr(estimator, "missing", "error") == "ignore"
 
 
 def observed_count(count, missing):
@@ -330,177 +72,6 @@ def observed_weights(statistics):
     missing="ignore", ``missing_count``; the class weights as a column
     where none are missing."""
     return observed_count(statistics["class_count"], statistics.get("missing_count"))
-
-
-def refused_value_error(value, row, column, name):
-    """ValueError for a value of X that the estimator of class ``name``
-    refuses: scikit-learn's message for it, then where the first such value
-    is."""
-    where = f"The first is {value} in row {row}, column {column}"
-    if np.isnan(value):
-        return ValueError(
-            f"Input X contains NaN. {where}; {name} does not accept missing "
-            "values encoded as NaN natively. Pass missing='ignore' to leave "
-            "them out of the model."
-        )
-    if np.isinf(value):
-        return ValueError(
-            "Input X contains infinity or a value too large for "
-            f"{np.asarray(value).dtype!r}. {where}."
-        )
-    return ValueError(f"Negative values in data passed to {name} (input X). {where}.")
-
-
-def first_refused_in_row(X, row, non_negative, allow_nan=False):
-    """(column, value) of the first value of row ``row`` of X that the
-    kernels refuse (see fastnb_refused in _rows.h)."""
-    if sp.issparse(X):
-        start, stop = X.indptr[row], X.indptr[row + 1]
-        columns, values = X.indices[start:stop], X.data[start:stop]
-    else:
-        values = np.asarray(X[row])
-        columns = np.arange(len(values))
-    refused = np.isinf(values) if allow_nan else ~np.isfinite(values)
-    if non_negative:
-        refused |= values < 0
-    first = np.flatnonzero(refused)[0]
-    return int(columns[first]), values[first]
-
-
-def raise_refused_value(X, row, estimator, non_negative):
-    """Raise ValueError for the first refused value of X, found in row ``row``
-    by a scoring kernel (CSR or dense X)."""
-    column, value = first_refused_in_row(
-        X, row, non_negative, ignores_missing(estimator)
-    )
-    raise refused_value_error(value, row, column, type(estimator).__name__)
-
-
-def check_values(X, estimator, non_negative):
-    """Refuse X holding infinity, NaN (unless the estimator ignores missing
-    values), or with ``non_negative`` a value below zero: in one parallel
-    pass (first_refused_value), naming the first.
-
-    For fitting, before anything is counted. The values of a sparse X are
-    its stored ones; a dense X is read in its memory order (a copy only if
-    it is neither C- nor F-contiguous).
-    """
-    if sp.issparse(X):
-        values = np.ascontiguousarray(X.data)
-    elif X.flags.c_contiguous:
-        values = X.reshape(-1)
-    elif X.flags.f_contiguous:
-        values = X.T.reshape(-1)
-    else:
-        X = np.ascontiguousarray(X)
-        values = X.reshape(-1)
-    n_threads = effective_n_threads(len(values))
-    bad = _kernels.first_refused_value(
-        values, non_negative, ignores_missing(estimator), n_threads
-    )
-    if bad < 0:
-        return
-    if sp.issparse(X):
-        major = int(np.searchsorted(X.indptr, bad, side="right")) - 1
-        minor = int(X.indices[bad])
-        row, column = (minor, major) if X.format == "csc" else (major, minor)
-    elif X.flags.c_contiguous:
-        row, column = divmod(bad, X.shape[1])
-    else:
-        column, row = divmod(bad, X.shape[0])
-    raise refused_value_error(values[bad], row, column, type(estimator).__name__)
-
-
-def summed_duplicates(X):
-    """X with repeated sparse entries summed into one (a copy only if needed).
-
-    For scores that are not linear in a value (binarized, squared,
-    log-factorial), where a repeated entry must count as its sum, as in the
-    canonical matrix.
-    """
-    if sp.issparse(X) and not X.has_canonical_format:
-        X = X.copy()
-        X.sum_duplicates()
-    return X
-
-
-def rows_by_class(y, n_classes):
-    """Row indices grouped by class (each group in row order) and group offsets.
-
-    For the kernels that make each class one task over CSR rows.
-    """
-    order = np.empty(len(y), dtype=np.intp)
-    class_ptr = np.empty(n_classes + 1, dtype=np.intp)
-    _kernels.class_order(y, order, class_ptr, effective_n_threads(len(y)))
-    return order, class_ptr
-
-
-def dense_block_width(n_features, n_threads):
-    """Columns per task for the dense kernels that split the work by columns.
-
-    Every task reads all rows, so a task gets at least 64 columns (narrower
-    slices of a row cost a whole memory read each); at most 256, so that its
-    slice of the statistics stays in cache; otherwise about two tasks a
-    thread. The width does not change any result.
-    """
-    return int(min(max(-(-n_features // (2 * n_threads)), 64), 256))
-
-
-def dense_row_chunks(n_samples, chunk_table_size):
-    """Rows a chunk for the dense kernels that give each chunk of rows its
-    own statistics (chunk_table_size doubles) and merge them in order.
-
-    It depends on the data's shape only, never on the number of threads, so
-    neither does the result. The rows are cut in CHUNKS chunks, four tasks
-    a thread on 16 (a 50,000-row partial_fit batch too), but a chunk has at
-    least CHUNK_ROWS rows, and the chunks' tables stay within about 32 MiB.
-    """
-    most_chunks = max(1, (32 << 20) // (8 * max(chunk_table_size, 1)))
-    chunk_rows = max(CHUNK_ROWS, -(-n_samples // min(CHUNKS, most_chunks)))
-    return chunk_rows, max(1, -(-n_samples // chunk_rows))
-
-
-# dense_row_chunks' chunks: how many, and their least rows. Each chunk's
-# statistics are merged into the others', at a cost: with 128 chunks, a
-# 100,000 x 50 GaussianNB batch of 10 classes took 20% longer at one thread
-# than with chunks of 2**16 rows, with 64 about 7% (and 5% less at two).
-CHUNKS = 64
-CHUNK_ROWS = 512
-
-
-def padded_class_count(n_classes, block=None):
-    """n_classes rounded up to whole class blocks: for kernels that score
-    classes in full register blocks (CLASS_BLOCK, or ``block``)."""
-    block = _kernels.CLASS_BLOCK if block is None else block
-    return n_classes + -n_classes % block
-
-
-def pad_classes(table, block=None):
-    """table (rows, n_classes) with zero columns up to whole class blocks
-    (``padded_class_count``)."""
-    n_classes = table.shape[-1]
-    n_padded = padded_class_count(n_classes, block)
-    # One copy, C-contiguous, whatever the layout of table (often a
-    # transposed view).
-    padded = np.zeros((*table.shape[:-1], n_padded))
-    padded[..., :n_classes] = table
-    return padded
-
-
-def thread_scratch(n_threads, n_classes):
-    """Per-thread blocks of score rows for the scoring kernels,
-    (n_threads, rows, n_classes), rows at most SCORE_ROWS.
-
-    Each row has room past n_classes for the classes padded to whole blocks
-    (see pad_classes; of either kernel block), and the threads' blocks are
-    a spare row, at least a cache line (8 doubles), apart so that threads
-    never write to the same line. A block holds at most 256 KiB (32768
-    doubles), or a single row if one row is larger.
-    """
-    room = padded_class_count(n_classes, _kernels.KDE_CLASS_BLOCK)
-    rows = max(1, min(_kernels.SCORE_ROWS, 32768 // room))
-    blocks = np.empty((n_threads, rows + 1, room), dtype=np.float64)
-    return blocks[:, :rows, :n_classes]
 
 
 def finish_scores(jll, output, out, labels):
@@ -568,188 +139,6 @@ def state_guard(model):
     if guard is None:
         guard = _STATE_GUARDS.setdefault(model, StateGuard())
     return guard
-
-
-def check_sample_weight(sample_weight, n_samples, allow_all_zero):
-    """Return sample weights as a float64 array of shape (n_samples,), or None.
-
-    ``None`` (unit weights) stays None. Weights must be finite and non-negative;
-    all zero is refused unless ``allow_all_zero`` (a partial_fit batch may
-    carry no weight, a fit must).
-    """
-    if sample_weight is None:
-        return None
-    if isinstance(sample_weight, Real):
-        sample_weight = np.full(n_samples, sample_weight, dtype=np.float64)
-    try:
-        weights = np.asarray(sample_weight, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(
-            f"sample_weight must be an array of numbers, got {sample_weight!r}."
-        ) from exc
-    if weights.shape != (n_samples,):
-        raise ValueError(
-            f"sample_weight.shape == {weights.shape}, expected ({n_samples},)!"
-        )
-    weights = np.ascontiguousarray(weights)
-    # One parallel pass for NaN, infinity and negative weights.
-    bad = _kernels.first_refused_value(
-        weights, True, False, effective_n_threads(n_samples)
-    )
-    if bad >= 0 and not np.isfinite(weights[bad]):
-        raise ValueError("sample_weight contains NaN or infinity.")
-    if bad >= 0:
-        raise ValueError("sample_weight contains negative values.")
-    if not allow_all_zero and n_samples and not weights.any():
-        raise ValueError("sample_weight is zero for every sample: nothing to fit.")
-    return weights
-
-
-def label_words(labels):
-    """A contiguous 1-D array of labels (numbers, booleans, fixed-width
-    strings: any dtype but object) as rows of unsigned words, the widest
-    that divide its item size (a <U12 label is 6 uint64), as the kernel
-    take_labels copies them."""
-    size = labels.dtype.itemsize
-    word = next(w for w in (8, 4, 2, 1) if size % w == 0)
-    return labels.view(f"u{word}").reshape(len(labels), size // word)
-
-
-# Integer labels spanning at most this many values (greatest - least + 1)
-# are encoded by table lookup in parallel kernels; others are sorted.
-LOOKUP_SPAN = 1 << 16
-
-
-def lookup_labels(y):
-    """y as int64 if its labels are integers that int64 holds, else None."""
-    if y.ndim != 1 or y.dtype.kind not in "iu" or not y.size:
-        return None
-    if y.dtype.kind == "u" and y.dtype.itemsize == 8:
-        return None
-    return np.ascontiguousarray(y, dtype=np.int64)
-
-
-def encode_fit_labels(y, work=None):
-    """Sorted classes and each label's index in them, for ``fit``.
-
-    ``work``: the values the fit's kernels touch (their threads are awake
-    for those anyway); by default the labels.
-    """
-    y = np.asarray(y)
-    labels = lookup_labels(y)
-    if labels is not None:
-        # Integer labels are valid classes by their type: a table lookup,
-        # no sort (check_classification_targets would sort).
-        n_threads = effective_n_threads(len(labels) if work is None else work)
-        lowest, highest = _kernels.label_range(labels, n_threads)
-        span = highest - lowest + 1
-        if span <= LOOKUP_SPAN:
-            present = np.zeros((n_threads, span), dtype=np.uint8)
-            _kernels.label_presence(labels, lowest, present, n_threads)
-            present = present.any(axis=0)
-            lookup = np.cumsum(present, dtype=np.intp) - 1
-            y_encoded = np.empty(len(labels), dtype=np.intp)
-            _kernels.encode_by_lookup(labels, lowest, lookup, y_encoded, n_threads)
-            classes = (np.flatnonzero(present) + lowest).astype(y.dtype)
-            return classes, y_encoded
-    check_classification_targets(y)
-    classes, y_encoded = np.unique(y, return_inverse=True)
-    return classes, y_encoded.astype(np.intp, copy=False).reshape(-1)
-
-
-def partial_fit_classes(estimator, classes):
-    """The classes a ``partial_fit`` call works with, checked against earlier calls."""
-    if not hasattr(estimator, "classes_"):
-        if classes is None:
-            raise ValueError("classes must be passed on the first call to partial_fit.")
-        if (
-            isinstance(classes, np.ndarray)
-            and classes.ndim == 1
-            and classes.size
-            and classes.dtype.kind in "iu"
-        ):
-            # What unique_labels makes of integers, without its checks of the
-            # target's type, which integers always pass (most of its time).
-            return np.unique(classes)
-        return unique_labels(classes)
-    if (
-        classes is not None
-        and not np.array_equal(estimator.classes_, classes)
-        and not np.array_equal(estimator.classes_, np.unique(np.asarray(classes)))
-    ):
-        raise ValueError(
-            f"`classes={classes!r}` is not the same as on last call to "
-            f"partial_fit, was: {estimator.classes_!r}"
-        )
-    return estimator.classes_
-
-
-def encode_labels(y, classes, work=None):
-    """Index of each label of y in the sorted ``classes``; unknown labels raise.
-
-    ``work``: as encode_fit_labels'.
-    """
-    y = np.asarray(y)
-    labels = lookup_labels(y)
-    class_codes = None if labels is None else lookup_labels(classes)
-    if class_codes is not None:
-        # Integer labels are valid classes by type: a table lookup, when the
-        # classes are sorted and close together (class_lookup).
-        table = _kernels.class_lookup(class_codes, LOOKUP_SPAN)
-        if table is not None:
-            y_encoded = np.empty(len(labels), dtype=np.intp)
-            n_threads = effective_n_threads(len(labels) if work is None else work)
-            if _kernels.encode_by_lookup(labels, *table, y_encoded, n_threads) < 0:
-                return y_encoded
-    elif y.dtype.kind not in "iu":
-        check_classification_targets(y)
-    y_encoded = np.searchsorted(classes, y)
-    known = y_encoded < len(classes)
-    known[known] = classes[y_encoded[known]] == y[known]
-    if not known.all():
-        raise unknown_labels_error(np.unique(y[~known]), classes)
-    return y_encoded.astype(np.intp, copy=False)
-
-
-def missing_values_error(columns, estimator):
-    """The ValueError for missing values (NaN or None) in the named columns."""
-    return ValueError(
-        f"Input X contains missing values (NaN or None) in columns {columns}; "
-        f"{type(estimator).__name__} with missing='error' does not take missing "
-        "values: pass missing='ignore' to leave them out of the model, impute "
-        "them, or make 'missing' a category of its own."
-    )
-
-
-def unknown_labels_error(unknown, classes):
-    """The ValueError for labels of y that are not among ``classes``."""
-    return ValueError(
-        f"The target label(s) {unknown} in y do not exist in the initial classes "
-        f"{classes}; pass every class to the first partial_fit call."
-    )
-
-
-def check_class_prior(class_prior, n_classes, name="class_prior"):
-    """Return a given class prior as float64 probabilities of n_classes, or None.
-
-    The prior must have one finite, non-negative value per class, summing to
-    one (scikit-learn's messages for GaussianNB's ``priors``).
-    """
-    if class_prior is None:
-        return None
-    try:
-        prior = np.asarray(class_prior, dtype=np.float64).reshape(-1)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be an array of numbers.") from exc
-    if len(prior) != n_classes:
-        raise ValueError("Number of priors must match number of classes.")
-    if not np.isfinite(prior).all():
-        raise ValueError(f"{name} contains NaN or infinity.")
-    if (prior < 0).any():
-        raise ValueError("Priors must be non-negative.")
-    if not np.isclose(prior.sum(), 1.0):
-        raise ValueError("The sum of the priors should be 1.")
-    return prior
 
 
 def log_class_prior(class_count, class_prior, fit_prior):
@@ -1480,8 +869,6 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         if cost is None:
             labels = self._predict_output(X, _kernels.Output.ARGMAX)
         else:
-            from fastnb._explain import check_cost  # it imports this module
-
             self._check_fitted_state()
             labels = self._predict_output(
                 X,
@@ -1631,8 +1018,6 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         >>> model.contributions([[178.0]], classes=("m", "f")).terms.round(1)
         array([[10.4]])
         """
-        from fastnb._explain import Contributions, class_selection, read_terms
-
         self._check_fitted_state()
         selection, mode = class_selection(self.classes_, classes)
         # Arrays of other array-API libraries are read in NumPy; the terms
@@ -1691,8 +1076,6 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         0       a     1         ham         spam  3.900      1.361
         1       c     1        spam          ham  3.077      1.124
         """
-        from fastnb._explain import feature_names_of, rank_features
-
         self._check_fitted_state()
         if n is not None and (
             isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0

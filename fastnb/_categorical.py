@@ -31,27 +31,13 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_array, check_X_y, validate_data
 
 from fastnb._base import (
-    CHUNKS,
-    MISSING_CONSTRAINT,
     BaseNB,
     Deferred,
-    check_class_prior,
     class_weights,
-    data_size,
-    effective_n_threads,
     fitted_statistic,
     fitted_table,
-    ignores_missing,
     log_class_prior,
-    missing_values_error,
-    pad_classes,
-    padded_class_count,
     read_only,
-    refused_value_error,
-    sparse_arrays,
-    summed_duplicates,
-    thread_scratch,
-    validate_input,
 )
 from fastnb._config import check_table_bytes
 from fastnb._discrete import BaseDiscreteNB
@@ -59,6 +45,24 @@ from fastnb._explain import as_term_matrices, informative_values, terms_output
 from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
 from fastnb._state import SUM_RTOL, check_statistic
+from fastnb._threads import (
+    CHUNKS,
+    data_size,
+    effective_n_threads,
+    pad_classes,
+    padded_class_count,
+    thread_scratch,
+)
+from fastnb._validation import (
+    MISSING_CONSTRAINT,
+    check_class_prior,
+    ignores_missing,
+    missing_values_error,
+    refused_value_error,
+    sparse_arrays,
+    summed_duplicates,
+    validate_input,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

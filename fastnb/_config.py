@@ -22,7 +22,9 @@ import numpy as np
 import scipy
 import sklearn
 
+from fastnb import _simd
 from fastnb._simd import kernels as _kernels  # the variant in use
+from fastnb._threads import effective_n_threads
 
 # The settings of set_config (the process's), and those of the config_context
 # blocks around the current code (a context variable: each thread its own).
@@ -153,8 +155,6 @@ def check_table_bytes(owner, what, n_values, itemsize=8):
 
 def _simd_target():
     """The instruction-set variant of the kernels in use (see fastnb._simd)."""
-    from fastnb import _simd
-
     forced = os.environ.get("FASTNB_SIMD", "").strip().lower() not in ("", "auto")
     return (
         f"{_simd.target} ({'forced by FASTNB_SIMD' if forced else 'chosen at import'})"
@@ -177,16 +177,14 @@ def _abi():
 
 def _config_items():
     """``(name, value)`` pairs, in the order ``show_config`` prints them."""
-    # Here, not above: fastnb/__init__.py and fastnb._base import this module.
-    import fastnb
-    from fastnb import _base
+    import fastnb  # here, not above: fastnb/__init__.py imports this module
 
     package_dir = os.path.dirname(os.path.abspath(fastnb.__file__))
     yes_no = {True: "yes", False: "no"}
     return [
         ("fastnb", f"{fastnb.__version__} ({package_dir})"),
         ("OpenMP", _openmp()),
-        ("threads", str(_base.effective_n_threads())),
+        ("threads", str(effective_n_threads())),
         ("debug build", yes_no[_kernels.debug_build()]),
         ("SIMD target", _simd_target()),
         ("ABI", _abi()),

@@ -18,35 +18,39 @@ from scipy.special import gammaln
 from sklearn.utils._param_validation import Interval
 
 from fastnb._base import (
-    FLOAT_DTYPES,
-    MISSING_CONSTRAINT,
     BaseNB,
-    check_class_prior,
-    check_values,
     class_weights,
-    data_size,
-    dense_block_width,
-    dense_row_chunks,
-    effective_n_threads,
     finish_scores,
     fitted_statistic,
     fitted_table,
-    ignores_missing,
     log_class_prior,
     observed_weights,
-    padded_class_count,
-    raise_refused_value,
-    rows_by_class,
-    sparse_arrays,
-    summed_duplicates,
-    thread_scratch,
-    validate_input,
     weights_or_ones,
 )
 from fastnb._explain import informative_values, linear_terms
 from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
 from fastnb._state import check_rows_agree, check_statistic
+from fastnb._threads import (
+    data_size,
+    dense_block_width,
+    dense_row_chunks,
+    effective_n_threads,
+    padded_class_count,
+    rows_by_class,
+    thread_scratch,
+)
+from fastnb._validation import (
+    FLOAT_DTYPES,
+    MISSING_CONSTRAINT,
+    check_class_prior,
+    check_values,
+    ignores_missing,
+    raise_refused_value,
+    sparse_arrays,
+    summed_duplicates,
+    validate_input,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

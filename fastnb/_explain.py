@@ -23,8 +23,9 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from fastnb._base import data_size, effective_n_threads, sparse_arrays
 from fastnb._simd import kernels as _kernels
+from fastnb._threads import data_size, effective_n_threads
+from fastnb._validation import sparse_arrays
 
 
 class Contributions(NamedTuple):

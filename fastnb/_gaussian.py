@@ -21,32 +21,36 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from fastnb._base import (
-    FLOAT_DTYPES,
-    MISSING_CONSTRAINT,
     BaseNB,
-    check_class_prior,
-    check_values,
     class_weights,
-    data_size,
-    dense_row_chunks,
-    effective_n_threads,
     fitted_table,
-    ignores_missing,
     observed_count,
-    pad_classes,
-    padded_class_count,
-    raise_refused_value,
     read_only,
-    rows_by_class,
-    sparse_arrays,
-    summed_duplicates,
-    thread_scratch,
-    validate_input,
     weights_or_ones,
 )
 from fastnb._explain import binned_values, linear_terms
 from fastnb._simd import kernels as _kernels
 from fastnb._state import SUM_RTOL, check_rows_agree, check_statistic
+from fastnb._threads import (
+    data_size,
+    dense_row_chunks,
+    effective_n_threads,
+    pad_classes,
+    padded_class_count,
+    rows_by_class,
+    thread_scratch,
+)
+from fastnb._validation import (
+    FLOAT_DTYPES,
+    MISSING_CONSTRAINT,
+    check_class_prior,
+    check_values,
+    ignores_missing,
+    raise_refused_value,
+    sparse_arrays,
+    summed_duplicates,
+    validate_input,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

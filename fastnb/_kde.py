@@ -44,26 +44,13 @@ from scipy.special import logsumexp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from fastnb._base import (
-    FLOAT_DTYPES,
-    MISSING_CONSTRAINT,
     BaseNB,
-    check_class_prior,
-    check_values,
     class_weights,
-    data_size,
-    dense_block_width,
-    effective_n_threads,
     finish_scores,
     fitted_table,
-    ignores_missing,
     observed_count,
     observed_weights,
-    pad_classes,
-    padded_class_count,
-    raise_refused_value,
     read_only,
-    thread_scratch,
-    validate_input,
     weights_or_ones,
 )
 from fastnb._explain import binned_values
@@ -75,6 +62,23 @@ from fastnb._gaussian import (
 )
 from fastnb._simd import kernels as _kernels
 from fastnb._state import SUM_RTOL, check_rows_agree, check_statistic
+from fastnb._threads import (
+    data_size,
+    dense_block_width,
+    effective_n_threads,
+    pad_classes,
+    padded_class_count,
+    thread_scratch,
+)
+from fastnb._validation import (
+    FLOAT_DTYPES,
+    MISSING_CONSTRAINT,
+    check_class_prior,
+    check_values,
+    ignores_missing,
+    raise_refused_value,
+    validate_input,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

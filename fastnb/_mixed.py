@@ -22,18 +22,12 @@ from sklearn.utils.validation import (
 )
 
 from fastnb._base import (
-    MISSING_CONSTRAINT,
     BaseNB,
-    check_class_prior,
     class_weights,
     finish_scores,
     fitted_statistic,
     fitted_table,
-    ignores_missing,
     log_class_prior,
-    missing_values_error,
-    summed_duplicates,
-    validate_input,
 )
 from fastnb._categorical import CategoricalNB
 from fastnb._discrete import BernoulliNB, MultinomialNB, PoissonNB
@@ -42,6 +36,14 @@ from fastnb._gaussian import GaussianNB
 from fastnb._kde import KernelDensityNB
 from fastnb._simd import kernels as _kernels
 from fastnb._state import check_statistic
+from fastnb._validation import (
+    MISSING_CONSTRAINT,
+    check_class_prior,
+    ignores_missing,
+    missing_values_error,
+    summed_duplicates,
+    validate_input,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike

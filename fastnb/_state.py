@@ -23,14 +23,9 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from fastnb._base import (
-    BaseNB,
-    check_sample_weight,
-    encode_fit_labels,
-    encode_labels,
-    unchanged_on_error,
-)
+from fastnb._base import BaseNB, unchanged_on_error
 from fastnb._config import check_table_bytes
+from fastnb._validation import check_sample_weight, encode_fit_labels, encode_labels
 
 # A fastnb estimator class: merge returns a model of its models' class.
 NB = TypeVar("NB", bound=BaseNB)

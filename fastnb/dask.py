@@ -58,12 +58,7 @@ except ImportError:  # pragma: no cover - Dask's local schedulers lose no worker
     LOST_WORKER_ERRORS = ()
 
 import fastnb
-from fastnb._base import (
-    check_sample_weight,
-    partial_fit_classes,
-    unchanged_on_error,
-    unknown_labels_error,
-)
+from fastnb._base import unchanged_on_error
 from fastnb._explain import check_cost
 from fastnb._state import (
     ESTIMATOR_NAMES,
@@ -72,6 +67,11 @@ from fastnb._state import (
     combine_states,
     expand_classes,
     in_fit_order,
+)
+from fastnb._validation import (
+    check_sample_weight,
+    partial_fit_classes,
+    unknown_labels_error,
 )
 
 if TYPE_CHECKING:

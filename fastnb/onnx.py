@@ -125,13 +125,14 @@ import scipy.sparse as sp
 from sklearn import naive_bayes
 
 import fastnb
-from fastnb._base import BaseNB, ignores_missing
+from fastnb._base import BaseNB
 from fastnb._categorical import CategoricalNB
 from fastnb._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
 from fastnb._gaussian import GaussianNB
 from fastnb._kde import KernelDensityNB
 from fastnb._mixed import MixedNB
 from fastnb._state import ESTIMATOR_NAMES
+from fastnb._validation import ignores_missing
 
 if TYPE_CHECKING:
     from onnx import ModelProto

@@ -23,6 +23,7 @@ import fastnb
 import fastnb._base
 import fastnb._categorical
 import fastnb._simd
+import fastnb._threads
 
 from _helpers import (
     SPARSE,
@@ -558,7 +559,7 @@ def test_negative_or_fractional_codes_raise(method, value, match):
 # Threads, and the codes the kernels check as they read X
 # ---------------------------------------------------------------------------
 
-# 600,000 codes: work for several threads (fastnb._base.WORK_PER_THREAD), in 10
+# 600,000 codes: work for several threads (fastnb._threads.WORK_PER_THREAD), in 10
 # chunks of rows when counted in one pass.
 BIG_SAMPLES, BIG_FEATURES = 30_000, 20
 BIG_LABELS = LABELS["5 str"]
@@ -620,7 +621,10 @@ def kernel_threads(monkeypatch):
     if not fastnb._simd.kernels.openmp_enabled():
         pytest.skip("the kernels were built without OpenMP")
     monkeypatch.setattr(
-        fastnb._base.os, "sched_getaffinity", lambda pid: set(range(64)), raising=False
+        fastnb._threads.os,
+        "sched_getaffinity",
+        lambda pid: set(range(64)),
+        raising=False,
     )
     recorded = RecordedKernels(fastnb._categorical._kernels)
     monkeypatch.setattr(fastnb._categorical, "_kernels", recorded)
@@ -1028,7 +1032,7 @@ def test_sparse_results_are_the_same_for_any_thread_count(
             model = fastnb.CategoricalNB(alpha=alpha).fit(X_sparse, y, sample_weight=w)
             outputs = {m: getattr(model, m)(X_sparse) for m in OUTPUT_ATOL}
             outputs["predict"] = model.predict(X_sparse)
-            effective_threads = fastnb._base.effective_n_threads(X_sparse.nnz)
+            effective_threads = fastnb._threads.effective_n_threads(X_sparse.nnz)
         counting = kernel_threads.threads[f"categorical_count_{container}"]
         # Work for several threads: all of them (no team of a size between).
         assert counting == [effective_threads] and effective_threads == n_threads
@@ -1074,7 +1078,7 @@ def test_sparse_fit_and_predict_report_the_first_bad_code(
                     getattr(model, method)(X_sparse)
     checked = kernel_threads.threads[f"categorical_check_{container}"]
     # One thread, or as many as allowed: no team of a size between.
-    enough = X_sparse.nnz >= 2 * fastnb._base.WORK_PER_THREAD
+    enough = X_sparse.nnz >= 2 * fastnb._threads.WORK_PER_THREAD
     assert checked[0] == (n_threads if enough else 1)
 
 

@@ -12,8 +12,8 @@ import sklearn
 
 import fastnb
 from fastnb import _config
-from fastnb._base import effective_n_threads
 from fastnb._simd import kernels as _kernels
+from fastnb._threads import effective_n_threads
 
 # Also run on the aarch64 wheel under qemu-user (.ci/run).
 pytestmark = pytest.mark.emulated

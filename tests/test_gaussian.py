@@ -24,9 +24,10 @@ from sklearn import naive_bayes as sk_nb
 from sklearn.model_selection import train_test_split
 
 from fastnb import GaussianNB
-from fastnb._base import pad_classes, sparse_arrays, thread_scratch
 from fastnb._gaussian import sparse_gaussian_table
 from fastnb._simd import kernels
+from fastnb._threads import pad_classes, thread_scratch
+from fastnb._validation import sparse_arrays
 
 from _helpers import (
     ADULT_NUMERIC,

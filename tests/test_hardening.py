@@ -212,7 +212,7 @@ def test_a_sparse_matrix_of_strided_arrays_reads_as_one_of_copies(
 # tests run on, each thread's kernels using OpenMP threads of their own.
 N_PYTHON_THREADS = 8
 # Rows of each thread's slice: enough for a kernel scoring dense rows of 3
-# classes to use 2 threads (see fastnb._base.WORK_PER_THREAD).
+# classes to use 2 threads (see fastnb._threads.WORK_PER_THREAD).
 ROWS_A_SLICE = 6000
 # Each prediction method on each slice is a task: 20 tasks for the threads.
 N_SLICES = 4
@@ -452,7 +452,7 @@ def test_input_taken_as_is_is_what_scikit_learn_returns_unchanged(case):
     # that must be exactly the input they return unchanged, silently.
     from sklearn.utils.validation import check_array, check_X_y
 
-    from fastnb._base import taken_as_is
+    from fastnb._validation import taken_as_is
 
     X, y, arguments, expected = AS_IS_CASES[case]
     if arguments is None:

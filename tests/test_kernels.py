@@ -13,16 +13,10 @@ from threadpoolctl import threadpool_limits
 
 import fastnb
 from fastnb import _kernels as baseline
-from fastnb._base import (
-    effective_n_threads,
-    encode_fit_labels,
-    encode_labels,
-    pad_classes,
-    sparse_arrays,
-    thread_scratch,
-)
 from fastnb._gaussian import sparse_gaussian_table
 from fastnb._simd import kernels as _kernels
+from fastnb._threads import effective_n_threads, pad_classes, thread_scratch
+from fastnb._validation import encode_fit_labels, encode_labels, sparse_arrays
 
 from _helpers import THREADED_CASES, THREADED_ROWS, runnable_variants
 
@@ -1772,7 +1766,7 @@ LABEL_CLASSES = {
 
 @pytest.mark.parametrize("name", LABEL_CLASSES)
 def test_predict_takes_its_classes_in_a_kernel(name):
-    from fastnb._base import label_words
+    from fastnb._validation import label_words
 
     classes = LABEL_CLASSES[name]
     labels = np.random.default_rng(12).integers(0, len(classes), 100_000)

@@ -1,0 +1,122 @@
+"""How the kernels' work is spread over threads: the thread count for an
+input's size, the chunks of rows and blocks of columns of the tasks, the
+classes padded to whole register blocks, and each thread's scratch rows.
+
+A leaf of the package: it imports nothing of fastnb but the kernels.
+"""
+
+import os
+
+import numpy as np
+
+from fastnb._simd import kernels as _kernels
+
+# Values a kernel must touch to be worth each extra thread: waking a thread
+# costs more than small inputs save, and on a busy machine far more.
+WORK_PER_THREAD = 1 << 16
+
+
+def effective_n_threads(work=None):
+    """Number of threads the kernels use: OpenMP's limit, capped by usable CPUs.
+
+    OpenMP's limit follows ``OMP_NUM_THREADS`` and ``threadpoolctl``. With
+    ``work`` (how many values the kernel touches: nonzeros, or rows x
+    columns), inputs of less than 2 * WORK_PER_THREAD values get one thread.
+    Any other gets them all, never a team of a size between: GCC's OpenMP
+    runtime ends the threads a smaller team leaves idle, and starts them
+    again for the next larger one (on 16 cores, 13 threads ended and
+    started again on every predict, whose last step had work for 3).
+    """
+    if work is not None and work < 2 * WORK_PER_THREAD:
+        return 1  # without asking the system: small inputs are most calls
+    if hasattr(os, "sched_getaffinity"):
+        n_cpus = len(os.sched_getaffinity(0))
+    else:
+        n_cpus = os.cpu_count() or 1
+    return max(1, min(_kernels.openmp_max_threads(), n_cpus))
+
+
+def data_size(X):
+    """How many values of X a kernel reads: nonzeros if sparse, else all."""
+    return X.nnz if hasattr(X, "nnz") else X.size
+
+
+def rows_by_class(y, n_classes):
+    """Row indices grouped by class (each group in row order) and group offsets.
+
+    For the kernels that make each class one task over CSR rows.
+    """
+    order = np.empty(len(y), dtype=np.intp)
+    class_ptr = np.empty(n_classes + 1, dtype=np.intp)
+    _kernels.class_order(y, order, class_ptr, effective_n_threads(len(y)))
+    return order, class_ptr
+
+
+def dense_block_width(n_features, n_threads):
+    """Columns per task for the dense kernels that split the work by columns.
+
+    Every task reads all rows, so a task gets at least 64 columns (narrower
+    slices of a row cost a whole memory read each); at most 256, so that its
+    slice of the statistics stays in cache; otherwise about two tasks a
+    thread. The width does not change any result.
+    """
+    return int(min(max(-(-n_features // (2 * n_threads)), 64), 256))
+
+
+def dense_row_chunks(n_samples, chunk_table_size):
+    """Rows a chunk for the dense kernels that give each chunk of rows its
+    own statistics (chunk_table_size doubles) and merge them in order.
+
+    It depends on the data's shape only, never on the number of threads, so
+    neither does the result. The rows are cut in CHUNKS chunks, four tasks
+    a thread on 16 (a 50,000-row partial_fit batch too), but a chunk has at
+    least CHUNK_ROWS rows, and the chunks' tables stay within about 32 MiB.
+    """
+    most_chunks = max(1, (32 << 20) // (8 * max(chunk_table_size, 1)))
+    chunk_rows = max(CHUNK_ROWS, -(-n_samples // min(CHUNKS, most_chunks)))
+    return chunk_rows, max(1, -(-n_samples // chunk_rows))
+
+
+# dense_row_chunks' chunks: how many, and their least rows. Each chunk's
+# statistics are merged into the others', at a cost: with 128 chunks, a
+# 100,000 x 50 GaussianNB batch of 10 classes took 20% longer at one thread
+# than with chunks of 2**16 rows, with 64 about 7% (and 5% less at two).
+CHUNKS = 64
+
+
+CHUNK_ROWS = 512
+
+
+def padded_class_count(n_classes, block=None):
+    """n_classes rounded up to whole class blocks: for kernels that score
+    classes in full register blocks (CLASS_BLOCK, or ``block``)."""
+    block = _kernels.CLASS_BLOCK if block is None else block
+    return n_classes + -n_classes % block
+
+
+def pad_classes(table, block=None):
+    """table (rows, n_classes) with zero columns up to whole class blocks
+    (``padded_class_count``)."""
+    n_classes = table.shape[-1]
+    n_padded = padded_class_count(n_classes, block)
+    # One copy, C-contiguous, whatever the layout of table (often a
+    # transposed view).
+    padded = np.zeros((*table.shape[:-1], n_padded))
+    padded[..., :n_classes] = table
+    return padded
+
+
+def thread_scratch(n_threads, n_classes):
+    """Per-thread blocks of score rows for the scoring kernels,
+    (n_threads, rows, n_classes), rows at most SCORE_ROWS.
+
+    Each row has room past n_classes for the classes padded to whole blocks
+    (see pad_classes; of either kernel block), and the threads' blocks are
+    a spare row, at least a cache line (8 doubles), apart so that threads
+    never write to the same line. A block holds at most 256 KiB (32768
+    doubles), or a single row if one row is larger.
+    """
+    room = padded_class_count(n_classes, _kernels.KDE_CLASS_BLOCK)
+    rows = max(1, min(_kernels.SCORE_ROWS, 32768 // room))
+    blocks = np.empty((n_threads, rows + 1, room), dtype=np.float64)
+    return blocks[:, :rows, :n_classes]
