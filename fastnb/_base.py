@@ -41,6 +41,7 @@ from fastnb._explain import (
     read_terms,
 )
 from fastnb._simd import kernels as _kernels
+from fastnb._statistics import check_classes
 from fastnb._threads import effective_n_threads, thread_scratch
 from fastnb._validation import (
     check_sample_weight,
@@ -632,15 +633,51 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         ``fastnb.from_state`` does (a pickle or skops file may have been
         changed): ValueError, before anything is scored, if it is not one
         that fitting could make. Tables that were built are rebuilt."""
-        from fastnb._state import adopt_state, state_of  # it imports this module
-
         state = dict(state)
         built = state.pop("_cache", {})
         super().__setstate__(state)
         if "_statistics" in vars(self):
-            adopt_state(self, state_of(self, self.classes_, self._statistics))
+            self._adopt(
+                self.classes_,
+                self.n_features_in_,
+                getattr(self, "feature_names_in_", None),
+                self._statistics,
+            )
             if isinstance(built, dict) and "tables" in built:
                 self._final_tables()
+
+    @unchanged_on_error
+    def _adopt(self, classes, n_features, feature_names, statistics):
+        """Make this estimator the fitted model of ``classes``, the feature
+        count and names, and ``statistics`` (copied), once they are checked as
+        ``fastnb.from_state`` checks a state: ValueError, the estimator left
+        as it was, if they are not what fitting with its parameters could
+        make. The door into a model for states from outside (a state, a
+        file, a pickle)."""
+        classes = check_classes(classes)
+        if isinstance(n_features, bool) or not isinstance(n_features, int | np.integer):
+            raise ValueError(f"n_features_in must be an integer; got {n_features!r}.")
+        if n_features < 1:
+            raise ValueError(f"n_features_in must be at least 1; got {n_features}.")
+        if feature_names is not None:
+            feature_names = np.asarray(feature_names, dtype=object)
+            if feature_names.shape != (n_features,) or not all(
+                isinstance(name, str) for name in feature_names
+            ):
+                raise ValueError(
+                    f"feature_names_in must be None or {n_features} strings; got "
+                    f"{feature_names!r}."
+                )
+        if not isinstance(statistics, dict):
+            raise ValueError("statistics must be a dict of arrays.")
+        statistics = copy.deepcopy(statistics)
+        self._check_statistics(statistics, len(classes), n_features)
+        self._validate_params()
+        self.n_features_in_ = int(n_features)
+        self.__dict__.pop("feature_names_in_", None)
+        if feature_names is not None:
+            self.feature_names_in_ = feature_names
+        self._set_state(classes, statistics)
 
     def __deepcopy__(self, memo):
         """A copy of everything, tables too: made in this process from a model

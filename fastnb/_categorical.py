@@ -44,7 +44,7 @@ from fastnb._discrete import BaseDiscreteNB
 from fastnb._explain import as_term_matrices, informative_values, terms_output
 from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
-from fastnb._state import SUM_RTOL, check_statistic
+from fastnb._statistics import SUM_RTOL, check_statistic
 from fastnb._threads import (
     CHUNKS,
     data_size,

@@ -30,7 +30,7 @@ from fastnb._base import (
 from fastnb._explain import informative_values, linear_terms
 from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
-from fastnb._state import check_rows_agree, check_statistic
+from fastnb._statistics import check_rows_agree, check_statistic
 from fastnb._threads import (
     data_size,
     dense_block_width,

@@ -49,11 +49,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from fastnb._base import BaseNB
-from fastnb._categorical import CategoricalNB
-from fastnb._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
-from fastnb._gaussian import GaussianNB
-from fastnb._kde import KernelDensityNB
-from fastnb._mixed import MixedNB
+from fastnb._registry import ESTIMATORS
 from fastnb._smoothing import MEstimate
 from fastnb._state import ModelState, from_state, get_state
 
@@ -99,20 +95,7 @@ def skops_type_name(cls):
 # numpy.dtype is GaussianNB's and KernelDensityNB's data type (a name;
 # loading refuses any other than float32 and float64).
 SKOPS_TRUSTED_TYPES = (
-    *sorted(
-        skops_type_name(cls)
-        for cls in (
-            BernoulliNB,
-            CategoricalNB,
-            ComplementNB,
-            GaussianNB,
-            KernelDensityNB,
-            MixedNB,
-            MultinomialNB,
-            PoissonNB,
-            MEstimate,
-        )
-    ),
+    *sorted(skops_type_name(cls) for cls in (*ESTIMATORS.values(), MEstimate)),
     "numpy.dtype",
 )
 

@@ -30,7 +30,7 @@ from fastnb._base import (
 )
 from fastnb._explain import binned_values, linear_terms
 from fastnb._simd import kernels as _kernels
-from fastnb._state import SUM_RTOL, check_rows_agree, check_statistic
+from fastnb._statistics import SUM_RTOL, check_rows_agree, check_statistic
 from fastnb._threads import (
     data_size,
     dense_row_chunks,

@@ -61,7 +61,7 @@ from fastnb._gaussian import (
     pooled_moments,
 )
 from fastnb._simd import kernels as _kernels
-from fastnb._state import SUM_RTOL, check_rows_agree, check_statistic
+from fastnb._statistics import SUM_RTOL, check_rows_agree, check_statistic
 from fastnb._threads import (
     data_size,
     dense_block_width,

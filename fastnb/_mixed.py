@@ -35,7 +35,7 @@ from fastnb._explain import join_values, place_columns
 from fastnb._gaussian import GaussianNB
 from fastnb._kde import KernelDensityNB
 from fastnb._simd import kernels as _kernels
-from fastnb._state import check_statistic
+from fastnb._statistics import check_statistic
 from fastnb._validation import (
     MISSING_CONSTRAINT,
     check_class_prior,

@@ -23,24 +23,14 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils.validation import check_is_fitted
 
-from fastnb._base import BaseNB, unchanged_on_error
+from fastnb._base import BaseNB
 from fastnb._config import check_table_bytes
+from fastnb._registry import ESTIMATOR_NAMES, ESTIMATORS
+from fastnb._statistics import check_classes
 from fastnb._validation import check_sample_weight, encode_fit_labels, encode_labels
 
 # A fastnb estimator class: merge returns a model of its models' class.
 NB = TypeVar("NB", bound=BaseNB)
-
-# The estimators a state may name: nothing else is ever constructed from one.
-ESTIMATOR_NAMES = (
-    "BernoulliNB",
-    "CategoricalNB",
-    "ComplementNB",
-    "GaussianNB",
-    "KernelDensityNB",
-    "MixedNB",
-    "MultinomialNB",
-    "PoissonNB",
-)
 
 
 @dataclass(frozen=True)
@@ -168,34 +158,13 @@ def from_state(state: ModelState) -> BaseNB:
     return model
 
 
-@unchanged_on_error
 def adopt_state(model, state):
     """Make ``model`` (an estimator of the state's class, with its parameters)
     the fitted model of ``state``, after checking the state as ``from_state``
-    does; the model is left as it was if the state is refused."""
-    classes = check_classes(state.classes)
-    n_features = state.n_features_in
-    if isinstance(n_features, bool) or not isinstance(n_features, int | np.integer):
-        raise ValueError(f"n_features_in must be an integer; got {n_features!r}.")
-    if n_features < 1:
-        raise ValueError(f"n_features_in must be at least 1; got {n_features}.")
-    names = state.feature_names_in
-    if names is not None:
-        names = np.asarray(names, dtype=object)
-        if names.shape != (n_features,) or not all(isinstance(n, str) for n in names):
-            raise ValueError(
-                f"feature_names_in must be None or {n_features} strings; got {names!r}."
-            )
-    if not isinstance(state.statistics, dict):
-        raise ValueError("statistics must be a dict of arrays.")
-    statistics = copy.deepcopy(state.statistics)
-    model._check_statistics(statistics, len(classes), n_features)
-    model._validate_params()
-    model.n_features_in_ = int(n_features)
-    model.__dict__.pop("feature_names_in_", None)
-    if names is not None:
-        model.feature_names_in_ = names
-    model._set_state(classes, statistics)
+    does (BaseNB._adopt); the model is left as it was if the state is refused."""
+    model._adopt(
+        state.classes, state.n_features_in, state.feature_names_in, state.statistics
+    )
 
 
 def combine_states(first: ModelState, second: ModelState) -> ModelState:
@@ -351,83 +320,16 @@ def batch_state(model, X, y, sample_weight=None):
 
 def new_estimator(name, params):
     """An unfitted estimator of the named class with the given parameters."""
-    import fastnb  # the estimators import this module
-
-    if name not in ESTIMATOR_NAMES:
+    if name not in ESTIMATORS:
         raise ValueError(
             f"Unknown estimator {name!r}; a state names one of {list(ESTIMATOR_NAMES)}."
         )
     if not isinstance(params, dict):
         raise ValueError(f"params must be a dict; got {type(params).__name__}.")
     try:
-        return getattr(fastnb, name)(**params)
+        return ESTIMATORS[name](**params)
     except TypeError as exc:
         raise ValueError(f"params are not {name}'s parameters: {exc}") from exc
-
-
-def check_classes(classes):
-    """The class labels as a 1-D array; ValueError unless unique and sorted."""
-    classes = np.asarray(classes)
-    if classes.ndim != 1 or len(classes) == 0:
-        raise ValueError(f"classes must be a non-empty 1-D array; got {classes!r}.")
-    if classes.dtype.kind not in "biufUSO":
-        raise ValueError(f"classes of dtype {classes.dtype} are not labels.")
-    try:
-        ordered = np.unique(classes)
-    except TypeError as exc:
-        raise ValueError("classes must be labels of one comparable kind.") from exc
-    if len(ordered) != len(classes) or not np.array_equal(ordered, classes):
-        raise ValueError(f"classes must be unique and sorted; got {classes!r}.")
-    return classes
-
-
-def check_statistic(statistics, key, shape, non_negative=True, values=True):
-    """Check one float64 statistic: present, of that shape and, if ``values``,
-    finite (and >= 0)."""
-    if key not in statistics:
-        raise ValueError(f"The statistics have no {key!r}.")
-    value = statistics[key]
-    if not isinstance(value, np.ndarray) or value.dtype != np.float64:
-        raise ValueError(
-            f"Statistic {key!r} must be a float64 ndarray; got "
-            f"{getattr(value, 'dtype', type(value).__name__)}."
-        )
-    if value.shape != tuple(shape):
-        raise ValueError(
-            f"Statistic {key!r} has shape {value.shape}; expected {tuple(shape)}."
-        )
-    if not values:
-        return
-    if not np.isfinite(value).all():
-        raise ValueError(f"Statistic {key!r} contains NaN or infinity.")
-    if non_negative and (value < 0).any():
-        raise ValueError(f"Statistic {key!r} contains negative values.")
-
-
-# How far two sums of the same weights, added in different orders, may differ.
-SUM_RTOL = 1e-9
-
-
-def check_rows_agree(statistics, key, upper_bound=None, plus=None):
-    """Check a statistic whose rows (axis 0) are classes against the class
-    counts: a class of no weight has a row of zeros, and, with
-    ``upper_bound``, no value exceeds its class's count (to rounding), nor,
-    with ``plus`` (the name of another such statistic), the sum of the two."""
-    count = statistics["class_count"]
-    rows = statistics[key]
-    if (rows[count == 0] != 0).any():
-        raise ValueError(
-            f"Statistic {key!r} has non-zero values for a class of zero class_count."
-        )
-    if plus is not None:
-        rows = rows + statistics[plus]
-    # (the slack divides the rows: a count near the largest float times
-    # 1 + SUM_RTOL would overflow)
-    if upper_bound and (rows / (1 + SUM_RTOL) > count[:, None]).any():
-        counted = key if plus is None else f"{key} + {plus}"
-        raise ValueError(
-            f"Statistic {counted!r} counts more than class_count for some class."
-        )
 
 
 def expand_classes(model, statistics, classes, all_classes):

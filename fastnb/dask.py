@@ -60,8 +60,8 @@ except ImportError:  # pragma: no cover - Dask's local schedulers lose no worker
 import fastnb
 from fastnb._base import unchanged_on_error
 from fastnb._explain import check_cost
+from fastnb._registry import ESTIMATOR_NAMES
 from fastnb._state import (
-    ESTIMATOR_NAMES,
     adopt_state,
     batch_state,
     combine_states,

@@ -131,7 +131,7 @@ from fastnb._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
 from fastnb._gaussian import GaussianNB
 from fastnb._kde import KernelDensityNB
 from fastnb._mixed import MixedNB
-from fastnb._state import ESTIMATOR_NAMES
+from fastnb._registry import ESTIMATOR_NAMES
 from fastnb._validation import ignores_missing
 
 if TYPE_CHECKING:
