@@ -13,14 +13,13 @@ from fastnb._kde import KernelDensityNB
 from fastnb._mixed import MixedNB
 from fastnb._smoothing import MEstimate
 from fastnb._state import ModelState, combine_states, from_state, get_state, merge
+from fastnb._version import __version__
 
 if TYPE_CHECKING:
     from onnx import ModelProto
 
     from fastnb._base import BaseNB
     from fastnb._typing import MatrixLike
-
-__version__ = "0.1.0.dev0"
 
 
 def to_onnx(model: BaseNB, X: MatrixLike | None = None, **kwargs: Any) -> ModelProto:

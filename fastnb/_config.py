@@ -25,6 +25,7 @@ import sklearn
 from fastnb import _simd
 from fastnb._simd import kernels as _kernels  # the variant in use
 from fastnb._threads import effective_n_threads
+from fastnb._version import __version__
 
 # The settings of set_config (the process's), and those of the config_context
 # blocks around the current code (a context variable: each thread its own).
@@ -177,12 +178,10 @@ def _abi():
 
 def _config_items():
     """``(name, value)`` pairs, in the order ``show_config`` prints them."""
-    import fastnb  # here, not above: fastnb/__init__.py imports this module
-
-    package_dir = os.path.dirname(os.path.abspath(fastnb.__file__))
+    package_dir = os.path.dirname(os.path.abspath(__file__))
     yes_no = {True: "yes", False: "no"}
     return [
-        ("fastnb", f"{fastnb.__version__} ({package_dir})"),
+        ("fastnb", f"{__version__} ({package_dir})"),
         ("OpenMP", _openmp()),
         ("threads", str(effective_n_threads())),
         ("debug build", yes_no[_kernels.debug_build()]),

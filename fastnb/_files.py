@@ -52,6 +52,7 @@ from fastnb._base import BaseNB
 from fastnb._registry import ESTIMATORS
 from fastnb._smoothing import MEstimate
 from fastnb._state import ModelState, from_state, get_state
+from fastnb._version import __version__
 
 if TYPE_CHECKING:
     from fastnb._typing import ModelFile
@@ -213,8 +214,6 @@ def check_key(key):
 
 def encode_model(state, key):
     """The bytes of the file holding ``state``, signed with ``key`` if given."""
-    from fastnb import __version__
-
     arrays = []
     header = {
         "format_version": FORMAT_VERSION,

@@ -217,7 +217,7 @@ root = Path(root)
 want_openmp = want_openmp == "1"
 problems = []
 
-text = (root / "fastnb" / "__init__.py").read_text()
+text = (root / "fastnb" / "_version.py").read_text()
 match = re.search(r"""^__version__\s*=\s*["']([^"']+)["']""", text, re.MULTILINE)
 version = str(Version(match[1]))
 
