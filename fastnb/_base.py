@@ -278,7 +278,9 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     them changes the estimator (but ``_add_batch``, once nothing can fail),
     so a fit that raises leaves it as it was.
 
-    Fitting: ``_check_batch`` -> ``_fit_statistics`` (``_largest_table``
+    Fitting: ``_checked_batch`` (``_check_batch``, the weights, the labels'
+    codes; the same for fit, partial_fit and a batch's state) ->
+    ``_fit_statistics`` (``_largest_table``
     checked against fastnb's max_table_bytes, then ``_batch_statistics``;
     ``partial_fit``: ``_add_batch``, which combines them with the model's)
     -> ``_table_params`` -> (lazily) ``_tables``.
@@ -359,6 +361,29 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         ``y`` holds class indices 0..n_classes-1; ``sample_weight`` is a
         checked float64 array, or None for unit weights.
         """
+
+    def _checked_batch(self, X, y, sample_weight, classes, reset, allow_all_zero):
+        """``(batch, codes, weights, classes)``: X, y and sample_weight checked
+        as every fit checks them (``_check_batch``, then the weights), and y's
+        labels coded by ``classes``, or, if None, by y's own sorted labels
+        (returned). Arrays of other array-API libraries are read in NumPy.
+
+        fit, partial_fit and the state of a batch (fastnb._state.batch_state:
+        merge, fastnb.dask) differ only in ``classes``, ``reset`` (whether
+        the features are learnt) and ``allow_all_zero`` (a batch may weigh
+        nothing, a fit may not)."""
+        batch, labels = self._check_batch(as_numpy(X), as_numpy(y), reset=reset)
+        weights = check_sample_weight(
+            as_numpy(sample_weight), len(labels), allow_all_zero=allow_all_zero
+        )
+        # The labels' coding takes the threads the kernels over X wake anyway.
+        # (n_features_in_: set by the check; the batch may be a family's dict.)
+        work = len(labels) * self.n_features_in_
+        if classes is None:
+            classes, codes = encode_fit_labels(labels, work)
+        else:
+            codes = encode_labels(labels, classes, work)
+        return batch, codes, weights, classes
 
     def _largest_table(self, batch, n_classes):
         """``(what, n_values)``: the largest table, of float64 values, that
@@ -531,13 +556,9 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """
         self._validate_params()
         namespace = input_namespace(X)
-        # Arrays of other array-API libraries are read in NumPy.
-        batch, labels = self._check_batch(as_numpy(X), as_numpy(y), reset=True)
-        weights = check_sample_weight(
-            as_numpy(sample_weight), len(labels), allow_all_zero=False
+        batch, codes, weights, classes = self._checked_batch(
+            X, y, sample_weight, None, reset=True, allow_all_zero=False
         )
-        # (n_features_in_: set by the check; the batch may be a family's dict.)
-        classes, codes = encode_fit_labels(labels, len(labels) * self.n_features_in_)
         statistics = self._fit_statistics(batch, codes, weights, len(classes))
         self._set_state(classes, statistics)
         keep_fit_namespace(self, namespace)
@@ -582,11 +603,9 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             check_fit_namespace(self, namespace, "partial_fit")
         # Arrays of other array-API libraries are read in NumPy.
         known = partial_fit_classes(self, as_numpy(classes))
-        batch, labels = self._check_batch(as_numpy(X), as_numpy(y), reset=first_call)
-        weights = check_sample_weight(
-            as_numpy(sample_weight), len(labels), allow_all_zero=True
+        batch, codes, weights, _ = self._checked_batch(
+            X, y, sample_weight, known, reset=first_call, allow_all_zero=True
         )
-        codes = encode_labels(labels, known, len(labels) * self.n_features_in_)
         if first_call:
             statistics = self._fit_statistics(batch, codes, weights, len(known))
             self._set_state(known, statistics)

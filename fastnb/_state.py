@@ -27,7 +27,6 @@ from fastnb._base import BaseNB
 from fastnb._config import check_table_bytes
 from fastnb._registry import ESTIMATOR_NAMES, ESTIMATORS
 from fastnb._statistics import check_classes
-from fastnb._validation import check_sample_weight, encode_fit_labels, encode_labels
 
 # A fastnb estimator class: merge returns a model of its models' class.
 NB = TypeVar("NB", bound=BaseNB)
@@ -305,12 +304,14 @@ def batch_state(model, X, y, sample_weight=None):
     else:
         model = clone(model)
     model._validate_params()
-    batch, y = model._check_batch(X, y, reset=not fitted)
-    sample_weight = check_sample_weight(sample_weight, len(y), allow_all_zero=True)
-    if fitted:
-        classes, y = model.classes_, encode_labels(y, model.classes_)
-    else:
-        classes, y = encode_fit_labels(y)
+    batch, y, sample_weight, classes = model._checked_batch(
+        X,
+        y,
+        sample_weight,
+        model.classes_ if fitted else None,
+        reset=not fitted,
+        allow_all_zero=True,
+    )
     return state_of(
         model,
         classes,
