@@ -31,7 +31,6 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_array, check_X_y, validate_data
 
 from fastnb._base import (
-    BaseNB,
     Deferred,
     class_weights,
     fitted_statistic,
@@ -40,7 +39,7 @@ from fastnb._base import (
     read_only,
 )
 from fastnb._config import check_table_bytes
-from fastnb._discrete import BaseDiscreteNB
+from fastnb._discrete import CountingNB
 from fastnb._explain import as_term_matrices, informative_values, terms_output
 from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
@@ -536,7 +535,7 @@ def count_sparse_codes(
     return None, sizes, counts
 
 
-class CategoricalNB(BaseDiscreteNB):
+class CategoricalNB(CountingNB):
     """Naive Bayes for categorical features: a probability table per attribute.
 
     A drop-in replacement for :class:`sklearn.naive_bayes.CategoricalNB`:
@@ -656,8 +655,8 @@ class CategoricalNB(BaseDiscreteNB):
     """
 
     _parameter_constraints: dict = {
-        **BaseDiscreteNB._parameter_constraints,
-        "alpha": [*BaseDiscreteNB._parameter_constraints["alpha"], MEstimate],
+        **CountingNB._parameter_constraints,
+        "alpha": [*CountingNB._parameter_constraints["alpha"], MEstimate],
         "min_categories": [
             None,
             "array-like",
@@ -695,7 +694,7 @@ class CategoricalNB(BaseDiscreteNB):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.categorical = True
-        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
         tags.input_tags.string = True
         return tags
 
@@ -812,10 +811,9 @@ class CategoricalNB(BaseDiscreteNB):
             "categories": categories,
         }
 
-    # A batch may bring new categories, which widen the table: it is counted
-    # and combined in new arrays, not into the model's own (as the count
-    # families do).
-    _add_batch = BaseNB._add_batch
+    # _add_batch is BaseNB's: a batch may bring new categories, which widen
+    # the table, so it is counted and combined in new arrays, not into the
+    # model's own (as the count families do).
 
     def _combine_statistics(self, first, second):
         categories = first["categories"]

@@ -200,22 +200,11 @@ def missing_indicator(X):
     return np.isnan(X).astype(np.float64)
 
 
-class BaseDiscreteNB(BaseNB):
-    """Fitting and scoring shared by the count-based families.
-
-    The statistics are ``class_count`` (n_classes,) and ``feature_count``
-    (n_classes, n_features), and, for a family whose rates are per sample
-    (``_keeps_missing``: BernoulliNB, PoissonNB) fitted with
-    missing="ignore", ``missing_count`` (n_classes, n_features), the weight
-    of each class's samples in which each feature was missing. Subclasses
-    set ``_counts_binarize()`` (a threshold or None) and
-    ``_log_tables(statistics, params, class_log_prior)`` returning the
-    public attributes plus the scoring ``table`` (n_features, n_padded) and
-    ``intercept``, and with missing_count, ``missing`` (as ``table``): the
-    term of a missing value, minus the term of a 0 that the intercept holds.
-    For MultinomialNB and ComplementNB a missing value is a value of 0 in
-    fit and scoring alike: their statistics are sums, and a 0 has no term.
-    """
+class CountingNB(BaseNB):
+    """What the count families and CategoricalNB share, and nothing more:
+    the parameters of a smoothed count model (alpha, force_alpha, fit_prior,
+    class_prior, missing) with their constraints, sparse input, and the
+    class prior's attribute. Each family fits and scores on its own."""
 
     _parameter_constraints: dict = {
         "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
@@ -224,21 +213,7 @@ class BaseDiscreteNB(BaseNB):
         "force_alpha": ["boolean"],
         "missing": MISSING_CONSTRAINT,
     }
-    _requires_non_negative = True
-    _keeps_missing = False
-    _class_axes: dict = {"class_count": 0, "feature_count": 0, "missing_count": 0}
 
-    class_count_ = fitted_statistic(
-        "class_count", "ndarray of shape (n_classes,): weighted samples per class."
-    )
-    feature_count_ = fitted_statistic(
-        "feature_count",
-        "ndarray of shape (n_classes, n_features): weighted sum of each feature.",
-    )
-    feature_log_prob_ = fitted_table(
-        "feature_log_prob_",
-        "ndarray of shape (n_classes, n_features): smoothed log P(x_i | y).",
-    )
     class_log_prior_ = fitted_table(
         "class_log_prior_", "ndarray of shape (n_classes,): log P(y)."
     )
@@ -261,8 +236,46 @@ class BaseDiscreteNB(BaseNB):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
-        tags.input_tags.positive_only = self._requires_non_negative
         tags.classifier_tags.poor_score = True
+        return tags
+
+
+class BaseDiscreteNB(CountingNB):
+    """Fitting and scoring shared by the count-based families.
+
+    The statistics are ``class_count`` (n_classes,) and ``feature_count``
+    (n_classes, n_features), and, for a family whose rates are per sample
+    (``_keeps_missing``: BernoulliNB, PoissonNB) fitted with
+    missing="ignore", ``missing_count`` (n_classes, n_features), the weight
+    of each class's samples in which each feature was missing. Subclasses
+    set ``_counts_binarize()`` (a threshold or None) and
+    ``_log_tables(statistics, params, class_log_prior)`` returning the
+    public attributes plus the scoring ``table`` (n_features, n_padded) and
+    ``intercept``, and with missing_count, ``missing`` (as ``table``): the
+    term of a missing value, minus the term of a 0 that the intercept holds.
+    For MultinomialNB and ComplementNB a missing value is a value of 0 in
+    fit and scoring alike: their statistics are sums, and a 0 has no term.
+    """
+
+    _requires_non_negative = True
+    _keeps_missing = False
+    _class_axes: dict = {"class_count": 0, "feature_count": 0, "missing_count": 0}
+
+    class_count_ = fitted_statistic(
+        "class_count", "ndarray of shape (n_classes,): weighted samples per class."
+    )
+    feature_count_ = fitted_statistic(
+        "feature_count",
+        "ndarray of shape (n_classes, n_features): weighted sum of each feature.",
+    )
+    feature_log_prob_ = fitted_table(
+        "feature_log_prob_",
+        "ndarray of shape (n_classes, n_features): smoothed log P(x_i | y).",
+    )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = self._requires_non_negative
         return tags
 
     def _counts_binarize(self):
