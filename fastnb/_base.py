@@ -348,13 +348,6 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """
 
     @abstractmethod
-    def _empty_statistics(self, n_classes, batch):
-        """Statistics of no data over the features of a checked ``batch``.
-
-        The identity of ``_combine_statistics``.
-        """
-
-    @abstractmethod
     def _batch_statistics(self, batch, y, sample_weight, n_classes):
         """Sufficient statistics of a checked batch, in new arrays.
 

@@ -749,14 +749,6 @@ class CategoricalNB(CountingNB):
         # have found how many categories each feature has (new_counts).
         return super()._largest_table(batch["codes"], n_classes)
 
-    def _empty_statistics(self, n_classes, batch):
-        n_features = batch["codes"].shape[1]
-        return {
-            "class_count": np.zeros(n_classes, dtype=np.float64),
-            "category_count": np.zeros((0, n_classes), dtype=np.float64),
-            "categories": [code_range(0)] * n_features,
-        }
-
     def _batch_statistics(self, batch, y, sample_weight, n_classes):
         codes, values = batch["codes"], batch["values"]
         class_count = class_weights(y, sample_weight, n_classes, data_size(codes))

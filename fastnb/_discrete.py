@@ -319,6 +319,7 @@ class BaseDiscreteNB(CountingNB):
         return ("class_count", "feature_count")
 
     def _empty_statistics(self, n_classes, X):
+        """Zeroed statistics over X's features, which _batch_statistics fills."""
         shape = (n_classes, X.shape[1])
         statistics = {key: np.zeros(shape) for key in self._statistic_names(None)}
         statistics["class_count"] = np.zeros(n_classes)

@@ -452,22 +452,6 @@ class GaussianNB(BaseNB):
             reset=reset,
         )
 
-    def _empty_statistics(self, n_classes, X):
-        n_features = X.shape[1]
-        statistics = {
-            "class_count": np.zeros(n_classes),
-            "mean": np.zeros((n_classes, n_features)),
-            "ssd": np.zeros((n_classes, n_features)),
-            "sample_count": np.zeros(()),
-            "sample_mean": np.zeros(n_features),
-            "sample_ssd": np.zeros(n_features),
-            "dtype": X.dtype,
-        }
-        if ignores_missing(self):
-            statistics["missing_count"] = np.zeros((n_classes, n_features))
-            statistics["sample_missing_count"] = np.zeros(n_features)
-        return statistics
-
     def _batch_statistics(self, X, y, sample_weight, n_classes):
         """The batch's moments, refusing X with NaN (unless missing="ignore")
         or infinity.

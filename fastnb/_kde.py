@@ -605,6 +605,7 @@ class KernelDensityNB(BaseNB):
         )
 
     def _empty_statistics(self, n_classes, X):
+        """Zeroed statistics over X's features, which _batch_statistics fills."""
         n_features = X.shape[1]
         statistics = {
             "class_count": np.zeros(n_classes),

@@ -591,14 +591,6 @@ poisson_params, kde_params : dict, default=None
                 )
         return {"families": families, "estimators": estimators, "batches": batches}, y
 
-    def _empty_statistics(self, n_classes, batch):
-        statistics = {"class_count": np.zeros(n_classes)}
-        for family, estimator in batch["estimators"].items():
-            statistics[f"{family}/columns"] = batch["families"][family]
-            part = estimator._empty_statistics(n_classes, batch["batches"][family])
-            statistics.update(with_prefix(family, part))
-        return statistics
-
     def _largest_table(self, batch, n_classes):
         tables = [
             (f"{what}, of its {family!r} family,", n_values)
