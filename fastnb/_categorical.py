@@ -53,7 +53,6 @@ from fastnb._threads import (
     thread_scratch,
 )
 from fastnb._validation import (
-    MISSING_CONSTRAINT,
     check_class_prior,
     ignores_missing,
     missing_values_error,
@@ -663,7 +662,6 @@ class CategoricalNB(CountingNB):
             Interval(Integral, 1, None, closed="left"),
         ],
         "max_categories": [Interval(Integral, 1, None, closed="left")],
-        "missing": MISSING_CONSTRAINT,
     }
 
     feature_log_prob_ = fitted_table(
@@ -686,10 +684,10 @@ class CategoricalNB(CountingNB):
             force_alpha=force_alpha,
             fit_prior=fit_prior,
             class_prior=class_prior,
+            missing=missing,
         )
         self.min_categories = min_categories
         self.max_categories = max_categories
-        self.missing = missing
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

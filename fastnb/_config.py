@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import os
 import platform
 import sys
@@ -114,8 +115,10 @@ def config_context(**settings: Any) -> Iterator[None]:
         _CONTEXT_SETTINGS.reset(token)
 
 
+@functools.cache
 def physical_memory():
-    """The machine's physical memory in bytes, or None where it is unknown."""
+    """The machine's physical memory in bytes, or None where it is unknown
+    (asked once: every fit's bound check reads it)."""
     try:
         return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (AttributeError, OSError, ValueError):  # pragma: no cover - not POSIX
@@ -133,10 +136,10 @@ def size_in_words(n_bytes):
 
 def check_table_bytes(owner, what, n_values, itemsize=8):
     """Raise MemoryError, naming ``owner`` (the estimator's class name),
-    ``what`` and its size, if a table of
-    ``n_values`` items of ``itemsize`` bytes would pass max_table_bytes (or
-    the machine's physical memory when it is None). ``n_values`` may be a
-    float: a product of sizes taken in float64 cannot overflow."""
+    ``what`` and its size, if a table of ``n_values`` items of ``itemsize``
+    bytes would pass max_table_bytes (or the machine's physical memory when
+    it is None). ``n_values`` may be a float: a product of sizes taken in
+    float64 cannot overflow."""
     n_bytes = float(n_values) * itemsize
     limit = get_config()["max_table_bytes"]
     setting = f"max_table_bytes={limit}"

@@ -592,14 +592,14 @@ poisson_params, kde_params : dict, default=None
         return {"families": families, "estimators": estimators, "batches": batches}, y
 
     def _largest_table(self, batch, n_classes):
-        tables = [
-            (f"{what}, of its {family!r} family,", n_values)
-            for family, estimator in batch["estimators"].items()
-            for what, n_values in [
-                estimator._largest_table(batch["batches"][family], n_classes)
-            ]
-        ]
-        return max(tables, key=lambda table: table[1], default=("no table", 0.0))
+        # The largest of the families' (a model has at least one family).
+        tables = []
+        for family, estimator in batch["estimators"].items():
+            what, n_values = estimator._largest_table(
+                batch["batches"][family], n_classes
+            )
+            tables.append((f"{what}, of its {family!r} family,", n_values))
+        return max(tables, key=lambda table: table[1])
 
     def _batch_statistics(self, batch, y, sample_weight, n_classes):
         statistics = {"class_count": class_weights(y, sample_weight, n_classes)}
