@@ -40,6 +40,7 @@ from fastnb._explain import (
     rank_features,
     read_terms,
 )
+from fastnb._labels import read_only, soft_labels, sorted_classes
 from fastnb._simd import kernels as _kernels
 from fastnb._statistics import check_classes
 from fastnb._threads import effective_n_threads, thread_scratch
@@ -49,6 +50,7 @@ from fastnb._validation import (
     encode_labels,
     ignores_missing,
     label_words,
+    num_samples,
     partial_fit_classes,
 )
 
@@ -157,43 +159,6 @@ def log_class_prior(class_count, class_prior, fit_prior):
         with np.errstate(divide="ignore"):
             return np.log(class_count) - np.log(class_count.sum())
     return np.full(n_classes, -np.log(n_classes))
-
-
-def class_weights(y, sample_weight, n_classes, work=None):
-    """Weighted number of samples of each class (float64, n_classes), summed
-    by a parallel kernel.
-
-    ``work``: the values the call's other kernels touch (its threads are
-    awake for those anyway); by default the labels.
-    """
-    weights = np.zeros(n_classes)
-    n_threads = effective_n_threads(len(y) if work is None else work)
-    _kernels.class_weights(
-        y, weights_or_ones(sample_weight, len(y)), weights, n_threads
-    )
-    return weights
-
-
-def weights_or_ones(sample_weight, n_samples):
-    """The checked sample weights, or unit weights when none were given (None):
-    a read-only view of one 1.0 (stride 0), which the counting and moments
-    kernels take."""
-    if sample_weight is None:
-        # (A view of UNIT_WEIGHT: a fifth of np.broadcast_to's cost.)
-        return np.ndarray(
-            (n_samples,), dtype=np.float64, buffer=UNIT_WEIGHT, strides=(0,)
-        )
-    return sample_weight
-
-
-def read_only(array):
-    """``array``, made read-only (fitted arrays change only by fitting)."""
-    array.flags.writeable = False
-    return array
-
-
-# The one value every unit weight of weights_or_ones views.
-UNIT_WEIGHT = read_only(np.ones(1))
 
 
 class Deferred:
@@ -351,20 +316,32 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     def _batch_statistics(self, batch, y, sample_weight, n_classes):
         """Sufficient statistics of a checked batch, in new arrays.
 
-        ``y`` holds class indices 0..n_classes-1; ``sample_weight`` is a
-        checked float64 array, or None for unit weights.
+        ``y`` holds class indices 0..n_classes-1, or is
+        fastnb._labels.SoftLabels (soft labels, the sample weights in);
+        ``sample_weight`` is a checked float64 array, or None for unit
+        weights (always None with SoftLabels).
         """
 
-    def _checked_batch(self, X, y, sample_weight, classes, reset, allow_all_zero):
+    def _checked_batch(
+        self, X, y, sample_weight, classes, reset, allow_all_zero, class_proba=None
+    ):
         """``(batch, codes, weights, classes)``: X, y and sample_weight checked
         as every fit checks them (``_check_batch``, then the weights), and y's
         labels coded by ``classes``, or, if None, by y's own sorted labels
         (returned). Arrays of other array-API libraries are read in NumPy.
 
+        With ``class_proba`` (soft labels) instead of y, its columns are the
+        classes (sorted, or 0 .. n - 1 if None), and codes are SoftLabels,
+        the sample weights folded in (weights None).
+
         fit, partial_fit and the state of a batch (fastnb._state.batch_state:
         merge, fastnb.dask) differ only in ``classes``, ``reset`` (whether
         the features are learnt) and ``allow_all_zero`` (a batch may weigh
         nothing, a fit may not)."""
+        if class_proba is not None:
+            return self._checked_soft_batch(
+                X, y, sample_weight, classes, reset, allow_all_zero, class_proba
+            )
         batch, labels = self._check_batch(as_numpy(X), as_numpy(y), reset=reset)
         weights = check_sample_weight(
             as_numpy(sample_weight), len(labels), allow_all_zero=allow_all_zero
@@ -377,6 +354,31 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         else:
             codes = encode_labels(labels, classes, work)
         return batch, codes, weights, classes
+
+    def _checked_soft_batch(
+        self, X, y, sample_weight, classes, reset, allow_all_zero, class_proba
+    ):
+        """_checked_batch of soft labels."""
+        if y is not None:
+            raise ValueError(
+                "Pass either y or class_proba, not both: class_proba gives each "
+                "sample's probability of each class, in place of a label."
+            )
+        X = as_numpy(X)
+        n_samples = num_samples(X)
+        # X is checked as with labels; the labels' check has nothing to find.
+        batch, _ = self._check_batch(X, np.zeros(n_samples, dtype=np.intp), reset=reset)
+        weights = check_sample_weight(
+            as_numpy(sample_weight), n_samples, allow_all_zero=allow_all_zero
+        )
+        class_proba = as_numpy(class_proba)
+        if classes is None:
+            n_columns = np.shape(class_proba)[1] if np.ndim(class_proba) == 2 else 0
+            classes = np.arange(n_columns)
+        codes = soft_labels(class_proba, n_samples, len(classes), weights)
+        if not allow_all_zero and not codes.label_weight.any():
+            raise ValueError("sample_weight is zero for every sample: nothing to fit.")
+        return batch, codes, None, classes
 
     def _largest_table(self, batch, n_classes):
         """``(what, n_values)``: the largest table, of float64 values, that
@@ -529,18 +531,33 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
 
     @unchanged_on_error
     def fit(
-        self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+        self,
+        X: MatrixLike,
+        y: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+        *,
+        class_proba: MatrixLike | None = None,
+        classes: ArrayLike | None = None,
     ) -> Self:
-        """Fit the model to X, y.
+        """Fit the model to X, y, or to X and each sample's class probabilities.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training vectors.
-        y : array-like of shape (n_samples,)
-            Target labels.
+        y : array-like of shape (n_samples,), default=None
+            Target labels. Required unless ``class_proba`` is given.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weight of each sample (1 when None).
+        class_proba : {array-like, sparse matrix} of shape (n_samples, \
+                n_classes), default=None
+            Soft labels, in place of y: each sample's probability of each
+            class (each row sums to 1). A sample counts in each class with
+            its weight times its probability of the class; probabilities
+            that are 0 or 1 give the fit of the labels they make.
+        classes : array-like of shape (n_classes,), default=None
+            With ``class_proba``: the class of each of its columns (by
+            default 0 .. n_classes - 1), which becomes ``classes_``.
 
         Returns
         -------
@@ -549,11 +566,24 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """
         self._validate_params()
         namespace = input_namespace(X)
-        batch, codes, weights, classes = self._checked_batch(
-            X, y, sample_weight, None, reset=True, allow_all_zero=False
+        if class_proba is not None and classes is not None:
+            classes, class_proba = sorted_classes(classes, class_proba)
+        elif classes is not None:
+            raise ValueError(
+                "classes is the class of each column of class_proba; with y, the "
+                "classes are y's labels."
+            )
+        batch, codes, weights, fit_classes = self._checked_batch(
+            X,
+            y,
+            sample_weight,
+            classes,
+            reset=True,
+            allow_all_zero=False,
+            class_proba=class_proba,
         )
-        statistics = self._fit_statistics(batch, codes, weights, len(classes))
-        self._set_state(classes, statistics)
+        statistics = self._fit_statistics(batch, codes, weights, len(fit_classes))
+        self._set_state(fit_classes, statistics)
         keep_fit_namespace(self, namespace)
         self._final_tables()
         return self
@@ -562,9 +592,11 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     def partial_fit(
         self,
         X: MatrixLike,
-        y: ArrayLike,
+        y: ArrayLike | None = None,
         classes: ArrayLike | None = None,
         sample_weight: ArrayLike | None = None,
+        *,
+        class_proba: MatrixLike | None = None,
     ) -> Self:
         """Add a batch of samples to the model.
 
@@ -575,13 +607,19 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training vectors.
-        y : array-like of shape (n_samples,)
-            Target labels, each one of ``classes``.
+        y : array-like of shape (n_samples,), default=None
+            Target labels, each one of ``classes``. Required unless
+            ``class_proba`` is given.
         classes : array-like of shape (n_classes,), default=None
             Every class that can appear in y. Required on the first call, and
             must be the same if passed again.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weight of each sample (1 when None).
+        class_proba : {array-like, sparse matrix} of shape (n_samples, \
+                n_classes), default=None
+            Soft labels, in place of y: each sample's probability of each
+            class, the columns in the order of ``classes_`` (the sorted
+            classes). See ``fit``.
 
         Returns
         -------
@@ -597,7 +635,13 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         # Arrays of other array-API libraries are read in NumPy.
         known = partial_fit_classes(self, as_numpy(classes))
         batch, codes, weights, _ = self._checked_batch(
-            X, y, sample_weight, known, reset=first_call, allow_all_zero=True
+            X,
+            y,
+            sample_weight,
+            known,
+            reset=first_call,
+            allow_all_zero=True,
+            class_proba=class_proba,
         )
         if first_call:
             statistics = self._fit_statistics(batch, codes, weights, len(known))

@@ -19,15 +19,14 @@ from sklearn.utils._param_validation import Interval
 
 from fastnb._base import (
     BaseNB,
-    class_weights,
     finish_scores,
     fitted_statistic,
     fitted_table,
     log_class_prior,
     observed_weights,
-    weights_or_ones,
 )
 from fastnb._explain import informative_values, linear_terms
+from fastnb._labels import class_weights, label_arrays, rows_by_class
 from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
 from fastnb._statistics import check_rows_agree, check_statistic
@@ -37,7 +36,6 @@ from fastnb._threads import (
     dense_row_chunks,
     effective_n_threads,
     padded_class_count,
-    rows_by_class,
     thread_scratch,
 )
 from fastnb._validation import (
@@ -61,26 +59,28 @@ if TYPE_CHECKING:
 def accumulate_counts(X, y, sample_weight, out, binarize, missing=None, nan=False):
     """Add the weighted per-class feature sums of X to ``out`` (n_classes, n_features).
 
-    ``binarize`` is None to count values as they are, or a threshold above
-    which a value counts as 1 (else 0). A NaN (which only a model with
-    missing="ignore" lets through, ``nan``) counts as nothing; its weight is
-    added to ``missing`` (n_classes, n_features) when that is given.
+    ``y``: class indices with ``sample_weight`` (None for unit weights), or
+    SoftLabels. ``binarize`` is None to count values as they are, or a
+    threshold above which a value counts as 1 (else 0). A NaN (which only a
+    model with missing="ignore" lets through, ``nan``) counts as nothing;
+    its weight is added to ``missing`` (n_classes, n_features) when that is
+    given.
     """
     n_threads = effective_n_threads(data_size(X))
     threshold = 0.0 if binarize is None else float(binarize)
     if missing is None:
         missing = np.empty((0, 0))
+    labels = label_arrays(y, sample_weight)
     counting = (threshold, binarize is not None, out, missing, nan)
     csr = sp.issparse(X) and X.format == "csr"
     if csr and out.shape[0] < n_threads:
         # Fewer classes than threads: a task a class would leave threads
         # idle, so the rows are cut in pieces (the same sums, bit for bit,
         # at about twice the memory traffic).
-        layout = csr_pieces(X.indptr, out.shape[1])
+        layout = csr_pieces(row_entries(X.indptr, labels[0]), out.shape[1])
         _kernels.discrete_count_csr_blocks(
             *sparse_arrays(X),
-            y,
-            sample_weight,
+            *labels,
             threshold,
             binarize is not None,
             out.shape[1],
@@ -91,14 +91,14 @@ def accumulate_counts(X, y, sample_weight, out, binarize, missing=None, nan=Fals
             n_threads,
         )
     elif csr:
-        rows = rows_by_class(y, out.shape[0])
         _kernels.discrete_count_csr(
-            *sparse_arrays(X), *rows, sample_weight, *counting, n_threads
+            *sparse_arrays(X),
+            *rows_by_class(y, sample_weight, out.shape[0]),
+            *counting,
+            n_threads,
         )
     elif sp.issparse(X):
-        _kernels.discrete_count_csc(
-            *sparse_arrays(X), y, sample_weight, *counting, n_threads
-        )
+        _kernels.discrete_count_csc(*sparse_arrays(X), *labels, *counting, n_threads)
     else:
         # Each chunk's counts, and then its missing weights if they are kept.
         tables = 1 + (missing.shape[0] > 0)
@@ -107,14 +107,24 @@ def accumulate_counts(X, y, sample_weight, out, binarize, missing=None, nan=Fals
         block_width = dense_block_width(X.shape[1], n_threads)
         _kernels.discrete_count_dense(
             X,
-            y,
-            sample_weight,
+            *labels,
             *counting,
             chunk_counts,
             chunk_rows,
             block_width,
             n_threads,
         )
+
+
+def row_entries(indptr, label_ptr):
+    """The offsets of discrete_count_csr_blocks' entries, row by row: a CSR
+    matrix's stored values (``indptr``), each once a label of its row
+    (``label_ptr``; once, for hard labels, whose label_ptr is empty)."""
+    if not len(label_ptr):
+        return indptr
+    entries = np.zeros(len(indptr), dtype=np.intp)
+    np.cumsum(np.diff(indptr) * np.diff(label_ptr), out=entries[1:])
+    return entries
 
 
 # discrete_count_csr_blocks lays out this many stored values at a time (24
@@ -333,7 +343,7 @@ class BaseDiscreteNB(CountingNB):
         accumulate_counts(
             X,
             y,
-            weights_or_ones(sample_weight, X.shape[0]),
+            sample_weight,
             statistics["feature_count"],
             self._counts_binarize(),
             statistics.get("missing_count"),
@@ -358,11 +368,10 @@ class BaseDiscreteNB(CountingNB):
         ):
             return super()._add_batch(statistics, X, y, sample_weight, n_classes)
         self._table_params(statistics, n_classes)
-        weights = weights_or_ones(sample_weight, X.shape[0])
         accumulate_counts(
             X,
             y,
-            weights,
+            sample_weight,
             statistics["feature_count"],
             self._counts_binarize(),
             statistics.get("missing_count"),

@@ -20,15 +20,15 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from fastnb._base import (
-    BaseNB,
-    class_weights,
-    fitted_table,
-    observed_count,
-    read_only,
-    weights_or_ones,
-)
+from fastnb._base import BaseNB, fitted_table, observed_count
 from fastnb._explain import binned_values, linear_terms
+from fastnb._labels import (
+    SoftLabels,
+    class_weights,
+    label_arrays,
+    read_only,
+    rows_by_class,
+)
 from fastnb._simd import kernels as _kernels
 from fastnb._statistics import SUM_RTOL, check_rows_agree, check_statistic
 from fastnb._threads import (
@@ -37,7 +37,6 @@ from fastnb._threads import (
     effective_n_threads,
     pad_classes,
     padded_class_count,
-    rows_by_class,
     thread_scratch,
 )
 from fastnb._validation import (
@@ -92,7 +91,10 @@ def class_moments(X, y, sample_weight, n_classes, ignore=False):
     """Weighted count, mean and ssd of every feature in each class of a batch,
     and, with ``ignore`` (missing="ignore"), the (n_classes, n_features)
     weight of each class's missing values (NaN) of each feature, which are
-    left out of the moments (None otherwise)."""
+    left out of the moments (None otherwise).
+
+    ``y``: class indices with ``sample_weight`` (None for unit weights), or
+    SoftLabels."""
     n_features = X.shape[1]
     n_threads = effective_n_threads(data_size(X))
     if not sp.issparse(X):
@@ -106,8 +108,7 @@ def class_moments(X, y, sample_weight, n_classes, ignore=False):
     if X.format == "csr":
         _kernels.gaussian_moments_csr(
             *sparse_arrays(X),
-            *rows_by_class(y, n_classes),
-            sample_weight,
+            *rows_by_class(y, sample_weight, n_classes),
             stored,
             missing,
             mean,
@@ -116,7 +117,13 @@ def class_moments(X, y, sample_weight, n_classes, ignore=False):
         )
     else:
         _kernels.gaussian_moments_csc(
-            *sparse_arrays(X), y, sample_weight, stored, missing, mean, ssd, n_threads
+            *sparse_arrays(X),
+            *label_arrays(y, sample_weight),
+            stored,
+            missing,
+            mean,
+            ssd,
+            n_threads,
         )
     # Merge in the implicit zeros: weight count - stored (- missing), mean 0,
     # ssd 0.
@@ -141,8 +148,7 @@ def dense_class_moments(X, y, sample_weight, n_classes, n_threads, ignore=False)
     chunk_observed = np.zeros(chunk_mean.shape if ignore else (0, 0, 0))
     _kernels.gaussian_moments_dense(
         X,
-        y,
-        sample_weight,
+        *label_arrays(y, sample_weight),
         chunk_rows,
         chunk_count,
         chunk_observed,
@@ -458,16 +464,18 @@ class GaussianNB(BaseNB):
 
         A refused value makes the moments of its class non-finite, and the
         unweighted moments include every sample. With unit weights those
-        follow from the classes' moments; otherwise they take a second pass.
+        follow from the classes' moments (with soft labels too: each row's
+        probabilities sum to 1); otherwise they take a second pass.
         """
         n_samples = X.shape[0]
         ignore = ignores_missing(self)
         # Non-finite input overflows on the way: the error below says so.
         with np.errstate(over="ignore", invalid="ignore"):
             count, mean, ssd, missing = class_moments(
-                X, y, weights_or_ones(sample_weight, n_samples), n_classes, ignore
+                X, y, sample_weight, n_classes, ignore
             )
-            if sample_weight is None:
+            unit = not isinstance(y, SoftLabels) or y.unit_weights
+            if sample_weight is None and unit:
                 everyone = pooled_moments(
                     count if missing is None else observed_count(count, missing),
                     mean,
@@ -477,11 +485,7 @@ class GaussianNB(BaseNB):
                 sample_missing = None if missing is None else missing.sum(axis=0)
             else:
                 *everyone, sample_missing = class_moments(
-                    X,
-                    np.zeros(n_samples, dtype=np.intp),
-                    weights_or_ones(None, n_samples),
-                    1,
-                    ignore,
+                    X, np.zeros(n_samples, dtype=np.intp), None, 1, ignore
                 )
                 sample_count = everyone[0][0]
         sample_mean, sample_ssd = everyone[1][0], everyone[2][0]

@@ -45,13 +45,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from fastnb._base import (
     BaseNB,
-    class_weights,
     finish_scores,
     fitted_table,
     observed_count,
     observed_weights,
-    read_only,
-    weights_or_ones,
 )
 from fastnb._explain import binned_values
 from fastnb._gaussian import (
@@ -59,6 +56,14 @@ from fastnb._gaussian import (
     class_moments,
     merge_moments,
     pooled_moments,
+)
+from fastnb._labels import (
+    SoftLabels,
+    class_weights,
+    label_arrays,
+    positive_rows,
+    read_only,
+    squared_weights,
 )
 from fastnb._simd import kernels as _kernels
 from fastnb._statistics import SUM_RTOL, check_rows_agree, check_statistic
@@ -629,29 +634,27 @@ class KernelDensityNB(BaseNB):
     def _batch_statistics(self, X, y, sample_weight, n_classes):
         check_values(X, self, non_negative=False)
         n_samples, n_features = X.shape
-        weights = weights_or_ones(sample_weight, n_samples)
         ignore = ignores_missing(self)
         with np.errstate(over="ignore", invalid="ignore"):
-            count, mean, ssd, missing = class_moments(X, y, weights, n_classes, ignore)
+            count, mean, ssd, missing = class_moments(
+                X, y, sample_weight, n_classes, ignore
+            )
         if not (np.isfinite(mean).all() and np.isfinite(ssd).all()):
             raise ValueError(
                 "Input X contains infinity or values so large that their squares "
                 "overflow float64."
             )
-        squares = (
-            count
-            if sample_weight is None
-            else class_weights(y, sample_weight**2, n_classes)
-        )
-        positive = None if sample_weight is None else sample_weight > 0
+        # With hard labels of unit weight, the squared weights are the weights.
+        unit = sample_weight is None and not isinstance(y, SoftLabels)
+        squared = squared_weights(y, sample_weight)
+        squares = count if unit else class_weights(*squared, n_classes)
+        positive = None if unit else positive_rows(y, sample_weight)
         statistics = self._empty_statistics(n_classes, X)
         statistics.update(class_count=count, weight_squares=squares, mean=mean, ssd=ssd)
         if ignore:
             statistics["missing_count"] = missing
             statistics["missing_weight_squares"] = (
-                missing
-                if sample_weight is None
-                else class_moments(X, y, sample_weight**2, n_classes, True)[3]
+                missing if unit else class_moments(X, *squared, n_classes, True)[3]
             )
         if count.sum() > 0 and ignore:
             # Over the observed values; 0 for a feature without any.
@@ -678,8 +681,7 @@ class KernelDensityNB(BaseNB):
             n_threads = effective_n_threads(data_size(X))
             _kernels.kde_bin_dense(
                 X,
-                y,
-                weights,
+                *label_arrays(y, sample_weight),
                 1.0 / step,
                 origin,
                 self.n_grid,
@@ -689,10 +691,14 @@ class KernelDensityNB(BaseNB):
                 n_threads,
             )
         else:
-            kept = np.ones(n_samples, dtype=bool) if positive is None else positive
-            points = np.asarray(X[kept], dtype=np.float64)
+            # A point a label of positive weight (a row of soft labels is a
+            # point in each of its classes).
+            _, label_class, label_weight = label_arrays(y, sample_weight)
+            kept = np.flatnonzero(label_weight > 0)
+            rows = y.rows()[kept] if isinstance(y, SoftLabels) else kept
+            points = np.asarray(X[rows], dtype=np.float64)
             point_weight = np.zeros((n_classes, len(points)))
-            point_weight[y[kept], np.arange(len(points))] = weights[kept]
+            point_weight[label_class[kept], np.arange(len(points))] = label_weight[kept]
             statistics["points"], statistics["point_weight"] = canonical_order(
                 points, point_weight
             )

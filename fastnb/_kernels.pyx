@@ -221,8 +221,19 @@ def first_refused_value(
 
 # ---------------------------------------------------------------------------
 # Labels.  Integer labels are encoded by table lookup, in parallel
-# (fastnb._base.encode_fit_labels, encode_labels); class_order groups the
-# encoded rows by class.
+# (fastnb._validation.encode_fit_labels, encode_labels); class_order groups
+# the encoded rows by class.
+#
+# The kernels that sum a batch's statistics take its labels as three label
+# arrays (fastnb._labels.label_arrays): label_ptr, label_class and
+# label_weight.  Row i's labels are the entries label_ptr[i] ..
+# label_ptr[i + 1] - 1, entry e of class label_class[e] and weight
+# label_weight[e] (the row's sample weight times its probability of the
+# class); an empty label_ptr means one entry a row, entry i (hard labels,
+# label_weight then the sample weights).  A statistic of class c sums
+# weight times value over the entries of class c, in row order, so labels
+# of one class a row (probability 1) give the sums of hard labels bit for
+# bit.
 # ---------------------------------------------------------------------------
 
 def label_range(const int64_t[::1] y, int n_threads):
@@ -318,24 +329,29 @@ def encode_by_lookup(
 
 
 def class_weights(
-    const intp_t[::1] y,
-    const double[:] sample_weight,
+    const intp_t[::1] label_ptr,
+    const intp_t[::1] label_class,
+    const double[:] label_weight,
     double[::1] out,
     int n_threads,
 ):
-    """out[c] = the weight of the rows of class c (y holds class indices).
+    """out[c] = the weight of the labels of class c.
 
-    Summed per chunk of VALUE_CHUNK rows, in row order, then over the
-    chunks in order: the same for any number of threads.
+    A batch's labels (the label arrays: see "Labels" above). Summed per
+    chunk of VALUE_CHUNK rows, in row order, then over the chunks in order:
+    the same for any number of threads.
     """
-    cdef Py_ssize_t n = y.shape[0]
+    cdef bint soft = label_ptr.shape[0] > 0
+    cdef Py_ssize_t n = label_ptr.shape[0] - 1 if soft else label_class.shape[0]
     cdef Py_ssize_t n_classes = out.shape[0]
     cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
     cdef double[:, ::1] chunk_sums = np.zeros((max(n_chunks, 1), n_classes))
-    cdef Py_ssize_t b, i
+    cdef Py_ssize_t b, i, e
     for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
         for i in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
-            chunk_sums[b, y[i]] += sample_weight[i]
+            for e in range(label_ptr[i] if soft else i,
+                           label_ptr[i + 1] if soft else i + 1):
+                chunk_sums[b, label_class[e]] += label_weight[e]
     _sum_blocks(chunk_sums, out)
 
 
@@ -421,9 +437,10 @@ def discrete_count_csr(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
-    const intp_t[::1] rows_by_class,
+    const intp_t[::1] entries_by_class,
     const intp_t[::1] class_ptr,
-    const double[:] sample_weight,
+    const intp_t[::1] entry_row,
+    const double[:] label_weight,
     double threshold,
     bint binarize,
     double[:, ::1] out,
@@ -431,19 +448,27 @@ def discrete_count_csr(
     bint allow_nan,
     int n_threads,
 ):
-    """Add each CSR row's weighted values to its class's row of out; a task a class."""
+    """Add each CSR row's weighted values to its classes' rows of out; a task a class.
+
+    entries_by_class: the label entries grouped by class (class_order),
+    each group in row order; entry e is of row entry_row[e] (or row e if
+    entry_row is empty: hard labels) and weighs label_weight[e].
+    """
     cdef Py_ssize_t n_classes = class_ptr.shape[0] - 1
     cdef bint track = missing.shape[0] > 0
-    cdef Py_ssize_t c, q, i, p
+    cdef bint soft = entry_row.shape[0] > 0
+    cdef Py_ssize_t c, q, e, i, p
     cdef double w
     # Dynamic schedule: classes differ in size; each class row of `out` is
     # still summed by a single thread in row order.
     for c in prange(n_classes, nogil=True, schedule="dynamic", num_threads=n_threads):
         for q in range(class_ptr[c], class_ptr[c + 1]):
             if q + ROWS_AHEAD < class_ptr[c + 1]:
-                _fetch_row(X_data, X_indices, X_indptr, rows_by_class[q + ROWS_AHEAD])
-            i = rows_by_class[q]
-            w = sample_weight[i]
+                e = entries_by_class[q + ROWS_AHEAD]
+                _fetch_row(X_data, X_indices, X_indptr, entry_row[e] if soft else e)
+            e = entries_by_class[q]
+            i = entry_row[e] if soft else e
+            w = label_weight[e]
             if not allow_nan:
                 for p in range(X_indptr[i], X_indptr[i + 1]):
                     out[c, X_indices[p]] += w * fastnb_counted(
@@ -464,8 +489,9 @@ def discrete_count_csr_blocks(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
-    const intp_t[::1] y,
-    const double[:] sample_weight,
+    const intp_t[::1] label_ptr,
+    const intp_t[::1] label_class,
+    const double[:] label_weight,
     double threshold,
     bint binarize,
     Py_ssize_t n_features,
@@ -485,15 +511,17 @@ def discrete_count_csr_blocks(
 
     The rows are cut in pieces (piece_rows: each piece's first row, and the
     end), the pieces in chunks (chunk_pieces) of at most entry_value's
-    length of stored values. A chunk at a time: each piece counts its
-    values of each block of features (piece_slots, a row a piece; feature j
+    length of stored values times their row's labels. A chunk at a time:
+    each piece counts its values (once a label of their row) of each block
+    of features (piece_slots, a row a piece; feature j
     is in block j % n_blocks, a power of two, so that the most frequent
     features, often the first, fall in different blocks), then lays them
     out by block, a block's values piece after piece, so in row order
     (block_start: where each block's begin): each value as counted in
-    entry_value, its row's weight in entry_weight, and its place in out as
-    its key (-1 - the place, for a missing value, whose weight is counted
-    into missing); then each block adds to out each weight times its value,
+    entry_value, a label's weight in entry_weight, and its place in out
+    as its key (-1 - the place, for a missing value, whose weight is
+    counted into missing), once for each label of its row, in their order;
+    then each block adds to out each weight times its value,
     the product taken as discrete_count_csr takes it (so that a compiler
     that fuses the multiply and the add fuses both alike). out and missing
     are (n_classes, n_features) tables
@@ -506,18 +534,20 @@ def discrete_count_csr_blocks(
     cdef intp_t block_mask = n_blocks - 1
     cdef Py_ssize_t n_chunks = chunk_pieces.shape[0] - 1
     cdef bint track = missing.shape[0] > 0
-    cdef Py_ssize_t chunk, first, n_pieces, p, i, q, k, b
+    cdef bint soft = label_ptr.shape[0] > 0
+    cdef Py_ssize_t chunk, first, n_pieces, p, i, q, k, b, e, e_start, e_stop
     cdef intp_t place, slot, start
-    cdef double w, x
+    cdef double x, counted
     for chunk in range(n_chunks):
         first = chunk_pieces[chunk]
         n_pieces = chunk_pieces[chunk + 1] - first
         for p in prange(n_pieces, nogil=True, schedule="static", num_threads=n_threads):
             for b in range(n_blocks):
                 piece_slots[p, b] = 0
-            for q in range(X_indptr[piece_rows[first + p]],
-                           X_indptr[piece_rows[first + p + 1]]):
-                piece_slots[p, X_indices[q] & block_mask] += 1
+            for i in range(piece_rows[first + p], piece_rows[first + p + 1]):
+                e = label_ptr[i + 1] - label_ptr[i] if soft else 1
+                for q in range(X_indptr[i], X_indptr[i + 1]):
+                    piece_slots[p, X_indices[q] & block_mask] += e
         with nogil:
             start = 0
             for b in range(n_blocks):
@@ -529,19 +559,22 @@ def discrete_count_csr_blocks(
             block_start[n_blocks] = start
         for p in prange(n_pieces, nogil=True, schedule="static", num_threads=n_threads):
             for i in range(piece_rows[first + p], piece_rows[first + p + 1]):
-                w = sample_weight[i]
-                place = y[i] * n_features
+                e_start = label_ptr[i] if soft else i
+                e_stop = label_ptr[i + 1] if soft else i + 1
                 for q in range(X_indptr[i], X_indptr[i + 1]):
                     b = X_indices[q] & block_mask
-                    slot = piece_slots[p, b]
-                    piece_slots[p, b] = slot + 1
                     x = X_data[q]
-                    entry_weight[slot] = w
-                    if allow_nan and x != x:
-                        entry_key[slot] = -1 - (place + X_indices[q])
-                    else:
-                        entry_value[slot] = fastnb_counted(x, threshold, binarize)
-                        entry_key[slot] = place + X_indices[q]
+                    counted = fastnb_counted(x, threshold, binarize)
+                    for e in range(e_start, e_stop):
+                        slot = piece_slots[p, b]
+                        piece_slots[p, b] = slot + 1
+                        place = label_class[e] * n_features + X_indices[q]
+                        entry_weight[slot] = label_weight[e]
+                        if allow_nan and x != x:
+                            entry_key[slot] = -1 - place
+                        else:
+                            entry_value[slot] = counted
+                            entry_key[slot] = place
         # Dynamic: the blocks hold unequal numbers of values.
         for b in prange(
             n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads
@@ -558,8 +591,9 @@ def discrete_count_csc(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
-    const intp_t[::1] y,
-    const double[:] sample_weight,
+    const intp_t[::1] label_ptr,
+    const intp_t[::1] label_class,
+    const double[:] label_weight,
     double threshold,
     bint binarize,
     double[:, ::1] out,
@@ -567,26 +601,31 @@ def discrete_count_csc(
     bint allow_nan,
     int n_threads,
 ):
-    """Add each CSC column's weighted values to out[y[row], column]; a task a column."""
+    """Add each CSC column's weighted values to out[class, column] of its
+    row's labels; a task a column."""
     cdef Py_ssize_t n_features = X_indptr.shape[0] - 1
     cdef bint track = missing.shape[0] > 0
-    cdef Py_ssize_t j, p, r
+    cdef bint soft = label_ptr.shape[0] > 0
+    cdef Py_ssize_t j, p, r, e
     for j in prange(n_features, nogil=True, schedule="static", num_threads=n_threads):
         for p in range(X_indptr[j], X_indptr[j + 1]):
             r = X_indices[p]
-            if allow_nan and X_data[p] != X_data[p]:
-                if track:
-                    missing[y[r], j] += sample_weight[r]
-                continue
-            out[y[r], j] += sample_weight[r] * fastnb_counted(
-                X_data[p], threshold, binarize
-            )
+            for e in range(label_ptr[r] if soft else r,
+                           label_ptr[r + 1] if soft else r + 1):
+                if allow_nan and X_data[p] != X_data[p]:
+                    if track:
+                        missing[label_class[e], j] += label_weight[e]
+                    continue
+                out[label_class[e], j] += label_weight[e] * fastnb_counted(
+                    X_data[p], threshold, binarize
+                )
 
 
 def discrete_count_dense(
     const floating[:, :] X,
-    const intp_t[::1] y,
-    const double[:] sample_weight,
+    const intp_t[::1] label_ptr,
+    const intp_t[::1] label_class,
+    const double[:] label_weight,
     double threshold,
     bint binarize,
     double[:, ::1] out,
@@ -597,7 +636,7 @@ def discrete_count_dense(
     Py_ssize_t block_width,
     int n_threads,
 ):
-    """Add each dense row's weighted values to its class's row of out (C or F order).
+    """Add each dense row's weighted values to its classes' rows of out (C or F order).
 
     The rows are cut in chunks of chunk_rows: the first is counted into
     out, each other one, b, into chunk_counts[b - 1] (zeroed by the
@@ -612,8 +651,9 @@ def discrete_count_dense(
     cdef Py_ssize_t n_chunks = chunk_counts.shape[0] + 1
     cdef Py_ssize_t n_blocks = (n_features + block_width - 1) // block_width
     cdef bint track = missing.shape[0] > 0
-    cdef Py_ssize_t task, b, i, j, c, j_start, j_stop
-    cdef double v
+    cdef bint soft = label_ptr.shape[0] > 0
+    cdef Py_ssize_t task, b, i, j, c, e, j_start, j_stop
+    cdef double v, w
     # Static: the tasks are of equal size, so each thread gets its share
     # whichever threads wake first.
     for task in prange(
@@ -623,29 +663,32 @@ def discrete_count_dense(
         j_start = (task % n_blocks) * block_width
         j_stop = min(j_start + block_width, n_features)
         for i in range(b * chunk_rows, min((b + 1) * chunk_rows, n_samples)):
-            c = y[i]
-            if not allow_nan:
+            for e in range(label_ptr[i] if soft else i,
+                           label_ptr[i + 1] if soft else i + 1):
+                c = label_class[e]
+                w = label_weight[e]
+                if not allow_nan:
+                    for j in range(j_start, j_stop):
+                        v = w * fastnb_counted(X[i, j], threshold, binarize)
+                        if b == 0:
+                            out[c, j] += v
+                        else:
+                            chunk_counts[b - 1, c, j] += v
+                    continue
                 for j in range(j_start, j_stop):
-                    v = sample_weight[i] * fastnb_counted(X[i, j], threshold, binarize)
+                    if X[i, j] != X[i, j]:
+                        if not track:
+                            continue
+                        if b == 0:
+                            missing[c, j] += w
+                        else:
+                            chunk_counts[b - 1, n_classes + c, j] += w
+                        continue
+                    v = w * fastnb_counted(X[i, j], threshold, binarize)
                     if b == 0:
                         out[c, j] += v
                     else:
                         chunk_counts[b - 1, c, j] += v
-                continue
-            for j in range(j_start, j_stop):
-                if X[i, j] != X[i, j]:
-                    if not track:
-                        continue
-                    if b == 0:
-                        missing[c, j] += sample_weight[i]
-                    else:
-                        chunk_counts[b - 1, n_classes + c, j] += sample_weight[i]
-                    continue
-                v = sample_weight[i] * fastnb_counted(X[i, j], threshold, binarize)
-                if b == 0:
-                    out[c, j] += v
-                else:
-                    chunk_counts[b - 1, c, j] += v
     if n_chunks == 1:
         return
     for task in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
@@ -1358,8 +1401,9 @@ cdef enum:
 
 def gaussian_moments_dense(
     const floating[:, :] X,
-    const intp_t[::1] y,
-    const double[:] sample_weight,
+    const intp_t[::1] label_ptr,
+    const intp_t[::1] label_class,
+    const double[:] label_weight,
     Py_ssize_t chunk_rows,
     double[:, ::1] weight,
     double[:, :, ::1] observed,
@@ -1385,37 +1429,34 @@ def gaussian_moments_dense(
     cdef bint ignore = observed.shape[0] > 0
     cdef Py_ssize_t row_bytes = n_features * sizeof(floating)
     cdef Py_ssize_t ahead = max(1, STREAM_AHEAD // max(row_bytes, 1))
-    cdef Py_ssize_t b, e, i, j, c, start, stop
+    cdef bint soft = label_ptr.shape[0] > 0
+    cdef Py_ssize_t b, e, i, j, c, start, stop, q
     cdef double w, m, d, x
     # Static: the chunks have equal rows, so each thread gets its share
     # whichever threads wake first.
     for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
         start = b * chunk_rows
         stop = min(start + chunk_rows, n_samples)
-        if rows_contiguous and ignore:
+        if rows_contiguous:
             for i in range(start, stop):
                 if i + ahead < stop:
                     fastnb_prefetch(&X[i + ahead, 0], row_bytes)
-                w = sample_weight[i]
-                if w > 0.0:
-                    c = y[i]
-                    weight[b, c] += w
-                    _welford_row_observed(
-                        &X[i, 0], n_features, w, &observed[b, c, 0],
-                        &mean[b, c, 0], &ssd[b, c, 0],
-                    )
-        elif rows_contiguous:
-            for i in range(start, stop):
-                if i + ahead < stop:
-                    fastnb_prefetch(&X[i + ahead, 0], row_bytes)
-                w = sample_weight[i]
-                if w > 0.0:
-                    c = y[i]
-                    weight[b, c] += w
-                    _welford_row(
-                        &X[i, 0], n_features, w, w / weight[b, c], &mean[b, c, 0],
-                        &ssd[b, c, 0],
-                    )
+                for q in range(label_ptr[i] if soft else i,
+                               label_ptr[i + 1] if soft else i + 1):
+                    w = label_weight[q]
+                    if w > 0.0:
+                        c = label_class[q]
+                        weight[b, c] += w
+                        if ignore:
+                            _welford_row_observed(
+                                &X[i, 0], n_features, w, &observed[b, c, 0],
+                                &mean[b, c, 0], &ssd[b, c, 0],
+                            )
+                        else:
+                            _welford_row(
+                                &X[i, 0], n_features, w, w / weight[b, c],
+                                &mean[b, c, 0], &ssd[b, c, 0],
+                            )
         else:
             # A column at a time; the class weights are counted again for
             # each, ending with the chunk's.
@@ -1423,20 +1464,22 @@ def gaussian_moments_dense(
                 for c in range(weight.shape[1]):
                     weight[b, c] = 0.0
                 for i in range(start, stop):
-                    w = sample_weight[i]
-                    if w > 0.0:
-                        c = y[i]
-                        weight[b, c] += w
-                        x = X[i, j]
-                        if not ignore:
-                            d = x - mean[b, c, j]
-                            mean[b, c, j] += (w / weight[b, c]) * d
-                            ssd[b, c, j] += w * d * (x - mean[b, c, j])
-                        elif x == x:
-                            observed[b, c, j] += w
-                            d = x - mean[b, c, j]
-                            mean[b, c, j] += (w / observed[b, c, j]) * d
-                            ssd[b, c, j] += w * d * (x - mean[b, c, j])
+                    for q in range(label_ptr[i] if soft else i,
+                                   label_ptr[i + 1] if soft else i + 1):
+                        w = label_weight[q]
+                        if w > 0.0:
+                            c = label_class[q]
+                            weight[b, c] += w
+                            x = X[i, j]
+                            if not ignore:
+                                d = x - mean[b, c, j]
+                                mean[b, c, j] += (w / weight[b, c]) * d
+                                ssd[b, c, j] += w * d * (x - mean[b, c, j])
+                            elif x == x:
+                                observed[b, c, j] += w
+                                d = x - mean[b, c, j]
+                                mean[b, c, j] += (w / observed[b, c, j]) * d
+                                ssd[b, c, j] += w * d * (x - mean[b, c, j])
     if n_chunks == 1:
         return
     # A task an entry (class, feature): chunks are many, classes and features
@@ -1484,9 +1527,10 @@ def gaussian_moments_csr(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
-    const intp_t[::1] rows_by_class,
+    const intp_t[::1] entries_by_class,
     const intp_t[::1] class_ptr,
-    const double[:] sample_weight,
+    const intp_t[::1] entry_row,
+    const double[:] label_weight,
     double[:, ::1] nz_weight,
     double[:, ::1] missing,
     double[:, ::1] mean,
@@ -1495,21 +1539,25 @@ def gaussian_moments_csr(
 ):
     """Welford moments of the stored values only, per class; a task a class.
 
-    nz_weight[c, j] gets the weight of the stored values; the implicit zeros
-    are merged in afterwards. For a model with missing="ignore", missing
-    (as nz_weight) gets the weight of the stored NaN, which are left out;
-    otherwise it is empty, and NaN makes the moments NaN.
+    The label entries as discrete_count_csr takes them. nz_weight[c, j]
+    gets the weight of the stored values; the implicit zeros are merged in
+    afterwards. For a model with missing="ignore", missing (as nz_weight)
+    gets the weight of the stored NaN, which are left out; otherwise it is
+    empty, and NaN makes the moments NaN.
     """
     cdef Py_ssize_t n_classes = class_ptr.shape[0] - 1
     cdef bint ignore = missing.shape[0] > 0
-    cdef Py_ssize_t c, q, i, p
+    cdef bint soft = entry_row.shape[0] > 0
+    cdef Py_ssize_t c, q, e, i, p
     cdef double w
     for c in prange(n_classes, nogil=True, schedule="dynamic", num_threads=n_threads):
         for q in range(class_ptr[c], class_ptr[c + 1]):
             if q + ROWS_AHEAD < class_ptr[c + 1]:
-                _fetch_row(X_data, X_indices, X_indptr, rows_by_class[q + ROWS_AHEAD])
-            i = rows_by_class[q]
-            w = sample_weight[i]
+                e = entries_by_class[q + ROWS_AHEAD]
+                _fetch_row(X_data, X_indices, X_indptr, entry_row[e] if soft else e)
+            e = entries_by_class[q]
+            i = entry_row[e] if soft else e
+            w = label_weight[e]
             if w > 0.0 and ignore:
                 for p in range(X_indptr[i], X_indptr[i + 1]):
                     if X_data[p] != X_data[p]:
@@ -1527,8 +1575,9 @@ def gaussian_moments_csc(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
-    const intp_t[::1] y,
-    const double[:] sample_weight,
+    const intp_t[::1] label_ptr,
+    const intp_t[::1] label_class,
+    const double[:] label_weight,
     double[:, ::1] nz_weight,
     double[:, ::1] missing,
     double[:, ::1] mean,
@@ -1537,27 +1586,25 @@ def gaussian_moments_csc(
 ):
     """Welford moments of the stored values only, per class; a task a column.
 
-    As gaussian_moments_csr.
+    As gaussian_moments_csr, the labels as the label arrays.
     """
     cdef Py_ssize_t n_features = X_indptr.shape[0] - 1
     cdef bint ignore = missing.shape[0] > 0
-    cdef Py_ssize_t j, p, r
+    cdef bint soft = label_ptr.shape[0] > 0
+    cdef Py_ssize_t j, p, r, e
     cdef double w
     for j in prange(n_features, nogil=True, schedule="dynamic", num_threads=n_threads):
-        if ignore:
-            for p in range(X_indptr[j], X_indptr[j + 1]):
-                r = X_indices[p]
-                w = sample_weight[r]
-                if w > 0.0 and X_data[p] != X_data[p]:
-                    missing[y[r], j] += w
+        for p in range(X_indptr[j], X_indptr[j + 1]):
+            r = X_indices[p]
+            for e in range(label_ptr[r] if soft else r,
+                           label_ptr[r + 1] if soft else r + 1):
+                w = label_weight[e]
+                if w > 0.0 and ignore and X_data[p] != X_data[p]:
+                    missing[label_class[e], j] += w
                 elif w > 0.0:
-                    _welford_add(X_data[p], w, y[r], j, nz_weight, mean, ssd)
-        else:
-            for p in range(X_indptr[j], X_indptr[j + 1]):
-                r = X_indices[p]
-                w = sample_weight[r]
-                if w > 0.0:
-                    _welford_add(X_data[p], w, y[r], j, nz_weight, mean, ssd)
+                    _welford_add(
+                        X_data[p], w, label_class[e], j, nz_weight, mean, ssd
+                    )
 
 
 # Moments are merged by the pairwise formula of Chan, Golub and LeVeque: with
@@ -3151,8 +3198,9 @@ def categorical_log_tables(
 
 def kde_bin_dense(
     const floating[:, :] X,
-    const intp_t[::1] y,
-    const double[:] sample_weight,
+    const intp_t[::1] label_ptr,
+    const intp_t[::1] label_class,
+    const double[:] label_weight,
     const double[::1] inv_step,
     const double[::1] origin,
     Py_ssize_t n_grid,
@@ -3165,8 +3213,9 @@ def kde_bin_dense(
 
     Feature j's value x sits at grid position u = x inv_step[j] - origin[j],
     which the caller made lie in 0 .. n_grid - 1; the sample's weight goes
-    to the points floor(u) and floor(u) + 1 of its class, split as 1 - t
-    and t (t = u - floor(u)). Samples of weight 0 are skipped, and with
+    to the points floor(u) and floor(u) + 1 of its class (of each of its
+    labels: the label arrays), split as 1 - t and t (t = u - floor(u)).
+    Labels of weight 0 are skipped, and with
     skip_nan (missing="ignore") NaN values; X holds no NaN otherwise. A
     task is a block of block_width features, which reads the rows in
     order, so no result depends on the number of threads.
@@ -3174,35 +3223,38 @@ def kde_bin_dense(
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
     cdef Py_ssize_t n_blocks = (n_features + block_width - 1) // block_width
-    cdef Py_ssize_t b, i, j, g, k, stop
+    cdef bint soft = label_ptr.shape[0] > 0
+    cdef Py_ssize_t b, i, j, g, k, e, stop
     cdef double u, t, w
     for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
         stop = min((b + 1) * block_width, n_features)
         for i in range(n_samples):
-            w = sample_weight[i]
-            if w == 0.0:
-                continue
-            k = y[i]
-            if not skip_nan:
+            for e in range(label_ptr[i] if soft else i,
+                           label_ptr[i + 1] if soft else i + 1):
+                w = label_weight[e]
+                if w == 0.0:
+                    continue
+                k = label_class[e]
+                if not skip_nan:
+                    for j in range(b * block_width, stop):
+                        u = <double> X[i, j] * inv_step[j] - origin[j]
+                        g = <Py_ssize_t> u
+                        t = u - <double> g
+                        grid[k, j * n_grid + g] += (1.0 - t) * w
+                        if t > 0.0:
+                            grid[k, j * n_grid + g + 1] += t * w
+                    continue
+                # The same loop leaving NaN out (kept apart: no test per value
+                # where X has no NaN).
                 for j in range(b * block_width, stop):
                     u = <double> X[i, j] * inv_step[j] - origin[j]
+                    if u != u:
+                        continue
                     g = <Py_ssize_t> u
                     t = u - <double> g
                     grid[k, j * n_grid + g] += (1.0 - t) * w
                     if t > 0.0:
                         grid[k, j * n_grid + g + 1] += t * w
-                continue
-            # The same loop leaving NaN out (kept apart: no test per value
-            # where X has no NaN).
-            for j in range(b * block_width, stop):
-                u = <double> X[i, j] * inv_step[j] - origin[j]
-                if u != u:
-                    continue
-                g = <Py_ssize_t> u
-                t = u - <double> g
-                grid[k, j * n_grid + g] += (1.0 - t) * w
-                if t > 0.0:
-                    grid[k, j * n_grid + g + 1] += t * w
 
 
 def kde_tail_log_density(

@@ -23,7 +23,6 @@ from sklearn.utils.validation import (
 
 from fastnb._base import (
     BaseNB,
-    class_weights,
     finish_scores,
     fitted_statistic,
     fitted_table,
@@ -34,6 +33,7 @@ from fastnb._discrete import BernoulliNB, MultinomialNB, PoissonNB
 from fastnb._explain import join_values, place_columns
 from fastnb._gaussian import GaussianNB
 from fastnb._kde import KernelDensityNB
+from fastnb._labels import class_weights
 from fastnb._simd import kernels as _kernels
 from fastnb._statistics import check_statistic
 from fastnb._validation import (

@@ -25,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from fastnb._base import BaseNB
 from fastnb._config import check_table_bytes
+from fastnb._labels import sorted_classes
 from fastnb._registry import ESTIMATOR_NAMES, ESTIMATORS
 from fastnb._statistics import check_classes
 
@@ -286,11 +287,15 @@ def in_fit_order(model, state):
     return dataclasses.replace(state, statistics=model._in_fit_order(state.statistics))
 
 
-def batch_state(model, X, y, sample_weight=None):
+def batch_state(
+    model, X, y=None, sample_weight=None, *, class_proba=None, classes=None
+):
     """The state of one batch of data, for fitting in parts (fastnb.dask).
 
     For an unfitted ``model``, the state of its parameters fitted on X, y
-    alone: the classes are y's. For a fitted one, X, y and the weights are
+    alone: the classes are y's (with soft labels, ``class_proba``, those of
+    its columns: ``classes``, by default 0 .. n - 1, as ``fit`` takes them).
+    For a fitted one, X, y (or class_proba) and the weights are
     checked against it as ``partial_fit`` checks them (features, their
     names, classes) and the state holds only the batch's statistics, over
     the model's classes (CategoricalNB: its categories first, with their
@@ -304,13 +309,18 @@ def batch_state(model, X, y, sample_weight=None):
     else:
         model = clone(model)
     model._validate_params()
+    if fitted:
+        classes = model.classes_
+    elif classes is not None:
+        classes, class_proba = sorted_classes(classes, class_proba)
     batch, y, sample_weight, classes = model._checked_batch(
         X,
         y,
         sample_weight,
-        model.classes_ if fitted else None,
+        classes,
         reset=not fitted,
         allow_all_zero=True,
+        class_proba=class_proba,
     )
     return state_of(
         model,

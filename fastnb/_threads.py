@@ -41,17 +41,6 @@ def data_size(X):
     return X.nnz if hasattr(X, "nnz") else X.size
 
 
-def rows_by_class(y, n_classes):
-    """Row indices grouped by class (each group in row order) and group offsets.
-
-    For the kernels that make each class one task over CSR rows.
-    """
-    order = np.empty(len(y), dtype=np.intp)
-    class_ptr = np.empty(n_classes + 1, dtype=np.intp)
-    _kernels.class_order(y, order, class_ptr, effective_n_threads(len(y)))
-    return order, class_ptr
-
-
 def dense_block_width(n_features, n_threads):
     """Columns per task for the dense kernels that split the work by columns.
 

@@ -353,6 +353,19 @@ def summed_duplicates(X):
     return X
 
 
+def num_samples(X):
+    """The rows of X (any of the containers fit takes), before it is checked."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape):
+        return int(shape[0])
+    try:
+        return len(X)
+    except TypeError as exc:
+        raise TypeError(
+            f"Expected a 2-D array of samples for X; got {type(X).__name__}."
+        ) from exc
+
+
 def check_sample_weight(sample_weight, n_samples, allow_all_zero):
     """Return sample weights as a float64 array of shape (n_samples,), or None.
 

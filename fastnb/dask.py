@@ -47,6 +47,7 @@ except ImportError as exc:  # pragma: no cover - the extra is not installed
         "fastnb.dask needs Dask: pip install 'fastnb[dask]' (dask and distributed)."
     ) from exc
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import clone
 
 try:
@@ -60,6 +61,7 @@ except ImportError:  # pragma: no cover - Dask's local schedulers lose no worker
 import fastnb
 from fastnb._base import unchanged_on_error
 from fastnb._explain import check_cost
+from fastnb._labels import sorted_classes
 from fastnb._registry import ESTIMATOR_NAMES
 from fastnb._state import (
     adopt_state,
@@ -109,10 +111,11 @@ def compute(collection):
 
 
 class Blocks:
-    """X's blocks of rows, each with all of X's columns, and y's and the
-    weights' cut alike, as Delayed objects (``X``, ``y``, ``sample_weight``:
-    lists of one per block, None for values not given), with the first row
-    of each block when X's chunk sizes are known.
+    """X's blocks of rows, each with all of X's columns, and y's, the
+    weights' and the class probabilities' cut alike, as Delayed objects
+    (``X``, ``y``, ``sample_weight``, ``class_proba``: lists of one per
+    block, None for values not given), with the first row of each block
+    when X's chunk sizes are known.
 
     Dask arrays are cut from their graphs as they are, not each optimised
     on its own (which fuses X's making into y's tasks when y is derived
@@ -124,8 +127,9 @@ class Blocks:
     # Set by name in __init__, as X's blocks are cut.
     y: list[Any]
     sample_weight: list[Any]
+    class_proba: list[Any]
 
-    def __init__(self, X, y=None, sample_weight=None):
+    def __init__(self, X, y=None, sample_weight=None, class_proba=None):
         X = in_whole_rows(X)
         self.row_chunks = X.chunks[0] if isinstance(X, da.Array) else None
         self.n_blocks = X.numblocks[0] if self.row_chunks else X.npartitions
@@ -142,16 +146,17 @@ class Blocks:
             "X": X,
             "y": self._aligned(y, "y"),
             "sample_weight": self._aligned(sample_weight, "sample_weight"),
+            "class_proba": self._aligned(class_proba, "class_proba", ndim=2),
         }
         arrays = all(isinstance(v, da.Array) for v in values.values() if is_dask(v))
         self.X = blocks_of(values["X"], optimize=not arrays)
-        for name in ("y", "sample_weight"):
+        for name in ("y", "sample_weight", "class_proba"):
             value = values[name]
             cut = value if isinstance(value, list) else blocks_of(value, not arrays)
             if len(cut) != len(self.X):
                 raise ValueError(
                     f"{name} has {len(cut)} blocks of rows and X {len(self.X)}: a "
-                    "Dask DataFrame's y and sample_weight must be partitioned as X."
+                    f"Dask DataFrame's {name} must be partitioned as X."
                 )
             setattr(self, name, cut)
 
@@ -169,18 +174,21 @@ class Blocks:
             f"{self.starts[index]} of X)"
         )
 
-    def _aligned(self, values, name):
-        """``values`` (y or sample_weight) as a Dask collection of X's blocks of
-        rows where they can be, or a list of its blocks, one None a block if
-        ``values`` is None."""
+    def _aligned(self, values, name, ndim=1):
+        """``values`` (y, sample_weight: ``ndim`` 1; class_proba: 2) as a
+        Dask collection of X's blocks of rows where they can be, or a list of
+        its blocks, one None a block if ``values`` is None."""
         if values is None:
             return [None] * self.n_blocks
         if is_dask(values):
             if isinstance(values, da.Array):
-                if values.ndim != 1:
+                if values.ndim != ndim:
                     raise ValueError(
-                        f"{name} must be 1-D; got a Dask array of shape {values.shape}."
+                        f"{name} must be {ndim}-D; got a Dask array of shape "
+                        f"{values.shape}."
                     )
+                if ndim == 2 and values.numblocks[1] != 1:
+                    values = values.rechunk({1: -1})
                 if (
                     self.starts is not None
                     and not any(math.isnan(n) for n in values.chunks[0])
@@ -192,20 +200,22 @@ class Blocks:
                             f"samples: [{self.n_rows}, {values.shape[0]}] (X and "
                             f"{name})."
                         )
-                    values = values.rechunk((self.row_chunks,))
-            elif not (is_frame(values) and values.ndim == 1):
-                raise TypeError(
-                    f"{name} must be a 1-D Dask array or a Dask Series; got "
-                    f"{type(values).__name__}."
-                )
+                    values = values.rechunk({0: self.row_chunks})
+            elif not (is_frame(values) and values.ndim == ndim):
+                kinds = "a 1-D Dask array or a Dask Series"
+                if ndim == 2:
+                    kinds = "a 2-D Dask array or a Dask DataFrame"
+                raise TypeError(f"{name} must be {kinds}; got {type(values).__name__}.")
             return values
         if self.starts is None:
             raise TypeError(
                 f"{name} must be a Dask collection partitioned as X when X's "
                 "partition sizes are unknown."
             )
-        values = np.asarray(values)
-        if values.ndim != 1 or len(values) != self.n_rows:
+        values = values if sp.issparse(values) else np.asarray(values)
+        if values.ndim != ndim:
+            raise ValueError(f"{name} must be {ndim}-D; got shape {values.shape}.")
+        if values.shape[0] != self.n_rows:
             raise ValueError(
                 "Found input variables with inconsistent numbers of samples: "
                 f"[{self.n_rows}, {values.shape[0] if values.ndim else 1}] (X "
@@ -243,14 +253,21 @@ def blocks_of(collection, optimize):
     return list(np.ravel(blocks)) if isinstance(collection, da.Array) else list(blocks)
 
 
-def block_state(model, X, y, sample_weight, where, settings):
+def block_state(model, X, y, sample_weight, class_proba, classes, where, settings):
     """The state of one block of rows (see fastnb._state.batch_state), or None
     for a block without rows; under fastnb's ``settings`` (the client's)."""
     if X.shape[0] == 0:
         return None
     try:
         with fastnb.config_context(**settings):
-            return batch_state(model, X, y, sample_weight)
+            return batch_state(
+                model,
+                X,
+                y,
+                sample_weight,
+                class_proba=class_proba,
+                classes=classes,
+            )
     except ValueError as exc:
         exc.add_note(f"Raised for {where}.")
         raise
@@ -267,6 +284,18 @@ def combined(states, settings):
     return result
 
 
+def soft_classes(classes, class_proba):
+    """``(classes, class_proba)`` for a fit on soft labels: the classes of
+    class_proba's columns (by default 0 .. n - 1) sorted, its columns in
+    their order (fastnb._labels.sorted_classes), without computing it."""
+    if is_frame(class_proba) and class_proba.ndim == 2:
+        n_columns = len(class_proba.columns)
+    else:  # (Blocks names a class_proba of another shape.)
+        n_columns = np.shape(class_proba)[1] if np.ndim(class_proba) == 2 else 0
+    classes = np.arange(n_columns) if classes is None else classes
+    return sorted_classes(classes, class_proba)
+
+
 def tree_combine(states, settings):
     """One Delayed state combining ``states``, by a tree of SPLIT_EVERY-way tasks."""
     combine = dask.delayed(combined, pure=True)
@@ -278,17 +307,24 @@ def tree_combine(states, settings):
     return combine(states, settings)
 
 
-def fitted_blocks_state(model, X, y, sample_weight):
-    """The combined state of the blocks of X, y and sample_weight, computed on
-    the workers; ``model`` is unfitted (fit) or fitted (partial_fit)."""
-    blocks = Blocks(X, y, sample_weight)
+def fitted_blocks_state(model, X, y, sample_weight, class_proba=None, classes=None):
+    """The combined state of the blocks of X, y (or class_proba, its columns
+    the ``classes``) and sample_weight, computed on the workers; ``model``
+    is unfitted (fit) or fitted (partial_fit)."""
+    blocks = Blocks(X, y, sample_weight, class_proba)
     sent = dask.delayed(model, traverse=False)
     task = dask.delayed(block_state, pure=True)
     settings = fastnb.get_config()
     states = [
-        task(sent, X_block, y_block, w_block, blocks.where(index), settings)
-        for index, (X_block, y_block, w_block) in enumerate(
-            zip(blocks.X, blocks.y, blocks.sample_weight, strict=True)
+        task(sent, *parts, classes, blocks.where(index), settings)
+        for index, parts in enumerate(
+            zip(
+                blocks.X,
+                blocks.y,
+                blocks.sample_weight,
+                blocks.class_proba,
+                strict=True,
+            )
         )
     ]
     try:
@@ -314,7 +350,12 @@ def lost_task_note(key, allowed_failures, blocks, states):
         if key == state.key
         or any(
             part is not None and key in needed_keys(part)
-            for part in (blocks.X[index], blocks.y[index], blocks.sample_weight[index])
+            for part in (
+                blocks.X[index],
+                blocks.y[index],
+                blocks.sample_weight[index],
+                blocks.class_proba[index],
+            )
         )
     ]
     if len(users) == 1:
@@ -384,13 +425,26 @@ class DaskNBMixin(MixedInto):
     def fit(
         self,
         X: MatrixLike | da.Array | dd.DataFrame,
-        y: ArrayLike | da.Array | dd.Series,
+        y: ArrayLike | da.Array | dd.Series | None = None,
         sample_weight: ArrayLike | da.Array | dd.Series | None = None,
+        *,
+        class_proba: MatrixLike | da.Array | dd.DataFrame | None = None,
+        classes: ArrayLike | None = None,
     ) -> Self:
-        if not any(is_dask(v) for v in (X, y, sample_weight)):
-            return super().fit(X, y, sample_weight=sample_weight)
+        if not any(is_dask(v) for v in (X, y, sample_weight, class_proba)):
+            return super().fit(
+                X,
+                y,
+                sample_weight=sample_weight,
+                class_proba=class_proba,
+                classes=classes,
+            )
         self._validate_params()
-        state = fitted_blocks_state(clone(self), X, y, sample_weight)
+        if class_proba is not None:
+            classes, class_proba = soft_classes(classes, class_proba)
+        state = fitted_blocks_state(
+            clone(self), X, y, sample_weight, class_proba, classes
+        )
         if not state.statistics["class_count"].any():
             raise ValueError("sample_weight is zero for every sample: nothing to fit.")
         adopt_state(self, in_fit_order(self, state))
@@ -401,26 +455,39 @@ class DaskNBMixin(MixedInto):
     def partial_fit(
         self,
         X: MatrixLike | da.Array | dd.DataFrame,
-        y: ArrayLike | da.Array | dd.Series,
+        y: ArrayLike | da.Array | dd.Series | None = None,
         classes: ArrayLike | None = None,
         sample_weight: ArrayLike | da.Array | dd.Series | None = None,
+        *,
+        class_proba: MatrixLike | da.Array | dd.DataFrame | None = None,
     ) -> Self:
-        if not any(is_dask(v) for v in (X, y, sample_weight)):
+        if not any(is_dask(v) for v in (X, y, sample_weight, class_proba)):
             return super().partial_fit(
-                X, y, classes=classes, sample_weight=sample_weight
+                X,
+                y,
+                classes=classes,
+                sample_weight=sample_weight,
+                class_proba=class_proba,
             )
         self._validate_params()
         if hasattr(self, "classes_"):
             self._check_fitted_state()
             partial_fit_classes(self, classes)
-            state = fitted_blocks_state(self, X, y, sample_weight)
+            state = fitted_blocks_state(self, X, y, sample_weight, class_proba)
             batch = self._in_fit_order(state.statistics)
             self._set_state(
                 self.classes_, self._combine_statistics(self._statistics, batch)
             )
             return self
         classes = partial_fit_classes(self, classes)
-        state = fitted_blocks_state(clone(self), X, y, sample_weight)
+        state = fitted_blocks_state(
+            clone(self),
+            X,
+            y,
+            sample_weight,
+            class_proba,
+            None if class_proba is None else classes,
+        )
         unknown = np.setdiff1d(state.classes, classes)
         if len(unknown):
             raise unknown_labels_error(unknown, classes)

@@ -349,6 +349,75 @@ def test_partial_fit_equals_in_memory_partial_fit(client, case, dtype, container
     )
 
 
+def soft_labels_of(y, seed=0):
+    """Class probabilities in eighths (sums exact in any order) for labels y:
+    each row's own class at least 1/2, the rest spread over the classes."""
+    classes = np.unique(np.asarray(y))
+    rng = np.random.default_rng(seed)
+    spread = rng.multinomial(4, np.full(len(classes), 1 / len(classes)), len(y)) / 8
+    own = (np.asarray(y)[:, None] == classes).astype(float) / 2
+    return own + spread, classes
+
+
+@pytest.mark.parametrize(
+    "case", ["MultinomialNB", "GaussianNB", "CategoricalNB-codes", "MixedNB-array"]
+)
+@pytest.mark.parametrize("given_as", ["dask", "numpy"])
+def test_soft_labels_fit_and_partial_fit_as_in_memory(client, case, given_as):
+    case = CASE[case]
+    X, y, w = in_memory_data(case)
+    proba, classes = soft_labels_of(y)
+    labels = ["no", "yes", "maybe"][: len(classes)]
+    dask_X, dask_w = dask_rows(X), dask_rows(w)
+    dask_proba = dask_rows(proba) if given_as == "dask" else proba
+    model = dask_estimator(case).fit(
+        dask_X, class_proba=dask_proba, classes=labels, sample_weight=dask_w
+    )
+    expected = case.estimator().fit(
+        X, class_proba=proba, classes=labels, sample_weight=w
+    )
+    assert_same_fit(model, expected)
+    assert_same_dask_outputs(model, expected, dask_X, X, output_rtol(model, None))
+    # partial_fit: the columns in the order of the sorted classes.
+    model, expected = dask_estimator(case), case.estimator()
+    for batch in (slice(0, 400), slice(400, N_SAMPLES)):
+        model.partial_fit(
+            dask_rows(X[batch]),
+            classes=labels,
+            class_proba=dask_rows(proba[batch]),
+            sample_weight=dask_rows(w[batch]),
+        )
+        expected.partial_fit(
+            X[batch], classes=labels, class_proba=proba[batch], sample_weight=w[batch]
+        )
+    assert_same_fit(model, expected)
+
+
+def test_soft_labels_of_a_dask_frame(client):
+    case = CASE["MixedNB-frame"]
+    X, y, w = in_memory_data(case, *first_input(case))
+    proba, classes = soft_labels_of(y)
+    frame = pd.DataFrame(proba, columns=classes)
+    model = dask_estimator(case).fit(
+        dask_frame(X), class_proba=dask_frame(frame), classes=classes
+    )
+    expected = case.estimator().fit(X, class_proba=proba, classes=classes)
+    assert_same_fit(model, expected)
+
+
+def test_bad_soft_labels_on_dask(client):
+    X, y, _ = in_memory_data(CASE["MultinomialNB"])
+    proba, _ = soft_labels_of(y)
+    model = fastnb.dask.MultinomialNB()
+    with pytest.raises(ValueError, match="class_proba must be 2-D"):
+        model.fit(dask_rows(X), class_proba=dask_rows(proba[:, 0]))
+    with pytest.raises(ValueError, match="Pass either y or class_proba, not both"):
+        model.fit(dask_rows(X), dask_rows(y), class_proba=dask_rows(proba))
+    with pytest.raises(ValueError, match="Each row of class_proba must sum to 1"):
+        model.fit(dask_rows(X), class_proba=dask_rows(proba / 2))
+    assert not hasattr(model, "classes_")
+
+
 # Two batches of weather, the second bringing new categories: its partitions
 # (of 3, 3 and 2 rows) bring hail and breeze, then fog and drizzle, then fog.
 WEATHER = pd.DataFrame(

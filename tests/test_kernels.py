@@ -14,6 +14,7 @@ from threadpoolctl import threadpool_limits
 import fastnb
 from fastnb import _kernels as baseline
 from fastnb._gaussian import sparse_gaussian_table
+from fastnb._labels import NO_ROWS, rows_by_class, soft_labels
 from fastnb._simd import kernels as _kernels
 from fastnb._threads import effective_n_threads, pad_classes, thread_scratch
 from fastnb._validation import encode_fit_labels, encode_labels, sparse_arrays
@@ -75,18 +76,22 @@ def test_counting_does_not_depend_on_thread_count(n_threads):
     cases = {
         "csr": (
             _kernels.discrete_count_csr,
-            (*csr_parts, rows_by_class, class_ptr, weights),
+            (*csr_parts, rows_by_class, class_ptr, NO_ROWS, weights),
             {},
         ),
         "csc": (
             _kernels.discrete_count_csc,
-            (Xc.data, Xc.indices, Xc.indptr, y, weights),
+            (Xc.data, Xc.indices, Xc.indptr, NO_ROWS, y, weights),
             {},
         ),
-        "dense C": (_kernels.discrete_count_dense, (dense, y, weights), blocks),
+        "dense C": (
+            _kernels.discrete_count_dense,
+            (dense, NO_ROWS, y, weights),
+            blocks,
+        ),
         "dense F": (
             _kernels.discrete_count_dense,
-            (np.asfortranarray(dense), y, weights),
+            (np.asfortranarray(dense), NO_ROWS, y, weights),
             blocks,
         ),
     }
@@ -144,6 +149,7 @@ def test_counting_by_pieces_of_rows_is_the_class_tasks_sum_bit_for_bit(
         X.indptr,
         order,
         class_ptr,
+        NO_ROWS,
         weights,
         0.25,
         binarize,
@@ -158,6 +164,7 @@ def test_counting_by_pieces_of_rows_is_the_class_tasks_sum_bit_for_bit(
         X.data,
         X.indices,
         X.indptr,
+        NO_ROWS,
         y.astype(np.intp),
         weights,
         0.25,
@@ -172,6 +179,58 @@ def test_counting_by_pieces_of_rows_is_the_class_tasks_sum_bit_for_bit(
     assert_array_equal(counts, expected[0])
     assert_array_equal(missing, expected[1])
     assert np.count_nonzero(missing) and np.count_nonzero(counts)
+
+
+@pytest.mark.parametrize("n_threads", [1, 3])
+@pytest.mark.parametrize("kernels", KERNEL_VARIANTS, ids=lambda m: m.__name__)
+def test_soft_labels_count_by_pieces_as_by_classes_bit_for_bit(
+    monkeypatch, kernels, n_threads
+):
+    # Soft labels: each stored value is laid out once a label of its row, so
+    # a chunk's values are the rows' values times their labels.
+    monkeypatch.setattr(fastnb._discrete, "CHUNK_VALUES", 500)
+    monkeypatch.setattr(fastnb._discrete, "PIECES", 7)
+    X, _ = tfidf_like(900, 300, 3, seed=9)
+    X.data[np.random.default_rng(7).random(X.nnz) < 0.1] = np.nan
+    rng = np.random.default_rng(3)
+    proba = rng.dirichlet(np.ones(3), X.shape[0])
+    proba[rng.random(X.shape[0]) < 0.3] = [0.0, 1.0, 0.0]
+    labels = soft_labels(proba, X.shape[0], 3, rng.random(X.shape[0]))
+    shape = (3, X.shape[1])
+    expected = np.zeros(shape), np.zeros(shape)
+    kernels.discrete_count_csr(
+        *sparse_arrays(X),
+        *rows_by_class(labels, None, 3),
+        0.0,
+        False,
+        *expected,
+        True,
+        n_threads,
+    )
+    counts, missing = np.zeros(shape), np.zeros(shape)
+    kernels.discrete_count_csr_blocks(
+        *sparse_arrays(X),
+        *labels,
+        0.0,
+        False,
+        shape[1],
+        counts.reshape(-1),
+        missing.reshape(-1),
+        True,
+        *fastnb._discrete.csr_pieces(
+            fastnb._discrete.row_entries(X.indptr, labels.ptr), shape[1]
+        ),
+        n_threads,
+    )
+    assert_array_equal(counts, expected[0])
+    assert_array_equal(missing, expected[1])
+    # Against NumPy: the weighted probabilities times X, NaN as 0.
+    weighted = sp.csr_matrix(
+        (labels.label_weight, labels.label_class, labels.ptr), shape=(X.shape[0], 3)
+    )
+    np.testing.assert_allclose(
+        counts, (weighted.T @ np.nan_to_num(X.toarray())), rtol=1e-12
+    )
 
 
 def test_fewer_classes_than_threads_count_by_pieces_of_rows(monkeypatch):
@@ -430,6 +489,7 @@ def out_of_range_calls():
         """discrete_count_csr_blocks of these CSR arrays and labels."""
         return k.discrete_count_csr_blocks(
             *csr_arrays,
+            NO_ROWS,
             labels,
             weights,
             0.0,
@@ -510,6 +570,7 @@ def out_of_range_calls():
                 *bad_column(csr),
                 rows,
                 class_ptr,
+                NO_ROWS,
                 weights,
                 0.0,
                 False,
@@ -525,6 +586,7 @@ def out_of_range_calls():
                 *sparse_arrays(csr),
                 np.array([0, 1, 3], dtype=np.intp),
                 class_ptr,
+                NO_ROWS,
                 weights,
                 0.0,
                 False,
@@ -546,6 +608,7 @@ def out_of_range_calls():
         "discrete_count_csc class": (
             lambda: k.discrete_count_csc(
                 *sparse_arrays(csc),
+                NO_ROWS,
                 bad_y,
                 weights,
                 0.0,
@@ -560,6 +623,7 @@ def out_of_range_calls():
         "discrete_count_dense class": (
             lambda: k.discrete_count_dense(
                 dense,
+                NO_ROWS,
                 bad_y,
                 weights,
                 0.0,
@@ -577,6 +641,7 @@ def out_of_range_calls():
         "discrete_count_dense negative class": (
             lambda: k.discrete_count_dense(
                 dense,
+                NO_ROWS,
                 negative_y,
                 weights,
                 0.0,
@@ -594,6 +659,7 @@ def out_of_range_calls():
         "discrete_count_dense missing": (
             lambda: k.discrete_count_dense(
                 with_nan,
+                NO_ROWS,
                 y,
                 weights,
                 0.0,
@@ -613,6 +679,7 @@ def out_of_range_calls():
                 *sparse_arrays(sp.csr_matrix(with_nan)),
                 rows,
                 class_ptr,
+                NO_ROWS,
                 weights,
                 0.0,
                 False,
@@ -680,13 +747,14 @@ def out_of_range_calls():
         ),
         "gaussian_moments_dense class": (
             lambda: k.gaussian_moments_dense(
-                dense, bad_y, weights, 3, np.zeros((1, 2)), *chunk_moments(), 2
+                dense, NO_ROWS, bad_y, weights, 3, np.zeros((1, 2)), *chunk_moments(), 2
             ),
             bounds,
         ),
         "gaussian_moments_dense F class": (
             lambda: k.gaussian_moments_dense(
                 np.asfortranarray(dense),
+                NO_ROWS,
                 bad_y,
                 weights,
                 3,
@@ -699,6 +767,7 @@ def out_of_range_calls():
         "gaussian_moments_dense observed class": (
             lambda: k.gaussian_moments_dense(
                 dense_nan,
+                NO_ROWS,
                 ones,
                 weights,
                 3,
@@ -711,6 +780,7 @@ def out_of_range_calls():
         "gaussian_moments_dense F observed feature": (
             lambda: k.gaussian_moments_dense(
                 np.asfortranarray(dense_nan),
+                NO_ROWS,
                 ones,
                 weights,
                 3,
@@ -722,7 +792,13 @@ def out_of_range_calls():
         ),
         "gaussian_moments_csr column": (
             lambda: k.gaussian_moments_csr(
-                *bad_column(csr), rows, class_ptr, weights, *sparse_moments(), 2
+                *bad_column(csr),
+                rows,
+                class_ptr,
+                NO_ROWS,
+                weights,
+                *sparse_moments(),
+                2,
             ),
             bounds,
         ),
@@ -731,6 +807,7 @@ def out_of_range_calls():
                 *sparse_arrays(csr_nan),
                 rows,
                 class_ptr,
+                NO_ROWS,
                 weights,
                 *sparse_moments((2, 1)),
                 2,
@@ -739,13 +816,18 @@ def out_of_range_calls():
         ),
         "gaussian_moments_csc class": (
             lambda: k.gaussian_moments_csc(
-                *sparse_arrays(csc), bad_y, weights, *sparse_moments(), 2
+                *sparse_arrays(csc), NO_ROWS, bad_y, weights, *sparse_moments(), 2
             ),
             bounds,
         ),
         "gaussian_moments_csc missing class": (
             lambda: k.gaussian_moments_csc(
-                *sparse_arrays(csc_nan), ones, weights, *sparse_moments((1, 4)), 2
+                *sparse_arrays(csc_nan),
+                NO_ROWS,
+                ones,
+                weights,
+                *sparse_moments((1, 4)),
+                2,
             ),
             bounds,
         ),
@@ -1110,6 +1192,7 @@ def out_of_range_calls():
             # dense's largest value, 5, lands past a grid of 4 points a feature.
             lambda: k.kde_bin_dense(
                 dense,
+                NO_ROWS,
                 y,
                 weights,
                 np.ones(4),
@@ -1125,6 +1208,7 @@ def out_of_range_calls():
         "kde_bin_dense value past the grid, NaN skipped": (
             lambda: k.kde_bin_dense(
                 dense_nan,
+                NO_ROWS,
                 y,
                 weights,
                 np.ones(4),
@@ -1321,7 +1405,16 @@ def score_all_kernels(kernels):
         )
         observed = np.zeros(observed)
         kernels.gaussian_moments_dense(
-            data, y, np.ones(300), 1 << 16, weight, observed, mean, ssd, n_threads=2
+            data,
+            NO_ROWS,
+            y,
+            np.ones(300),
+            1 << 16,
+            weight,
+            observed,
+            mean,
+            ssd,
+            n_threads=2,
         )
         moments += [weight, observed, mean, ssd]
     return results + moments
@@ -1745,7 +1838,7 @@ def test_class_weights_do_not_depend_on_thread_count(n_threads):
     weights = rng.random(len(y))
     sums = {threads: np.zeros(7) for threads in (1, n_threads)}
     for threads, out in sums.items():
-        _kernels.class_weights(y, weights, out, threads)
+        _kernels.class_weights(NO_ROWS, y, weights, out, threads)
     assert_array_equal(sums[n_threads], sums[1])
     np.testing.assert_allclose(sums[1], np.bincount(y, weights, 7), rtol=1e-12)
 
