@@ -11,6 +11,7 @@ from fastnb._files import SKOPS_TRUSTED_TYPES, ModelFileError, load, save
 from fastnb._gaussian import GaussianNB
 from fastnb._kde import KernelDensityNB
 from fastnb._mixed import MixedNB
+from fastnb._semi_supervised import SemiSupervisedNB
 from fastnb._smoothing import MEstimate
 from fastnb._state import ModelState, combine_states, from_state, get_state, merge
 from fastnb._version import __version__
@@ -74,6 +75,7 @@ __all__ = [
     "MultinomialNB",
     "PoissonNB",
     "SKOPS_TRUSTED_TYPES",
+    "SemiSupervisedNB",
     "__version__",
     "combine_states",
     "config_context",

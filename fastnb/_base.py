@@ -582,11 +582,17 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             allow_all_zero=False,
             class_proba=class_proba,
         )
-        statistics = self._fit_statistics(batch, codes, weights, len(fit_classes))
-        self._set_state(fit_classes, statistics)
+        self._fit_batch(batch, codes, weights, fit_classes)
         keep_fit_namespace(self, namespace)
-        self._final_tables()
         return self
+
+    def _fit_batch(self, batch, codes, weights, classes):
+        """Make the model the fit of a checked batch (``_checked_batch``'s
+        parts) and build its tables: fit's last steps, which EM
+        (fastnb.SemiSupervisedNB) repeats on one checked X."""
+        statistics = self._fit_statistics(batch, codes, weights, len(classes))
+        self._set_state(classes, statistics)
+        self._final_tables()
 
     @unchanged_on_error
     def partial_fit(

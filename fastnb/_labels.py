@@ -121,6 +121,12 @@ def soft_labels(class_proba, n_samples, n_classes, sample_weight=None):
             f"Each row of class_proba must sum to 1; row {off[0]} sums to "
             f"{float(sums[off[0]]):.6g}. Weigh rows with sample_weight."
         )
+    return probability_labels(proba, sample_weight)
+
+
+def probability_labels(proba, sample_weight=None):
+    """SoftLabels of checked class probabilities (an ndarray or a CSR
+    array of float64), each row's times its sample weight (or None)."""
     if sp.issparse(proba):
         proba.eliminate_zeros()
         ptr = proba.indptr.astype(np.intp)
@@ -128,8 +134,8 @@ def soft_labels(class_proba, n_samples, n_classes, sample_weight=None):
         label_weight = proba.data.copy()
     else:
         rows, label_class = np.nonzero(proba)
-        ptr = np.zeros(n_samples + 1, dtype=np.intp)
-        np.cumsum(np.bincount(rows, minlength=n_samples), out=ptr[1:])
+        ptr = np.zeros(len(proba) + 1, dtype=np.intp)
+        np.cumsum(np.bincount(rows, minlength=len(proba)), out=ptr[1:])
         label_class = label_class.astype(np.intp)
         label_weight = proba[rows, label_class]
     if sample_weight is not None:

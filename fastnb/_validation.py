@@ -356,6 +356,8 @@ def summed_duplicates(X):
 def num_samples(X):
     """The rows of X (any of the containers fit takes), before it is checked."""
     shape = getattr(X, "shape", None)
+    if shape is None and hasattr(X, "__array__"):
+        shape = np.asarray(X).shape
     if shape is not None and len(shape):
         return int(shape[0])
     try:

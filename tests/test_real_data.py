@@ -104,8 +104,9 @@ def test_sms_spam(name, vectorizer, sms):
 
 
 @pytest.fixture(scope="session")
-def newsgroups(tmp_path_factory):
-    """Train and test bunches, through scikit-learn's loader on a local cache."""
+def newsgroups_home(tmp_path_factory):
+    """A scikit-learn data home holding the 20 Newsgroups cache, built from
+    the shared archive."""
     archive = require_data("20newsgroups/20news-bydate.tar.gz")
     script = archive.with_name("make_sklearn_cache.py")
     if not script.exists():
@@ -115,12 +116,23 @@ def newsgroups(tmp_path_factory):
     spec.loader.exec_module(module)
     data_home = tmp_path_factory.mktemp("sklearn_data")
     module.build(str(data_home))
+    return data_home
+
+
+def fetch_newsgroups(data_home, **options):
+    """Train and test bunches, through scikit-learn's loader on the cache."""
     return [
         fetch_20newsgroups(
-            subset=subset, data_home=data_home, download_if_missing=False
+            subset=subset, data_home=data_home, download_if_missing=False, **options
         )
         for subset in ("train", "test")
     ]
+
+
+@pytest.fixture(scope="session")
+def newsgroups(newsgroups_home):
+    """Train and test bunches, as they are."""
+    return fetch_newsgroups(newsgroups_home)
 
 
 @pytest.fixture(scope="module", params=list(VECTORIZERS))
@@ -138,3 +150,33 @@ def test_20newsgroups(name, newsgroups_vectorized):
     if vectorizer == "count" and name in NEWSGROUPS_COUNT_ACCURACY:
         accuracy = np.mean(predicted == y_test)
         assert round(accuracy, 4) == NEWSGROUPS_COUNT_ACCURACY[name]
+
+
+def test_em_on_unlabelled_newsgroups_beats_the_labels_alone(newsgroups_home):
+    # Nigam et al.'s experiment, once (bench/bench_semi_supervised.py runs
+    # it over seeds and label counts): 10 labelled posts a group and 10,000
+    # unlabelled ones, headers, footers and quotes removed.
+    train, test = fetch_newsgroups(
+        newsgroups_home, remove=("headers", "footers", "quotes")
+    )
+    vectorizer = CountVectorizer(stop_words="english", max_features=10_000)
+    X, X_test = vectorizer.fit_transform(train.data), vectorizer.transform(test.data)
+    rng = np.random.default_rng(0)
+    labeled = np.concatenate(
+        [
+            rng.choice(np.flatnonzero(train.target == c), 10, replace=False)
+            for c in range(20)
+        ]
+    )
+    rest = np.setdiff1d(np.arange(X.shape[0]), labeled)
+    rows = np.concatenate([labeled, rng.choice(rest, 10_000, replace=False)])
+    y = np.full(len(rows), -1)
+    y[: len(labeled)] = train.target[labeled]
+    alone = fastnb.MultinomialNB().fit(X[labeled], train.target[labeled])
+    reference = sk_nb.MultinomialNB().fit(X[labeled], train.target[labeled])
+    assert_array_equal(alone.predict(X_test), reference.predict(X_test))
+    em = fastnb.SemiSupervisedNB(fastnb.MultinomialNB()).fit(X[rows], y)
+    assert em.converged_
+    accuracy = alone.score(X_test, test.target), em.score(X_test, test.target)
+    # About 0.29 and 0.41 (a sixth fewer errors).
+    assert accuracy[1] > accuracy[0] + 0.05, accuracy
