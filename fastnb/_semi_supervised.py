@@ -221,26 +221,26 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"{type(self).__name__} requires y to be passed, but the target y "
                 "is None."
             )
-        y = column_or_1d(as_numpy(y), warn=True)
-        if y.dtype.kind in "USV":
+        target = column_or_1d(as_numpy(y), warn=True)
+        if target.dtype.kind in "USV":
             raise ValueError(
                 "y has dtype string. If you wish to predict on string targets, use "
                 "dtype object, and use -1 as the label for unlabeled samples."
             )
         n_samples = num_samples(X)
-        if len(y) != n_samples:
+        if len(target) != n_samples:
             raise ValueError(
                 "Found input variables with inconsistent numbers of samples: "
-                f"[{n_samples}, {len(y)}]"
+                f"[{n_samples}, {len(target)}]"
             )
-        unlabeled = np.asarray(y == UNLABELED, dtype=bool).reshape(-1)
+        unlabeled = np.asarray(target == UNLABELED, dtype=bool).reshape(-1)
         if unlabeled.all():
             raise ValueError(
                 "y has no labelled sample (every label is -1): EM needs labelled "
                 "samples of each class to start from."
             )
-        check_classification_targets(y[~unlabeled])
-        classes, codes = np.unique(y[~unlabeled], return_inverse=True)
+        check_classification_targets(target[~unlabeled])
+        classes, codes = np.unique(target[~unlabeled], return_inverse=True)
         weights = check_sample_weight(
             as_numpy(sample_weight), n_samples, allow_all_zero=False
         )
@@ -315,7 +315,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.log_likelihoods_ = np.asarray(path)
         self.log_likelihood_ = float(path[-1])
         transduction = np.empty(n_samples, dtype=classes.dtype)
-        transduction[~unlabeled] = y[~unlabeled]
+        transduction[~unlabeled] = target[~unlabeled]
         if unlabeled.any():
             transduction[unlabeled] = classes[
                 np.argmax(self._class_scores(unlabeled_proba), axis=1)
