@@ -11,6 +11,7 @@ from fastnb._files import SKOPS_TRUSTED_TYPES, ModelFileError, load, save
 from fastnb._gaussian import GaussianNB
 from fastnb._kde import KernelDensityNB
 from fastnb._mixed import MixedNB
+from fastnb._multilabel import OneVsRestNB
 from fastnb._semi_supervised import SemiSupervisedNB
 from fastnb._smoothing import MEstimate
 from fastnb._state import ModelState, combine_states, from_state, get_state, merge
@@ -73,6 +74,7 @@ __all__ = [
     "ModelFileError",
     "ModelState",
     "MultinomialNB",
+    "OneVsRestNB",
     "PoissonNB",
     "SKOPS_TRUSTED_TYPES",
     "SemiSupervisedNB",

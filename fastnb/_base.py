@@ -709,13 +709,17 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 self._final_tables()
 
     @unchanged_on_error
-    def _adopt(self, classes, n_features, feature_names, statistics):
+    def _adopt(
+        self, classes, n_features, feature_names, statistics, copy_statistics=True
+    ):
         """Make this estimator the fitted model of ``classes``, the feature
-        count and names, and ``statistics`` (copied), once they are checked as
-        ``fastnb.from_state`` checks a state: ValueError, the estimator left
-        as it was, if they are not what fitting with its parameters could
-        make. The door into a model for states from outside (a state, a
-        file, a pickle)."""
+        count and names, and ``statistics`` (copied, unless
+        ``copy_statistics`` is False: arrays the caller made for this model
+        alone), once they are checked as ``fastnb.from_state`` checks a
+        state: ValueError, the estimator left as it was, if they are not what
+        fitting with its parameters could make. The door into a model for
+        states from outside (a state, a file, a pickle, fastnb.OneVsRestNB's
+        labels)."""
         classes = check_classes(classes)
         if isinstance(n_features, bool) or not isinstance(n_features, int | np.integer):
             raise ValueError(f"n_features_in must be an integer; got {n_features!r}.")
@@ -732,7 +736,8 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 )
         if not isinstance(statistics, dict):
             raise ValueError("statistics must be a dict of arrays.")
-        statistics = copy.deepcopy(statistics)
+        if copy_statistics:
+            statistics = copy.deepcopy(statistics)
         self._check_statistics(statistics, len(classes), n_features)
         self._validate_params()
         self.n_features_in_ = int(n_features)

@@ -351,11 +351,15 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         rows = np.arange(len(codes))
         own = jll[labeled].reshape(-1, jll.shape[1] // m, m)[rows, codes]
         own_marginal = logsumexp(own, axis=1, keepdims=True)
-        log_likelihood = weights[labeled] @ own_marginal[:, 0]
+        # A sample of weight 0 counts for nothing, even where its class has
+        # no weight at all (and it likelihood 0): its components share it.
+        counted = weights[labeled] > 0
+        log_likelihood = weights[labeled][counted] @ own_marginal[counted, 0]
+        with np.errstate(invalid="ignore"):
+            spread = np.exp(own - own_marginal)
+        spread[~np.isfinite(own_marginal[:, 0])] = 1.0 / m
         labeled_proba = np.zeros((len(codes), jll.shape[1]))
-        labeled_proba[rows[:, None], codes[:, None] * m + np.arange(m)] = np.exp(
-            own - own_marginal
-        )
+        labeled_proba[rows[:, None], codes[:, None] * m + np.arange(m)] = spread
         # The unlabelled samples' marginal log-likelihoods and posteriors,
         # in place (a text bench's posteriors are most of a step's time).
         proba = jll[unlabeled] if labeled.any() else jll

@@ -63,6 +63,8 @@ ESTIMATORS = [
         families={"bernoulli": [0], "gaussian": "remaining"}, missing="ignore"
     ),
     fastnb.SemiSupervisedNB(),
+    fastnb.OneVsRestNB(),
+    fastnb.OneVsRestNB(fastnb.GaussianNB()),
     fastnb.SemiSupervisedNB(fastnb.GaussianNB(), n_components=2, random_state=0),
 ]
 

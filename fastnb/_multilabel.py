@@ -1,0 +1,368 @@
+"""Multilabel Naive Bayes: one binary model a label, fitted in one pass over X.
+
+``OneVsRestClassifier(MultinomialNB())`` fits a model a label, reading X
+once for each. Their statistics come from one pass instead: the batch's
+statistics are summed under label arrays (fastnb._labels) that give each
+row an entry a label it has, plus one for the total (the count families:
+a label's negative class is the total less its positive one), or an entry
+for each label, in its positive or negative class (GaussianNB: moments
+are not differences). Each label's binary
+model is then made from its two classes' statistics.
+
+Above the families (it wraps them), beside fastnb._semi_supervised.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from typing import TYPE_CHECKING, Any, Self
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from fastnb._array_api import as_numpy
+from fastnb._base import BaseNB
+from fastnb._discrete import BaseDiscreteNB, MultinomialNB
+from fastnb._gaussian import GaussianNB
+from fastnb._labels import SoftLabels
+from fastnb._validation import num_samples
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike, NDArray
+
+    from fastnb._typing import MatrixLike
+
+BINARY = np.array([0, 1])
+
+
+class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Multilabel Naive Bayes: a binary model a label, fitted in one pass over X.
+
+    The model of ``OneVsRestClassifier(estimator)`` on a multilabel
+    indicator Y (samples x labels, 0 or 1, dense or sparse): for each label,
+    the estimator fitted to tell the samples that have it (class 1) from
+    those that do not (class 0). Their statistics are summed in one pass
+    over X, where OneVsRestClassifier reads X once a label; predictions and
+    probabilities equal OneVsRestClassifier's to rounding. Given one label a
+    sample (1-D y), it is OneVsRestClassifier's one-vs-rest model of the
+    classes too: a binary model a class (one for two classes), the class of
+    the most probable one predicted.
+
+    Parameters
+    ----------
+    estimator : fastnb estimator, default=None
+        The binary model of each label (cloned): MultinomialNB (the
+        default), ComplementNB, BernoulliNB, PoissonNB or GaussianNB. The
+        count families sum each row once for its labels and once for the
+        total; GaussianNB sums each row once a label.
+
+    Attributes
+    ----------
+    estimators_ : list of fastnb estimators
+        The fitted binary model of each label, its classes ``[0, 1]``.
+    classes_ : ndarray of shape (n_labels,)
+        The labels: 0 .. n_labels - 1, Y's columns (1-D y: its classes).
+    n_classes_ : int
+        The number of labels (classes).
+    multilabel_ : bool
+        Whether Y was a multilabel indicator (rather than 1-D y).
+    n_features_in_ : int
+        Features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen during fit, when X has string column
+        names.
+
+    See Also
+    --------
+    sklearn.multiclass.OneVsRestClassifier : The same models, fitted one a
+        label.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastnb import MultinomialNB, OneVsRestNB
+    >>> X = np.array([[3, 0, 1], [0, 2, 2], [3, 2, 0], [0, 0, 3]])
+    >>> Y = np.array([[1, 0], [0, 1], [1, 1], [0, 0]])
+    >>> OneVsRestNB(MultinomialNB()).fit(X, Y).predict(X)
+    array([[1, 0],
+           [0, 1],
+           [1, 1],
+           [0, 0]])
+    """
+
+    _parameter_constraints: dict = {"estimator": [BaseNB, None]}
+
+    def __init__(self, estimator: BaseNB | None = None) -> None:
+        self.estimator = estimator
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        inner = self._inner().__sklearn_tags__()
+        tags.input_tags = inner.input_tags
+        tags.classifier_tags.multi_label = True
+        tags.classifier_tags.poor_score = inner.classifier_tags.poor_score
+        return tags
+
+    def _inner(self):
+        """An unfitted copy of the wrapped estimator (MultinomialNB by default)."""
+        if self.estimator is None:
+            return MultinomialNB()
+        return clone(self.estimator)
+
+    def fit(
+        self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> Self:
+        """Fit a binary model to each label of Y, in one pass over X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors.
+        y : {array-like, sparse matrix} of shape (n_samples, n_labels)
+            A multilabel indicator Y: 1 where a sample has a label, else 0;
+            or 1-D, one label a sample.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of each sample (1 when None).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        self._validate_params()
+        model = self._inner()
+        if not isinstance(model, BaseDiscreteNB | GaussianNB):
+            raise TypeError(
+                "OneVsRestNB fits the count families (MultinomialNB, ComplementNB, "
+                f"BernoulliNB, PoissonNB) and GaussianNB; got {type(model).__name__}: "
+                "use sklearn.multiclass.OneVsRestClassifier for it."
+            )
+        model._validate_params()
+        # X and the weights checked as a fit checks them (the labels' check
+        # has nothing to find), then the target.
+        n_samples = num_samples(X)
+        batch, _, weights, _ = model._checked_batch(
+            X,
+            np.zeros(n_samples, dtype=np.intp),
+            sample_weight,
+            np.zeros(1, dtype=np.intp),
+            reset=True,
+            allow_all_zero=False,
+        )
+        Y = as_numpy(y)
+        if Y is not None and not sp.issparse(Y):
+            Y = np.asarray(Y)
+        multilabel = np.ndim(Y) == 2 and np.shape(Y)[1] > 1
+        if multilabel:
+            n_labels, rows, labels = indicator_entries(Y, n_samples)
+            classes = np.arange(n_labels)
+        else:
+            classes, rows, labels = class_entries(Y, n_samples)
+            n_labels = len(classes) if len(classes) > 2 else 1
+        weights = np.ones(n_samples) if weights is None else weights
+        by_total = isinstance(model, BaseDiscreteNB)
+        entries, n_classes = label_entries(
+            rows, labels, n_samples, n_labels, weights, by_total
+        )
+        statistics = model._fit_statistics(batch, entries, None, n_classes)
+        axes = model._class_axes_of(statistics)
+        estimators = []
+        for label in range(n_labels):
+            binary = self._inner()
+            binary._adopt(
+                BINARY,
+                model.n_features_in_,
+                getattr(model, "feature_names_in_", None),
+                label_statistics(statistics, axes, label, n_labels, by_total),
+                copy_statistics=False,
+            )
+            binary._final_tables()  # as a fit builds them
+            estimators.append(binary)
+        self.estimators_ = estimators
+        self.classes_ = classes
+        self.n_classes_ = len(classes)
+        self.multilabel_ = multilabel
+        self.n_features_in_ = model.n_features_in_
+        self.__dict__.pop("feature_names_in_", None)
+        if hasattr(model, "feature_names_in_"):
+            self.feature_names_in_ = model.feature_names_in_
+        self._sparse_output = multilabel and sp.issparse(Y)
+        # A label that every sample has, or none, is predicted as that, as
+        # OneVsRestClassifier predicts it (with its warning).
+        counts = np.bincount(labels, minlength=n_labels)
+        self._constant = {}
+        for constant in np.flatnonzero((counts == 0) | (counts == n_samples)):
+            has = bool(counts[constant])
+            self._constant[int(constant)] = int(has)
+            warnings.warn(
+                f"Label {'' if has else 'not '}{constant} is present in all training "
+                "examples.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def predict_proba(self, X: MatrixLike) -> NDArray[np.floating]:
+        """Each label's probability for each sample (of its class 1); for 1-D
+        y, the classes' one-vs-rest probabilities, scaled to sum to 1.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_labels)
+        """
+        check_is_fitted(self)
+        proba = self._by_label(X, lambda estimator: estimator.predict_proba(X)[:, 1])
+        if self.multilabel_:
+            return proba
+        if len(self.estimators_) == 1:
+            return np.column_stack([1 - proba[:, 0], proba[:, 0]])
+        return proba / proba.sum(axis=1, keepdims=True)
+
+    def predict(self, X: MatrixLike) -> Any:
+        """The labels each sample has: each label's model's prediction.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        Y : ndarray or sparse matrix of shape (n_samples, n_labels)
+            A multilabel indicator, sparse (CSR) if Y was; for 1-D y, the
+            labels (n_samples,).
+        """
+        check_is_fitted(self)
+        if not self.multilabel_ and len(self.estimators_) > 1:
+            positive = self._by_label(
+                X, lambda estimator: estimator.predict_proba(X)[:, 1]
+            )
+            return self.classes_[np.argmax(positive, axis=1)]
+        indicator = self._by_label(X, lambda estimator: estimator.predict(X))
+        if not self.multilabel_:
+            return self.classes_[indicator[:, 0]]
+        return sp.csr_matrix(indicator) if self._sparse_output else indicator
+
+    def _by_label(self, X, output):
+        """``output(estimator)`` of each label's model, side by side (a
+        constant label's value where it has one)."""
+        columns = []
+        for label, estimator in enumerate(self.estimators_):
+            column = output(estimator)
+            if label in self._constant:
+                column = np.full_like(column, self._constant[label])
+            columns.append(column)
+        return np.column_stack(columns)
+
+
+def indicator_entries(Y, n_samples):
+    """``(n_labels, rows, labels)``: where Y, checked to be a multilabel
+    indicator of n_samples rows, holds a 1 (row-major order); ValueError
+    otherwise."""
+    # (type_of_target finds Y's distinct values by sorting: a plain array of
+    # 0 and 1 is checked in one pass instead.)
+    plain = isinstance(Y, np.ndarray) and Y.ndim == 2 and Y.dtype.kind in "biu"
+    if not (plain and Y.shape[1] > 1 and ((Y >= 0) & (Y <= 1)).all()):
+        kind = type_of_target(Y)
+        if kind != "multilabel-indicator":
+            raise ValueError(
+                "OneVsRestNB fits a multilabel indicator Y (samples x labels, 0 "
+                f"or 1); got a target of type {kind!r}. For one label a sample, "
+                "fit the estimator itself."
+            )
+    if sp.issparse(Y):
+        indicator = sp.csr_array(Y)
+        indicator.sum_duplicates()
+        indicator.eliminate_zeros()
+        rows = np.repeat(np.arange(Y.shape[0]), np.diff(indicator.indptr))
+        labels = indicator.indices
+    else:
+        rows, labels = np.nonzero(np.asarray(Y))
+    if Y.shape[0] != n_samples:
+        raise ValueError(
+            "Found input variables with inconsistent numbers of samples: "
+            f"[{n_samples}, {Y.shape[0]}]"
+        )
+    return Y.shape[1], rows.astype(np.intp), labels.astype(np.intp)
+
+
+def class_entries(y, n_samples):
+    """``(classes, rows, labels)`` of 1-D y as OneVsRestClassifier binarises
+    it: its sorted classes and an indicator's entries, a column a class
+    (one column, of the second class, for two classes)."""
+    if y is None:
+        raise ValueError(
+            "OneVsRestNB requires y to be passed, but the target y is None."
+        )
+    y = column_or_1d(y, warn=True)
+    check_classification_targets(y)
+    if len(y) != n_samples:
+        raise ValueError(
+            "Found input variables with inconsistent numbers of samples: "
+            f"[{n_samples}, {len(y)}]"
+        )
+    classes, codes = np.unique(y, return_inverse=True)
+    if len(classes) < 2:
+        raise ValueError(
+            f"OneVsRestNB needs samples of at least 2 classes; got one class, "
+            f"{classes[0]!r}."
+        )
+    if len(classes) == 2:
+        rows = np.flatnonzero(codes == 1)
+        return classes, rows, np.zeros(len(rows), dtype=np.intp)
+    return classes, np.arange(len(y)), codes.astype(np.intp)
+
+
+def label_entries(rows, labels, n_samples, n_labels, weights, by_total):
+    """``(labels, n_classes)``: the label arrays (SoftLabels) of one pass
+    over the samples, whose labels are Y's entries (``rows``, ``labels``).
+
+    ``by_total``: each row is an entry of class l for each label l it has
+    and one of class n_labels, the total; otherwise it is an entry of each
+    label, of class 2 l + 1 if it has label l, else 2 l (GaussianNB,
+    whose moments are not differences). Each entry weighs the row's weight.
+    """
+    if by_total:
+        ptr = np.zeros(n_samples + 1, dtype=np.intp)
+        np.cumsum(np.bincount(rows, minlength=n_samples) + 1, out=ptr[1:])
+        # Each row's labels, then the total: the k-th label of Y comes after
+        # the totals of the rows before it.
+        label_class = np.full(ptr[-1], n_labels, dtype=np.intp)
+        label_class[np.arange(len(rows)) + rows] = labels
+        n_classes = n_labels + 1
+    else:
+        ptr = np.arange(0, n_samples * n_labels + 1, n_labels, dtype=np.intp)
+        label_class = np.tile(2 * np.arange(n_labels, dtype=np.intp), n_samples)
+        label_class[rows * n_labels + labels] += 1
+        n_classes = 2 * n_labels
+    label_weight = np.repeat(weights, np.diff(ptr))
+    return SoftLabels(ptr, label_class, label_weight, unit_weights=False), n_classes
+
+
+def label_statistics(statistics, axes, label, n_labels, by_total):
+    """The statistics of one label's binary model (class 0: the samples
+    without it, class 1: those with it) from those of label_entries' pass."""
+    binary = {}
+    for key, value in statistics.items():
+        axis = axes.get(key)
+        if axis is None:
+            binary[key] = copy.deepcopy(value)
+            continue
+        if by_total:
+            # New arrays (the model adopts them as they are). The count
+            # families' statistics are all class-major. Both sums
+            # in row order, the total's over more rows: never below.
+            pair = np.empty((2, *value.shape[1:]))
+            np.subtract(value[n_labels], value[label], out=pair[0, ...])
+            pair[1] = value[label]
+            binary[key] = pair
+        else:  # (take copies)
+            binary[key] = np.take(value, [2 * label, 2 * label + 1], axis=axis)
+    return binary
