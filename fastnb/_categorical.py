@@ -34,7 +34,7 @@ from fastnb._base import Deferred, fitted_statistic, fitted_table, log_class_pri
 from fastnb._config import check_table_bytes
 from fastnb._discrete import CountingNB
 from fastnb._explain import as_term_matrices, informative_values, terms_output
-from fastnb._labels import class_weights, hard_layers, read_only
+from fastnb._labels import SoftLabels, class_weights, first_and_rest, read_only
 from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
 from fastnb._statistics import SUM_RTOL, check_statistic
@@ -742,6 +742,8 @@ class CategoricalNB(CountingNB):
         return super()._largest_table(batch["codes"], n_classes)
 
     def _batch_statistics(self, batch, y, sample_weight, n_classes):
+        if isinstance(y, SoftLabels):
+            return self._soft_batch_statistics(batch, y, n_classes)
         codes, values = batch["codes"], batch["values"]
         class_count = class_weights(y, sample_weight, n_classes, data_size(codes))
         # Dense codes for a model whose every feature's categories are codes
@@ -749,37 +751,6 @@ class CategoricalNB(CountingNB):
         # that brings no new category then has the model's categories.
         known = batch.get("known")
         model_sizes = None if known is None else code_sizes(known)
-        counts = None
-        # Soft labels are counted a layer of hard labels at a time.
-        for layer_y, layer_weight in hard_layers(y, sample_weight):
-            layer_class_count = (
-                class_count
-                if layer_y is y
-                else class_weights(layer_y, layer_weight, n_classes, data_size(codes))
-            )
-            sizes, layer_counts = self._count(
-                batch, layer_y, layer_weight, n_classes, layer_class_count, model_sizes
-            )
-            counts = layer_counts if counts is None else counts + layer_counts
-        if model_sizes is not None and np.array_equal(sizes, model_sizes):
-            categories = known
-        else:
-            # A column of codes has the codes 0 .. n - 1 as its categories.
-            categories = [
-                code_range(n) if v is None else v
-                for v, n in zip(values, sizes.tolist(), strict=True)
-            ]
-        return {
-            "class_count": class_count,
-            "category_count": counts,
-            "categories": categories,
-        }
-
-    def _count(self, batch, y, sample_weight, n_classes, class_count, model_sizes):
-        """``(sizes, counts)`` of a batch's codes: each feature's number of
-        categories and the count table, for hard labels y (of these class
-        weights)."""
-        codes, values = batch["codes"], batch["values"]
         if sp.issparse(codes):
             bad, sizes, counts = count_sparse_codes(
                 codes,
@@ -794,25 +765,57 @@ class CategoricalNB(CountingNB):
                 row, column = stored_position(codes, bad)
                 value = batch["X"].data[bad]
                 raise code_error(value, column, row, self.max_categories)
-            return sizes, counts
-        if model_sizes is None:
-            least_sizes = [0 if v is None else len(v) for v in values]
         else:
-            least_sizes = model_sizes
-        bad, sizes, counts = count_codes(
-            codes,
-            y,
-            sample_weight,
-            n_classes,
-            self.max_categories,
-            least_sizes,
-            ignores_missing(self),
+            if model_sizes is None:
+                least_sizes = [0 if v is None else len(v) for v in values]
+            else:
+                least_sizes = model_sizes
+            bad, sizes, counts = count_codes(
+                codes,
+                y,
+                sample_weight,
+                n_classes,
+                self.max_categories,
+                least_sizes,
+                ignores_missing(self),
+            )
+            if bad is not None:
+                row, column = divmod(bad, codes.shape[1])
+                value = batch["X"][row, column]
+                raise code_error(value, column, row, self.max_categories)
+        if model_sizes is not None and np.array_equal(sizes, model_sizes):
+            categories = known
+        else:
+            # A column of codes has the codes 0 .. n - 1 as its categories.
+            categories = [
+                code_range(n) if v is None else v
+                for v, n in zip(values, sizes.tolist(), strict=True)
+            ]
+        return {
+            "class_count": class_count,
+            "category_count": counts,
+            "categories": categories,
+        }
+
+    def _soft_batch_statistics(self, batch, labels, n_classes):
+        """_batch_statistics of soft labels: each row's first class counted
+        over the batch as hard labels are, the rows' other classes over
+        those rows alone, and the two combined (the second's categories
+        those of fewer rows: CategoricalNB's counting takes one class a
+        row). A row of one class is counted once, as its hard label."""
+        (first, weights), (rows, classes, rest_weights) = first_and_rest(labels)
+        statistics = self._batch_statistics(batch, first, weights, n_classes)
+        if not len(rows):
+            return statistics
+        rest = {
+            **batch,
+            "X": batch["X"][rows],
+            "codes": batch["codes"][rows],
+        }
+        return self._combine_statistics(
+            statistics,
+            self._batch_statistics(rest, classes, rest_weights, n_classes),
         )
-        if bad is not None:
-            row, column = divmod(bad, codes.shape[1])
-            value = batch["X"][row, column]
-            raise code_error(value, column, row, self.max_categories)
-        return sizes, counts
 
     # _add_batch is BaseNB's: a batch may bring new categories, which widen
     # the table, so it is counted and combined in new arrays, not into the

@@ -196,23 +196,17 @@ def positive_rows(y, sample_weight):
     return weights_or_ones(sample_weight, len(y)) > 0
 
 
-def hard_layers(y, sample_weight):
-    """Labels as layers of hard labels, ``(y, sample_weight)`` pairs whose
-    statistics add up to theirs: the one pair of hard labels, or, for
-    SoftLabels, layer l holding each row's l-th label (class 0 of weight 0
-    for a row with fewer), so a row of one label a row is one layer, of the
-    weights of the hard labels."""
-    if not isinstance(y, SoftLabels):
-        yield y, sample_weight
-        return
-    starts, n_labels = y.ptr[:-1], np.diff(y.ptr)
-    for layer in range(max(1, n_labels.max(initial=0))):
-        has = np.flatnonzero(n_labels > layer)
-        layer_class = np.zeros(len(y), dtype=np.intp)
-        layer_weight = np.zeros(len(y))
-        layer_class[has] = y.label_class[starts[has] + layer]
-        layer_weight[has] = y.label_weight[starts[has] + layer]
-        yield layer_class, layer_weight
+def first_and_rest(labels):
+    """SoftLabels as ``((classes, weights), (rows, classes, weights))``: each
+    row's first label, as hard labels with their weights, and the rows' other
+    labels, each with its row (none where every row has one class)."""
+    first = labels.ptr[:-1]
+    rest = np.ones(len(labels.label_class), dtype=bool)
+    rest[first] = False
+    return (
+        (labels.label_class[first], labels.label_weight[first]),
+        (labels.rows()[rest], labels.label_class[rest], labels.label_weight[rest]),
+    )
 
 
 def class_weights(y, sample_weight, n_classes, work=None):

@@ -25,11 +25,11 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from fastnb._array_api import as_numpy
-from fastnb._base import BaseNB
+from fastnb._base import BaseNB, state_guard
 from fastnb._discrete import BaseDiscreteNB, MultinomialNB
 from fastnb._gaussian import GaussianNB
 from fastnb._labels import SoftLabels
-from fastnb._validation import num_samples
+from fastnb._validation import encode_labels, num_samples
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
@@ -113,6 +113,87 @@ class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             return MultinomialNB()
         return clone(self.estimator)
 
+    def _family(self):
+        """An unfitted copy of the wrapped estimator, of a family it takes."""
+        model = self._inner()
+        if not isinstance(model, BaseDiscreteNB | GaussianNB):
+            raise TypeError(
+                "OneVsRestNB fits the count families (MultinomialNB, ComplementNB, "
+                f"BernoulliNB, PoissonNB) and GaussianNB; got {type(model).__name__}: "
+                "use sklearn.multiclass.OneVsRestClassifier for it."
+            )
+        model._validate_params()
+        return model
+
+    def _label_pass(self, model, X, y, sample_weight, classes, reset, fitting):
+        """One pass over a batch: ``(statistics, classes, multilabel,
+        label_counts)``, each label's binary statistics, the labels (Y's
+        columns, or y's classes: ``classes``, if given), whether y is a
+        multilabel indicator, and each label's number of samples.
+
+        X and the weights are checked as ``model`` checks them (``reset``: a
+        first batch; else against the fitted ``model``; ``fitting``: fit,
+        which the weights may not all be 0 for), then y."""
+        n_samples = num_samples(X)
+        batch, _, weights, _ = model._checked_batch(
+            X,
+            np.zeros(n_samples, dtype=np.intp),
+            sample_weight,
+            np.zeros(1, dtype=np.intp),
+            reset=reset,
+            allow_all_zero=not fitting,
+        )
+        Y = as_numpy(y)
+        if Y is not None and not sp.issparse(Y):
+            Y = np.asarray(Y)
+        multilabel = np.ndim(Y) == 2 and np.shape(Y)[1] > 1
+        if multilabel:
+            n_labels, rows, labels = indicator_entries(Y, n_samples)
+            if classes is not None and not np.array_equal(classes, np.arange(n_labels)):
+                raise ValueError(
+                    f"A multilabel indicator's classes are its columns, 0 .. "
+                    f"{n_labels - 1}; got classes={classes!r}."
+                )
+            classes = np.arange(n_labels)
+        else:
+            classes, rows, labels = class_entries(Y, n_samples, classes)
+            n_labels = len(classes) if len(classes) > 2 else 1
+        weights = np.ones(n_samples) if weights is None else weights
+        by_total = isinstance(model, BaseDiscreteNB)
+        entries, n_classes = label_entries(
+            rows, labels, n_samples, n_labels, weights, by_total
+        )
+        statistics = model._fit_statistics(batch, entries, None, n_classes)
+        axes = model._class_axes_of(statistics)
+        binaries = [
+            label_statistics(statistics, axes, label, n_labels, by_total)
+            for label in range(n_labels)
+        ]
+        counts = np.bincount(labels, minlength=n_labels)
+        return binaries, classes, multilabel, counts
+
+    def _adopt_labels(self, model, binaries, classes, multilabel):
+        """Make the fitted model of each label's binary statistics."""
+        estimators = []
+        for statistics in binaries:
+            binary = self._inner()
+            binary._adopt(
+                BINARY,
+                model.n_features_in_,
+                getattr(model, "feature_names_in_", None),
+                statistics,
+                copy_statistics=False,
+            )
+            estimators.append(binary)
+        self.estimators_ = estimators
+        self.classes_ = classes
+        self.n_classes_ = len(classes)
+        self.multilabel_ = multilabel
+        self.n_features_in_ = model.n_features_in_
+        self.__dict__.pop("feature_names_in_", None)
+        if hasattr(model, "feature_names_in_"):
+            self.feature_names_in_ = model.feature_names_in_
+
     def fit(
         self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
     ) -> Self:
@@ -134,66 +215,17 @@ class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         self._validate_params()
-        model = self._inner()
-        if not isinstance(model, BaseDiscreteNB | GaussianNB):
-            raise TypeError(
-                "OneVsRestNB fits the count families (MultinomialNB, ComplementNB, "
-                f"BernoulliNB, PoissonNB) and GaussianNB; got {type(model).__name__}: "
-                "use sklearn.multiclass.OneVsRestClassifier for it."
-            )
-        model._validate_params()
-        # X and the weights checked as a fit checks them (the labels' check
-        # has nothing to find), then the target.
-        n_samples = num_samples(X)
-        batch, _, weights, _ = model._checked_batch(
-            X,
-            np.zeros(n_samples, dtype=np.intp),
-            sample_weight,
-            np.zeros(1, dtype=np.intp),
-            reset=True,
-            allow_all_zero=False,
+        model = self._family()
+        binaries, classes, multilabel, counts = self._label_pass(
+            model, X, y, sample_weight, None, reset=True, fitting=True
         )
-        Y = as_numpy(y)
-        if Y is not None and not sp.issparse(Y):
-            Y = np.asarray(Y)
-        multilabel = np.ndim(Y) == 2 and np.shape(Y)[1] > 1
-        if multilabel:
-            n_labels, rows, labels = indicator_entries(Y, n_samples)
-            classes = np.arange(n_labels)
-        else:
-            classes, rows, labels = class_entries(Y, n_samples)
-            n_labels = len(classes) if len(classes) > 2 else 1
-        weights = np.ones(n_samples) if weights is None else weights
-        by_total = isinstance(model, BaseDiscreteNB)
-        entries, n_classes = label_entries(
-            rows, labels, n_samples, n_labels, weights, by_total
-        )
-        statistics = model._fit_statistics(batch, entries, None, n_classes)
-        axes = model._class_axes_of(statistics)
-        estimators = []
-        for label in range(n_labels):
-            binary = self._inner()
-            binary._adopt(
-                BINARY,
-                model.n_features_in_,
-                getattr(model, "feature_names_in_", None),
-                label_statistics(statistics, axes, label, n_labels, by_total),
-                copy_statistics=False,
-            )
-            binary._final_tables()  # as a fit builds them
-            estimators.append(binary)
-        self.estimators_ = estimators
-        self.classes_ = classes
-        self.n_classes_ = len(classes)
-        self.multilabel_ = multilabel
-        self.n_features_in_ = model.n_features_in_
-        self.__dict__.pop("feature_names_in_", None)
-        if hasattr(model, "feature_names_in_"):
-            self.feature_names_in_ = model.feature_names_in_
-        self._sparse_output = multilabel and sp.issparse(Y)
+        self._adopt_labels(model, binaries, classes, multilabel)
+        for estimator in self.estimators_:
+            estimator._final_tables()  # as a fit builds them
+        self._sparse_output = multilabel and sp.issparse(y)
         # A label that every sample has, or none, is predicted as that, as
         # OneVsRestClassifier predicts it (with its warning).
-        counts = np.bincount(labels, minlength=n_labels)
+        n_samples = num_samples(X)
         self._constant = {}
         for constant in np.flatnonzero((counts == 0) | (counts == n_samples)):
             has = bool(counts[constant])
@@ -204,6 +236,78 @@ class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 UserWarning,
                 stacklevel=2,
             )
+        return self
+
+    def partial_fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        classes: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+    ) -> Self:
+        """Add a batch to every label's model, in one pass over X.
+
+        As OneVsRestClassifier's partial_fit: each label's model learns the
+        batch (its tables rebuilt before the next prediction); a label
+        every sample of the batches has, or none, is not made constant.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors.
+        y : {array-like, sparse matrix} of shape (n_samples, n_labels)
+            A multilabel indicator Y, or 1-D labels, as in ``fit``.
+        classes : array-like of shape (n_classes,), default=None
+            For 1-D y: every class of all the batches, required on the first
+            call. For an indicator: its columns, 0 .. n_labels - 1.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of each sample (1 when None).
+
+        Returns
+        -------
+        self : object
+            The updated estimator.
+        """
+        self._validate_params()
+        if not hasattr(self, "estimators_"):
+            model = self._family()
+            if classes is None and np.ndim(y) == 1:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit."
+                )
+            known = None if classes is None else np.unique(np.asarray(classes))
+            binaries, known, multilabel, _ = self._label_pass(
+                model, X, y, sample_weight, known, reset=True, fitting=False
+            )
+            self._adopt_labels(model, binaries, known, multilabel)
+            self._sparse_output = multilabel and sp.issparse(y)
+            self._constant = {}
+            return self
+        check_is_fitted(self)
+        if classes is not None and not np.array_equal(
+            np.unique(np.asarray(classes)), self.classes_
+        ):
+            raise ValueError(
+                f"`classes={classes!r}` is not the same as on last call to "
+                f"partial_fit, was: {self.classes_!r}"
+            )
+        first = self.estimators_[0]
+        binaries, _, multilabel, _ = self._label_pass(
+            first, X, y, sample_weight, self.classes_, reset=False, fitting=False
+        )
+        if multilabel != self.multilabel_:
+            raise ValueError(
+                "y is a multilabel indicator in one partial_fit call and not in "
+                "another: pass the same kind of target to every call."
+            )
+        # All checked: each label's model adds its statistics.
+        for estimator, statistics in zip(self.estimators_, binaries, strict=True):
+            with state_guard(estimator).lock:
+                estimator._set_state(
+                    BINARY,
+                    estimator._combine_statistics(estimator._statistics, statistics),
+                )
+        self._constant = {}
         return self
 
     def predict_proba(self, X: MatrixLike) -> NDArray[np.floating]:
@@ -293,10 +397,11 @@ def indicator_entries(Y, n_samples):
     return Y.shape[1], rows.astype(np.intp), labels.astype(np.intp)
 
 
-def class_entries(y, n_samples):
+def class_entries(y, n_samples, classes=None):
     """``(classes, rows, labels)`` of 1-D y as OneVsRestClassifier binarises
-    it: its sorted classes and an indicator's entries, a column a class
-    (one column, of the second class, for two classes)."""
+    it: its sorted classes (or ``classes``, sorted, which y's labels must be
+    among) and an indicator's entries, a column a class (one column, of the
+    second class, for two classes)."""
     if y is None:
         raise ValueError(
             "OneVsRestNB requires y to be passed, but the target y is None."
@@ -308,7 +413,10 @@ def class_entries(y, n_samples):
             "Found input variables with inconsistent numbers of samples: "
             f"[{n_samples}, {len(y)}]"
         )
-    classes, codes = np.unique(y, return_inverse=True)
+    if classes is None:
+        classes, codes = np.unique(y, return_inverse=True)
+    else:
+        codes = encode_labels(y, classes)
     if len(classes) < 2:
         raise ValueError(
             f"OneVsRestNB needs samples of at least 2 classes; got one class, "

@@ -205,3 +205,61 @@ def test_one_label_a_sample_as_one_vs_rest(ours, theirs, n_classes):
     )
     np.testing.assert_array_equal(model.predict(X), expected.predict(X))
     assert len(model.estimators_) == len(expected.estimators_)
+
+
+@pytest.mark.parametrize(
+    ("ours", "theirs"), FAMILIES[:4], ids=lambda e: type(e).__name__
+)
+@pytest.mark.parametrize("target", ["indicator", "classes"])
+def test_partial_fit_as_one_vs_rest_and_as_one_fit(ours, theirs, target):
+    X, Y = multilabel_counts(seed=10)
+    y = Y if target == "indicator" else np.argmax(Y + 0.1 * np.arange(6), axis=1)
+    classes = np.arange(Y.shape[1]) if target == "indicator" else np.unique(y)
+    parts = np.array_split(np.arange(len(y)), 3)
+    weights = np.random.default_rng(11).integers(1, 4, len(y)).astype(float)
+    model = OneVsRestNB(ours)
+    for part in parts:
+        model.partial_fit(
+            X[part], y[part], classes=classes, sample_weight=weights[part]
+        )
+    # In parts, as one fit.
+    whole = OneVsRestNB(ours).fit(X, y, sample_weight=weights)
+    for part_model, fitted in zip(model.estimators_, whole.estimators_, strict=True):
+        state, expected = fastnb.get_state(part_model), fastnb.get_state(fitted)
+        for key, value in expected.statistics.items():
+            if isinstance(value, np.ndarray):
+                np.testing.assert_allclose(state.statistics[key], value, rtol=1e-12)
+            else:
+                assert_same_state(state.statistics[key], value)
+    # Unweighted, as OneVsRestClassifier's partial_fit (which takes no
+    # weights, nor an indicator) and fit.
+    unweighted = OneVsRestNB(ours)
+    for part in parts:
+        unweighted.partial_fit(X[part], y[part], classes=classes)
+    expected = OneVsRestClassifier(theirs)
+    if target == "indicator":
+        expected.fit(X, y)
+    else:
+        for part in parts:
+            expected.partial_fit(X[part], y[part], classes=classes)
+    # (GaussianNB's moments merged batch by batch in another order: 1e-7.)
+    np.testing.assert_allclose(
+        unweighted.predict_proba(X), expected.predict_proba(X), rtol=1e-7, atol=1e-12
+    )
+    np.testing.assert_array_equal(unweighted.predict(X), expected.predict(X))
+
+
+def test_partial_fit_refuses_what_the_first_call_did_not_set():
+    X, Y = multilabel_counts(seed=12)
+    model = OneVsRestNB().partial_fit(X[:100], Y[:100])
+    before = [fastnb.get_state(e) for e in model.estimators_]
+    with pytest.raises(ValueError, match="not the same as on last call"):
+        model.partial_fit(X[100:], Y[100:], classes=[0, 1])
+    with pytest.raises(ValueError, match="X has 29 features, but"):
+        model.partial_fit(X[100:, 1:], Y[100:])
+    with pytest.raises(ValueError, match="the same kind of target"):
+        model.partial_fit(X[100:], Y[100:, 0], classes=np.arange(6))
+    for estimator, state in zip(model.estimators_, before, strict=True):
+        assert_same_state(fastnb.get_state(estimator), state)
+    with pytest.raises(ValueError, match="classes must be passed on the first call"):
+        OneVsRestNB().partial_fit(X, np.argmax(Y, axis=1))
