@@ -20,13 +20,14 @@ from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from fastnb._array_api import as_numpy
 from fastnb._base import BaseNB, state_guard
-from fastnb._discrete import BaseDiscreteNB, MultinomialNB
+from fastnb._discrete import BaseDiscreteNB, BernoulliNB, MultinomialNB, PoissonNB
 from fastnb._gaussian import GaussianNB
 from fastnb._labels import SoftLabels
 from fastnb._validation import encode_labels, num_samples
@@ -193,6 +194,7 @@ class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.__dict__.pop("feature_names_in_", None)
         if hasattr(model, "feature_names_in_"):
             self.feature_names_in_ = model.feature_names_in_
+        self._stacked = self._stack()
 
     def fit(
         self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
@@ -220,8 +222,13 @@ class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             model, X, y, sample_weight, None, reset=True, fitting=True
         )
         self._adopt_labels(model, binaries, classes, multilabel)
-        for estimator in self.estimators_:
-            estimator._final_tables()  # as a fit builds them
+        if self._stacked is None:
+            for estimator in self.estimators_:
+                estimator._final_tables()  # as a fit builds them
+        else:
+            # The model of all labels scores; each label's own builds its
+            # tables if used alone.
+            self._stacked._final_tables()
         self._sparse_output = multilabel and sp.issparse(y)
         # A label that every sample has, or none, is predicted as that, as
         # OneVsRestClassifier predicts it (with its warning).
@@ -307,6 +314,7 @@ class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                     BINARY,
                     estimator._combine_statistics(estimator._statistics, statistics),
                 )
+        self._stacked = self._stack()
         self._constant = {}
         return self
 
@@ -322,8 +330,8 @@ class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         -------
         proba : ndarray of shape (n_samples, n_labels)
         """
-        check_is_fitted(self)
-        proba = self._by_label(X, lambda estimator: estimator.predict_proba(X)[:, 1])
+        negative, positive = self._label_scores(X)
+        proba = self._with_constants(expit(positive - negative))
         if self.multilabel_:
             return proba
         if len(self.estimators_) == 1:
@@ -343,27 +351,69 @@ class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             A multilabel indicator, sparse (CSR) if Y was; for 1-D y, the
             labels (n_samples,).
         """
-        check_is_fitted(self)
+        negative, positive = self._label_scores(X)
         if not self.multilabel_ and len(self.estimators_) > 1:
-            positive = self._by_label(
-                X, lambda estimator: estimator.predict_proba(X)[:, 1]
-            )
-            return self.classes_[np.argmax(positive, axis=1)]
-        indicator = self._by_label(X, lambda estimator: estimator.predict(X))
+            proba = self._with_constants(expit(positive - negative))
+            return self.classes_[np.argmax(proba, axis=1)]
+        # Each model's argmax, ties to class 0.
+        indicator = self._with_constants((positive > negative).astype(np.int64))
         if not self.multilabel_:
             return self.classes_[indicator[:, 0]]
         return sp.csr_matrix(indicator) if self._sparse_output else indicator
 
-    def _by_label(self, X, output):
-        """``output(estimator)`` of each label's model, side by side (a
-        constant label's value where it has one)."""
-        columns = []
-        for label, estimator in enumerate(self.estimators_):
-            column = output(estimator)
-            if label in self._constant:
-                column = np.full_like(column, self._constant[label])
-            columns.append(column)
-        return np.column_stack(columns)
+    def _label_scores(self, X):
+        """``(negative, positive)``: each label's model's joint log-likelihood
+        of its classes 0 and 1 for each sample (n_samples, n_labels); from
+        the model of all labels' classes in one pass over X where there is
+        one (a label's two scores then both less log n_labels, its prior's
+        share)."""
+        check_is_fitted(self)
+        if self._stacked is not None:
+            jll = self._stacked.predict_joint_log_proba(X)
+            return jll[:, 0::2], jll[:, 1::2]
+        scores = [
+            estimator.predict_joint_log_proba(X) for estimator in self.estimators_
+        ]
+        return (
+            np.column_stack([score[:, 0] for score in scores]),
+            np.column_stack([score[:, 1] for score in scores]),
+        )
+
+    def _with_constants(self, columns):
+        """``columns`` (a column a label), a constant label's set to its value."""
+        for label, value in self._constant.items():
+            columns[:, label] = value
+        return columns
+
+    def _stack(self):
+        """One model of every label's classes (2 l and 2 l + 1 for label l),
+        which scores all labels in one pass over X; None where a model's
+        tables of a class depend on its other class (ComplementNB, tied
+        variances) or the priors are given."""
+        first = self.estimators_[0]
+        params = first.get_params()
+        stackable = isinstance(first, MultinomialNB | BernoulliNB | PoissonNB) or (
+            isinstance(first, GaussianNB) and params["var_type"] != "tied"
+        )
+        if not stackable or params.get("class_prior", params.get("priors")) is not None:
+            return None
+        states = [estimator._statistics for estimator in self.estimators_]
+        axes = first._class_axes_of(states[0])
+        statistics = {
+            key: np.concatenate([state[key] for state in states], axis=axes[key])
+            if key in axes
+            else copy.deepcopy(value)
+            for key, value in states[0].items()
+        }
+        stacked = self._inner()
+        stacked._adopt(
+            np.arange(2 * len(states)),
+            first.n_features_in_,
+            getattr(first, "feature_names_in_", None),
+            statistics,
+            copy_statistics=False,
+        )
+        return stacked
 
 
 def indicator_entries(Y, n_samples):

@@ -263,3 +263,42 @@ def test_partial_fit_refuses_what_the_first_call_did_not_set():
         assert_same_state(fastnb.get_state(estimator), state)
     with pytest.raises(ValueError, match="classes must be passed on the first call"):
         OneVsRestNB().partial_fit(X, np.argmax(Y, axis=1))
+
+
+def test_predictions_score_all_labels_in_one_pass(monkeypatch):
+    X, Y = multilabel_counts(n_labels=8, seed=13)
+    model = OneVsRestNB().fit(X.astype(float), Y)
+    calls = []
+    kernel = fastnb._discrete._kernels.discrete_score_dense
+    monkeypatch.setattr(
+        fastnb._discrete._kernels,
+        "discrete_score_dense",
+        lambda *args: calls.append(1) or kernel(*args),
+    )
+    model.predict_proba(X.astype(float))
+    assert len(calls) == 1
+    calls.clear()
+    OneVsRestClassifier(fastnb.MultinomialNB()).fit(X, Y).predict_proba(X)
+    assert len(calls) == 8
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        fastnb.GaussianNB(var_type="tied"),
+        fastnb.GaussianNB(var_type="spherical", var_estimator="unbiased"),
+        fastnb.MultinomialNB(class_prior=[0.3, 0.7]),
+        fastnb.PoissonNB(fit_prior=False),
+    ],
+    ids=["tied", "spherical", "class_prior", "no fit_prior"],
+)
+def test_models_scored_alone_or_together_as_one_vs_rest(estimator):
+    # Tied variances pool both classes and given priors are a label's own:
+    # each label's model scores alone; the others score together.
+    X, Y = multilabel_counts(seed=14)
+    model = OneVsRestNB(estimator).fit(X, Y)
+    expected = OneVsRestClassifier(clone(estimator)).fit(X, Y)
+    np.testing.assert_allclose(
+        model.predict_proba(X), expected.predict_proba(X), rtol=1e-9, atol=1e-12
+    )
+    np.testing.assert_array_equal(model.predict(X), expected.predict(X))
