@@ -11,6 +11,7 @@ fitted in one pass over X.
   sparse out), constant labels, metrics, clone and pickle; bad targets.
 """
 
+import doctest
 import pickle
 import warnings
 
@@ -23,7 +24,7 @@ from sklearn.metrics import f1_score
 from sklearn.multiclass import OneVsRestClassifier
 
 import fastnb
-from fastnb import OneVsRestNB
+from fastnb import OneVsRestNB, _multilabel
 
 from _helpers import as_container, assert_same_state
 
@@ -302,3 +303,8 @@ def test_models_scored_alone_or_together_as_one_vs_rest(estimator):
         model.predict_proba(X), expected.predict_proba(X), rtol=1e-9, atol=1e-12
     )
     np.testing.assert_array_equal(model.predict(X), expected.predict(X))
+
+
+def test_docstring_examples_run():
+    failed, attempted = doctest.testmod(_multilabel, optionflags=doctest.ELLIPSIS)
+    assert attempted and not failed

@@ -11,6 +11,7 @@ al. 2000).
 - 20 Newsgroups: test_real_data.py.
 """
 
+import doctest
 import pickle
 import warnings
 
@@ -26,7 +27,7 @@ from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils._param_validation import InvalidParameterError
 
 import fastnb
-from fastnb import SemiSupervisedNB
+from fastnb import SemiSupervisedNB, _semi_supervised
 
 from _helpers import CASES, assert_same_state, take_rows
 
@@ -296,3 +297,8 @@ def test_bad_fits_are_refused(params, labels, error, message):
     X, y = topic_counts(seed=11)
     with pytest.raises(error, match=message):
         SemiSupervisedNB(**params).fit(X, labels(hide_labels(y)))
+
+
+def test_docstring_examples_run():
+    failed, attempted = doctest.testmod(_semi_supervised, optionflags=doctest.ELLIPSIS)
+    assert attempted and not failed
