@@ -49,7 +49,9 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from fastnb._base import BaseNB
+from fastnb._multilabel import OneVsRestNB
 from fastnb._registry import ESTIMATORS
+from fastnb._semi_supervised import SemiSupervisedNB
 from fastnb._smoothing import MEstimate
 from fastnb._state import ModelState, from_state, get_state
 from fastnb._version import __version__
@@ -92,11 +94,14 @@ def skops_type_name(cls):
 
 # The types of fastnb's models in a skops file beyond skops' own: pass as
 # ``skops.io.load(file, trusted=fastnb.SKOPS_TRUSTED_TYPES)``. Loading a
-# fastnb estimator checks its fitted state as fastnb.from_state does;
-# numpy.dtype is GaussianNB's and KernelDensityNB's data type (a name;
+# fastnb estimator checks its fitted state as fastnb.from_state does (the
+# models inside OneVsRestNB and SemiSupervisedNB too); numpy.dtype is GaussianNB's and KernelDensityNB's data type (a name;
 # loading refuses any other than float32 and float64).
 SKOPS_TRUSTED_TYPES = (
-    *sorted(skops_type_name(cls) for cls in (*ESTIMATORS.values(), MEstimate)),
+    *sorted(
+        skops_type_name(cls)
+        for cls in (*ESTIMATORS.values(), MEstimate, OneVsRestNB, SemiSupervisedNB)
+    ),
     "numpy.dtype",
 )
 

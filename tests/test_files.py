@@ -724,6 +724,25 @@ def test_skops_loads_every_model_with_the_trusted_types(case, tmp_path):
     assert_same_outputs_and_statistics(reloaded, model, X)
 
 
+@pytest.mark.parametrize("name", ["OneVsRestNB", "SemiSupervisedNB"])
+def test_skops_loads_the_wrapping_estimators_with_the_trusted_types(name, tmp_path):
+    model, X, y = fitted("MultinomialNB")
+    wrapper = getattr(fastnb, name)(fastnb.MultinomialNB())
+    if name == "OneVsRestNB":
+        wrapper.fit(X, np.column_stack([y == label for label in np.unique(y)]))
+    else:
+        partly = y.astype(object)
+        partly[np.arange(len(y)) % 3 > 0] = -1  # unlabelled
+        wrapper.fit(X, partly)
+    path = tmp_path / "model.skops"
+    skops_io.dump(wrapper, path)
+    untrusted = skops_io.get_untrusted_types(file=path)
+    assert set(untrusted) <= set(fastnb.SKOPS_TRUSTED_TYPES), untrusted
+    reloaded = skops_io.load(path, trusted=list(fastnb.SKOPS_TRUSTED_TYPES))
+    for method in ("predict", "predict_proba"):
+        assert_array_equal(getattr(reloaded, method)(X), getattr(wrapper, method)(X))
+
+
 def assert_same_outputs_and_statistics(actual, expected, X):
     for method in ("predict", "predict_proba", "predict_joint_log_proba"):
         assert_array_equal(getattr(actual, method)(X), getattr(expected, method)(X))
