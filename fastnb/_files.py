@@ -95,8 +95,9 @@ def skops_type_name(cls):
 # The types of fastnb's models in a skops file beyond skops' own: pass as
 # ``skops.io.load(file, trusted=fastnb.SKOPS_TRUSTED_TYPES)``. Loading a
 # fastnb estimator checks its fitted state as fastnb.from_state does (the
-# models inside OneVsRestNB and SemiSupervisedNB too); numpy.dtype is GaussianNB's and KernelDensityNB's data type (a name;
-# loading refuses any other than float32 and float64).
+# models inside OneVsRestNB and SemiSupervisedNB too); numpy.dtype is
+# GaussianNB's and KernelDensityNB's data type (a name; loading refuses any
+# other than float32 and float64).
 SKOPS_TRUSTED_TYPES = (
     *sorted(
         skops_type_name(cls)

@@ -128,9 +128,10 @@ class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _label_pass(self, model, X, y, sample_weight, classes, reset, fitting):
         """One pass over a batch: ``(statistics, classes, multilabel,
-        label_counts)``, each label's binary statistics, the labels (Y's
-        columns, or y's classes: ``classes``, if given), whether y is a
-        multilabel indicator, and each label's number of samples.
+        label_counts)``, the statistics of every label's two classes (2 l:
+        the samples without label l, 2 l + 1: those with it), the labels
+        (Y's columns, or y's classes: ``classes``, if given), whether y is
+        a multilabel indicator, and each label's number of samples.
 
         X and the weights are checked as ``model`` checks them (``reset``: a
         first batch; else against the fitted ``model``; ``fitting``: fit,
@@ -165,24 +166,27 @@ class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             rows, labels, n_samples, n_labels, weights, by_total
         )
         statistics = model._fit_statistics(batch, entries, None, n_classes)
-        axes = model._class_axes_of(statistics)
-        binaries = [
-            label_statistics(statistics, axes, label, n_labels, by_total)
-            for label in range(n_labels)
-        ]
+        if by_total:
+            statistics = paired_statistics(statistics, model, n_labels)
         counts = np.bincount(labels, minlength=n_labels)
-        return binaries, classes, multilabel, counts
+        return statistics, classes, multilabel, counts
 
-    def _adopt_labels(self, model, binaries, classes, multilabel):
-        """Make the fitted model of each label's binary statistics."""
+    def _adopt_labels(self, model, paired, classes, multilabel):
+        """Make the fitted model of each label from the statistics of all
+        labels' classes (_label_pass), and the model of all labels, which
+        share their arrays."""
+        axes = model._class_axes_of(paired)
         estimators = []
-        for statistics in binaries:
+        for label in range(len(paired["class_count"]) // 2):
             binary = self._inner()
             binary._adopt(
                 BINARY,
                 model.n_features_in_,
                 getattr(model, "feature_names_in_", None),
-                statistics,
+                {
+                    key: value[2 * label : 2 * label + 2] if key in axes else value
+                    for key, value in paired.items()
+                },
                 copy_statistics=False,
             )
             estimators.append(binary)
@@ -194,7 +198,7 @@ class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.__dict__.pop("feature_names_in_", None)
         if hasattr(model, "feature_names_in_"):
             self.feature_names_in_ = model.feature_names_in_
-        self._stacked = self._stack()
+        self._stacked = self._stack(paired)
 
     def fit(
         self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
@@ -218,10 +222,10 @@ class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         model = self._family()
-        binaries, classes, multilabel, counts = self._label_pass(
+        paired, classes, multilabel, counts = self._label_pass(
             model, X, y, sample_weight, None, reset=True, fitting=True
         )
-        self._adopt_labels(model, binaries, classes, multilabel)
+        self._adopt_labels(model, paired, classes, multilabel)
         if self._stacked is None:
             for estimator in self.estimators_:
                 estimator._final_tables()  # as a fit builds them
@@ -283,10 +287,10 @@ class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                     "classes must be passed on the first call to partial_fit."
                 )
             known = None if classes is None else np.unique(np.asarray(classes))
-            binaries, known, multilabel, _ = self._label_pass(
+            paired, known, multilabel, _ = self._label_pass(
                 model, X, y, sample_weight, known, reset=True, fitting=False
             )
-            self._adopt_labels(model, binaries, known, multilabel)
+            self._adopt_labels(model, paired, known, multilabel)
             self._sparse_output = multilabel and sp.issparse(y)
             self._constant = {}
             return self
@@ -299,7 +303,7 @@ class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"partial_fit, was: {self.classes_!r}"
             )
         first = self.estimators_[0]
-        binaries, _, multilabel, _ = self._label_pass(
+        paired, _, multilabel, _ = self._label_pass(
             first, X, y, sample_weight, self.classes_, reset=False, fitting=False
         )
         if multilabel != self.multilabel_:
@@ -308,7 +312,12 @@ class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 "another: pass the same kind of target to every call."
             )
         # All checked: each label's model adds its statistics.
-        for estimator, statistics in zip(self.estimators_, binaries, strict=True):
+        axes = first._class_axes_of(paired)
+        for label, estimator in enumerate(self.estimators_):
+            statistics = {
+                key: value[2 * label : 2 * label + 2] if key in axes else value
+                for key, value in paired.items()
+            }
             with state_guard(estimator).lock:
                 estimator._set_state(
                     BINARY,
@@ -385,11 +394,12 @@ class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             columns[:, label] = value
         return columns
 
-    def _stack(self):
+    def _stack(self, paired=None):
         """One model of every label's classes (2 l and 2 l + 1 for label l),
-        which scores all labels in one pass over X; None where a model's
-        tables of a class depend on its other class (ComplementNB, tied
-        variances) or the priors are given."""
+        which scores all labels in one pass over X, of the statistics
+        ``paired`` (by default the labels' models', joined); None where a
+        model's tables of a class depend on its other class (ComplementNB,
+        tied variances) or the priors are given."""
         first = self.estimators_[0]
         params = first.get_params()
         stackable = isinstance(first, MultinomialNB | BernoulliNB | PoissonNB) or (
@@ -397,20 +407,21 @@ class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         )
         if not stackable or params.get("class_prior", params.get("priors")) is not None:
             return None
-        states = [estimator._statistics for estimator in self.estimators_]
-        axes = first._class_axes_of(states[0])
-        statistics = {
-            key: np.concatenate([state[key] for state in states], axis=axes[key])
-            if key in axes
-            else copy.deepcopy(value)
-            for key, value in states[0].items()
-        }
+        if paired is None:
+            states = [estimator._statistics for estimator in self.estimators_]
+            axes = first._class_axes_of(states[0])
+            paired = {
+                key: np.concatenate([state[key] for state in states], axis=axes[key])
+                if key in axes
+                else copy.deepcopy(value)
+                for key, value in states[0].items()
+            }
         stacked = self._inner()
         stacked._adopt(
-            np.arange(2 * len(states)),
+            np.arange(2 * len(self.estimators_)),
             first.n_features_in_,
             getattr(first, "feature_names_in_", None),
-            statistics,
+            paired,
             copy_statistics=False,
         )
         return stacked
@@ -504,23 +515,22 @@ def label_entries(rows, labels, n_samples, n_labels, weights, by_total):
     return SoftLabels(ptr, label_class, label_weight, unit_weights=False), n_classes
 
 
-def label_statistics(statistics, axes, label, n_labels, by_total):
-    """The statistics of one label's binary model (class 0: the samples
-    without it, class 1: those with it) from those of label_entries' pass."""
-    binary = {}
+def paired_statistics(statistics, model, n_labels):
+    """The count families' statistics of label_entries' pass (each label's
+    samples, then all) as every label's two classes: 2 l, the samples
+    without label l (all less those with it), and 2 l + 1, those with it.
+    Both sums run in row order, the total's over more rows: the difference
+    is never negative."""
+    axes = model._class_axes_of(statistics)
+    paired = {}
     for key, value in statistics.items():
-        axis = axes.get(key)
-        if axis is None:
-            binary[key] = copy.deepcopy(value)
+        if key not in axes:
+            paired[key] = value
             continue
-        if by_total:
-            # New arrays (the model adopts them as they are). The count
-            # families' statistics are all class-major. Both sums
-            # in row order, the total's over more rows: never below.
-            pair = np.empty((2, *value.shape[1:]))
-            np.subtract(value[n_labels], value[label], out=pair[0, ...])
-            pair[1] = value[label]
-            binary[key] = pair
-        else:  # (take copies)
-            binary[key] = np.take(value, [2 * label, 2 * label + 1], axis=axis)
-    return binary
+        # (The count families' statistics are all class-major.)
+        with_label = value[:n_labels]
+        pairs = np.empty((2 * n_labels, *value.shape[1:]))
+        np.subtract(value[n_labels], with_label, out=pairs[0::2])
+        pairs[1::2] = with_label
+        paired[key] = pairs
+    return paired
