@@ -225,14 +225,12 @@ class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         paired, classes, multilabel, counts = self._label_pass(
             model, X, y, sample_weight, None, reset=True, fitting=True
         )
+        # The tables are built when first needed, as after a partial_fit:
+        # by the model of all labels for predictions (measured, a fit that
+        # built them took twice as long, their allocation beside the pass's
+        # own arrays; fit and prediction together, a third longer), by a
+        # label's model if it is used alone.
         self._adopt_labels(model, paired, classes, multilabel)
-        if self._stacked is None:
-            for estimator in self.estimators_:
-                estimator._final_tables()  # as a fit builds them
-        else:
-            # The model of all labels scores; each label's own builds its
-            # tables if used alone.
-            self._stacked._final_tables()
         self._sparse_output = multilabel and sp.issparse(y)
         # A label that every sample has, or none, is predicted as that, as
         # OneVsRestClassifier predicts it (with its warning).
