@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any, Self
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
@@ -31,6 +30,7 @@ from fastnb._discrete import BaseDiscreteNB, BernoulliNB, MultinomialNB, Poisson
 from fastnb._gaussian import GaussianNB
 from fastnb._labels import SoftLabels
 from fastnb._validation import encode_labels, num_samples
+from fastnb._wrapping import WrapsNB
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 BINARY = np.array([0, 1])
 
 
-class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+class OneVsRestNB(WrapsNB):
     """Multilabel Naive Bayes: a binary model a label, fitted in one pass over X.
 
     The model of ``OneVsRestClassifier(estimator)`` on a multilabel
@@ -95,24 +95,13 @@ class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
            [0, 0]])
     """
 
-    _parameter_constraints: dict = {"estimator": [BaseNB, None]}
-
     def __init__(self, estimator: BaseNB | None = None) -> None:
         self.estimator = estimator
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        inner = self._inner().__sklearn_tags__()
-        tags.input_tags = inner.input_tags
         tags.classifier_tags.multi_label = True
-        tags.classifier_tags.poor_score = inner.classifier_tags.poor_score
         return tags
-
-    def _inner(self):
-        """An unfitted copy of the wrapped estimator (MultinomialNB by default)."""
-        if self.estimator is None:
-            return MultinomialNB()
-        return clone(self.estimator)
 
     def _family(self):
         """An unfitted copy of the wrapped estimator, of a family it takes."""
@@ -183,10 +172,7 @@ class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 BINARY,
                 model.n_features_in_,
                 getattr(model, "feature_names_in_", None),
-                {
-                    key: value[2 * label : 2 * label + 2] if key in axes else value
-                    for key, value in paired.items()
-                },
+                label_pair(paired, axes, label),
                 copy_statistics=False,
             )
             estimators.append(binary)
@@ -312,10 +298,7 @@ class OneVsRestNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         # All checked: each label's model adds its statistics.
         axes = first._class_axes_of(paired)
         for label, estimator in enumerate(self.estimators_):
-            statistics = {
-                key: value[2 * label : 2 * label + 2] if key in axes else value
-                for key, value in paired.items()
-            }
+            statistics = label_pair(paired, axes, label)
             with state_guard(estimator).lock:
                 estimator._set_state(
                     BINARY,
@@ -511,6 +494,16 @@ def label_entries(rows, labels, n_samples, n_labels, weights, by_total):
         n_classes = 2 * n_labels
     label_weight = np.repeat(weights, np.diff(ptr))
     return SoftLabels(ptr, label_class, label_weight, unit_weights=False), n_classes
+
+
+def label_pair(paired, axes, label):
+    """Label ``label``'s binary statistics: views of its two classes (2 l and
+    2 l + 1) in the statistics of all labels' classes, ``paired``, whose
+    class axes are ``axes``; the others as they are."""
+    return {
+        key: value[2 * label : 2 * label + 2] if key in axes else value
+        for key, value in paired.items()
+    }
 
 
 def paired_statistics(statistics, model, n_labels):

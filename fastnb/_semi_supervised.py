@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 from scipy.special import logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
@@ -39,9 +38,9 @@ from sklearn.utils.validation import (
 
 from fastnb._array_api import as_numpy
 from fastnb._base import BaseNB
-from fastnb._discrete import MultinomialNB
 from fastnb._labels import probability_labels
 from fastnb._validation import check_sample_weight, num_samples
+from fastnb._wrapping import WrapsNB
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike, NDArray
@@ -52,7 +51,7 @@ if TYPE_CHECKING:
 UNLABELED = -1
 
 
-class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+class SemiSupervisedNB(WrapsNB):
     """Naive Bayes fitted by EM to labelled and unlabelled samples.
 
     The method of Nigam, McCallum, Thrun and Mitchell (2000): fit the
@@ -149,7 +148,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "estimator": [BaseNB, None],
+        **WrapsNB._parameter_constraints,
         "unlabeled_weight": [Interval(Real, 0, 1, closed="both")],
         "n_components": [Interval(Integral, 1, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -182,16 +181,8 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        inner = self._inner().__sklearn_tags__()
-        tags.input_tags = inner.input_tags
-        tags.classifier_tags = inner.classifier_tags
+        tags.classifier_tags = self._inner().__sklearn_tags__().classifier_tags
         return tags
-
-    def _inner(self):
-        """An unfitted copy of the wrapped estimator (MultinomialNB by default)."""
-        if self.estimator is None:
-            return MultinomialNB()
-        return clone(self.estimator)
 
     def fit(
         self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
@@ -244,7 +235,7 @@ class SemiSupervisedNB(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         weights = check_sample_weight(
             as_numpy(sample_weight), n_samples, allow_all_zero=False
         )
-        weights = np.ones(n_samples) if weights is None else weights.copy()
+        weights = np.ones(n_samples) if weights is None else weights
         em_weights = weights.copy()
         em_weights[unlabeled] *= self.unlabeled_weight
         n_components = len(classes) * self.n_components
