@@ -40,7 +40,7 @@ from fastnb._explain import (
     rank_features,
     read_terms,
 )
-from fastnb._labels import read_only, soft_labels, sorted_classes
+from fastnb._labels import column_classes, read_only, soft_labels, sorted_classes
 from fastnb._simd import kernels as _kernels
 from fastnb._statistics import check_classes
 from fastnb._threads import effective_n_threads, thread_scratch
@@ -373,11 +373,10 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         )
         class_proba = as_numpy(class_proba)
         if classes is None:
-            n_columns = np.shape(class_proba)[1] if np.ndim(class_proba) == 2 else 0
-            classes = np.arange(n_columns)
+            classes = column_classes(class_proba)
+        # (Each row's probabilities sum to 1: the labels weigh nothing only
+        # where the weights, checked above, do.)
         codes = soft_labels(class_proba, n_samples, len(classes), weights)
-        if not allow_all_zero and not codes.label_weight.any():
-            raise ValueError("sample_weight is zero for every sample: nothing to fit.")
         return batch, codes, None, classes
 
     def _largest_table(self, batch, n_classes):

@@ -148,6 +148,16 @@ def probability_labels(proba, sample_weight=None):
     )
 
 
+def column_classes(class_proba):
+    """The classes of class_proba's columns when none are given: 0 .. n - 1
+    for its n columns (a DataFrame's counted without reading it, so a Dask
+    DataFrame's too); none where it is not 2-D (soft_labels names its
+    shape)."""
+    if getattr(class_proba, "columns", None) is not None:
+        return np.arange(len(class_proba.columns))
+    return np.arange(np.shape(class_proba)[1] if np.ndim(class_proba) == 2 else 0)
+
+
 def sorted_classes(classes, class_proba):
     """``(classes, class_proba)`` with the classes sorted, the columns of
     class_proba in their order, as fit's ``classes_`` are. ValueError for

@@ -61,7 +61,7 @@ except ImportError:  # pragma: no cover - Dask's local schedulers lose no worker
 import fastnb
 from fastnb._base import unchanged_on_error
 from fastnb._explain import check_cost
-from fastnb._labels import sorted_classes
+from fastnb._labels import column_classes, sorted_classes
 from fastnb._registry import ESTIMATOR_NAMES
 from fastnb._state import (
     adopt_state,
@@ -288,11 +288,7 @@ def soft_classes(classes, class_proba):
     """``(classes, class_proba)`` for a fit on soft labels: the classes of
     class_proba's columns (by default 0 .. n - 1) sorted, its columns in
     their order (fastnb._labels.sorted_classes), without computing it."""
-    if is_frame(class_proba) and class_proba.ndim == 2:
-        n_columns = len(class_proba.columns)
-    else:  # (Blocks names a class_proba of another shape.)
-        n_columns = np.shape(class_proba)[1] if np.ndim(class_proba) == 2 else 0
-    classes = np.arange(n_columns) if classes is None else classes
+    classes = column_classes(class_proba) if classes is None else classes
     return sorted_classes(classes, class_proba)
 
 
