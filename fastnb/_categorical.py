@@ -607,7 +607,7 @@ class CategoricalNB(CountingNB):
         Number of categories of each feature.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when X had string column names.
 
     Notes

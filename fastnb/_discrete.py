@@ -555,7 +555,7 @@ class MultinomialNB(BaseDiscreteNB):
         Smoothed ``log P(x_i | c)``.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when X had string column names.
 
     Examples
@@ -635,7 +635,7 @@ class ComplementNB(BaseDiscreteNB):
         Class weights: ``-w_ci``, or ``w_ci / sum_j w_cj`` with ``norm``.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when X had string column names.
 
     Examples
@@ -748,7 +748,7 @@ class BernoulliNB(BaseDiscreteNB):
         ``log p_ci``.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when X had string column names.
 
     Examples
@@ -929,7 +929,7 @@ class PoissonNB(BaseDiscreteNB):
         Smoothed Poisson rate of each feature per class.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when X had string column names.
 
     Examples

@@ -329,7 +329,7 @@ class GaussianNB(BaseNB):
         the joint log-likelihood by a term that is the same for every class.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when X had string column names.
 
     Notes

@@ -480,7 +480,7 @@ class KernelDensityNB(BaseNB):
         Class labels, sorted.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when X had string column names.
 
     Notes

@@ -321,7 +321,7 @@ poisson_params, kde_params : dict, default=None
         ``families``, with the families left empty dropped.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when X had string column names.
 
     Notes

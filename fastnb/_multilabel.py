@@ -73,7 +73,7 @@ class OneVsRestNB(WrapsNB):
         Whether Y was a multilabel indicator (rather than 1-D y).
     n_features_in_ : int
         Features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of the features seen during fit, when X has string column
         names.
 

@@ -104,14 +104,14 @@ class SemiSupervisedNB(WrapsNB):
         The labels of the labelled samples.
     n_features_in_ : int
         Features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of the features seen during fit, when X has string column
         names.
     n_iter_ : int
         EM iterations run, the fits of ``estimator_``: 1 and the M-steps.
     converged_ : bool
         Whether EM stopped on ``tol`` (rather than ``max_iter``).
-    log_likelihoods_ : ndarray of shape (n_iter_,)
+    log_likelihoods_ : ndarray of shape (``n_iter_``,)
         The weighted log-likelihood of the training data (the labelled
         samples' joint log-likelihood with their class, plus
         ``unlabeled_weight`` times each unlabelled sample's log marginal
