@@ -1066,22 +1066,26 @@ class KernelDensityNB(BaseNB):
         return terms, selection.of(zeros[0])
 
     def _informative_values(self):
-        # The densities are read over the range of the data seen, widened by
-        # four of the feature's widest bandwidths on each side.
-        scoring = self._final_tables()[1]
-        reach = 4.0 * scoring["bandwidth"].max(axis=0)
-        dtype = self._statistics["dtype"]
-
-        def log_density(j, grid):
-            column = np.ascontiguousarray(grid[:, None], dtype=dtype)
-            return self._joint_log_likelihood(column, feature_scoring(scoring, j))
-
+        low, high = self._density_extent()
         return binned_values(
-            log_density,
-            self._statistics["low"] - reach,
-            self._statistics["high"] + reach,
-            self._statistics["class_count"],
+            self._feature_log_density, low, high, self._statistics["class_count"]
         )
+
+    def _density_extent(self):
+        """``(low, high)``, one value a feature: the range of the data seen,
+        widened by four of the feature's widest bandwidths on each side, where
+        the densities are read (most_informative_features, plot_feature)."""
+        reach = 4.0 * self._final_tables()[1]["bandwidth"].max(axis=0)
+        return self._statistics["low"] - reach, self._statistics["high"] + reach
+
+    def _feature_log_density(self, j, values):
+        """log f_cj(values), (n_values, n_classes): feature j's density in each
+        class at ``values``, the prior left out."""
+        scoring = self._final_tables()[1]
+        column = np.ascontiguousarray(
+            np.asarray(values)[:, None], dtype=self._statistics["dtype"]
+        )
+        return self._joint_log_likelihood(column, feature_scoring(scoring, j))
 
     def _joint_log_likelihood(self, X, scoring):
         out = np.empty((X.shape[0], len(scoring["log_prior"])))

@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from fastnb._discrete import BernoulliNB, ComplementNB, PoissonNB
 from fastnb._explain import feature_names_of
 from fastnb._gaussian import GaussianNB
+from fastnb._kde import KernelDensityNB
 from fastnb._mixed import MixedNB
 
 if TYPE_CHECKING:
@@ -106,6 +107,9 @@ def plot_feature(
     - GaussianNB (and a MixedNB's Gaussian columns): the normal density of
       each class (``theta_``, ``var_``), a line a class over the classes'
       means plus and minus four standard deviations.
+    - KernelDensityNB (and a MixedNB's kde columns): the kernel density of
+      each class, as the model scores it, a line a class over the range of
+      the data seen widened by four bandwidths on each side.
     - CategoricalNB: ``P(category | class)`` (``exp(feature_log_prob_)``),
       bars grouped by category.
     - PoissonNB: ``P(count | class)`` for the counts 0 to a little past the
@@ -157,6 +161,14 @@ def plot_feature(
                 2 * np.pi * var[c]
             )
             ax.plot(x, density, label=str(classes[c]))
+        ax.set_xlabel(str(name))
+        ax.set_ylabel("density")
+    elif isinstance(estimator, KernelDensityNB):
+        low, high = estimator._density_extent()
+        x = np.linspace(low[j], high[j], 400)
+        density = np.exp(estimator._feature_log_density(j, x))
+        for c in range(len(classes)):
+            ax.plot(x, density[:, c], label=str(classes[c]))
         ax.set_xlabel(str(name))
         ax.set_ylabel("density")
     elif hasattr(estimator, "categories_"):

@@ -6,7 +6,7 @@ import doctest
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from scipy.stats import norm, poisson
+from scipy.stats import gaussian_kde, norm, poisson
 
 from _helpers import CASES
 
@@ -15,7 +15,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 
-from fastnb import plot  # noqa: E402
+from fastnb import KernelDensityNB, plot  # noqa: E402
 
 # Also run on the wheel built from the sdist (.ci/run step 3).
 pytestmark = pytest.mark.wheel
@@ -83,6 +83,22 @@ def test_poisson_feature_is_each_class_count_distribution():
     counts = np.arange(len(heights))
     np.testing.assert_allclose(heights, poisson.pmf(counts[:, None], model.rate_[:, 1]))
     assert heights[-1].max() < 0.05  # past most of the mass
+
+
+def test_kernel_density_feature_is_each_class_density():
+    # The exact algorithm's density of a class is scipy's gaussian_kde of the
+    # class's values (the same Scott bandwidth), over the range seen widened.
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.normal(size=60), rng.exponential(size=60)])
+    y = np.repeat(["a", "b"], 30)
+    model = KernelDensityNB(algorithm="exact").fit(X, y)
+    lines = plot.plot_feature(model, 1).get_lines()
+    assert [line.get_label() for line in lines] == ["a", "b"]
+    for c, line in enumerate(lines):
+        x = line.get_xdata()
+        assert x.min() < X[:, 1].min() and x.max() > X[:, 1].max()
+        expected = gaussian_kde(X[y == model.classes_[c], 1])(x)
+        np.testing.assert_allclose(line.get_ydata(), expected, rtol=1e-9)
 
 
 def test_mixed_feature_by_name_is_its_family_table():
