@@ -119,8 +119,9 @@ def save(
     """Save a fitted fastnb estimator to a file that loading cannot run code from.
 
     The file holds the model's parameters and sufficient statistics as
-    plain arrays and a JSON header (see "Saving and deploying" in the
-    README), each array with a SHA-256 checksum. :func:`fastnb.load` gives
+    plain arrays and a JSON header (see "Files, skops and ONNX" in the
+    user guide, docs/user_guide/files.md), each array with a SHA-256
+    checksum. :func:`fastnb.load` gives
     back a model that predicts identically and goes on with ``partial_fit``
     and :func:`fastnb.merge`.
 

@@ -5,8 +5,8 @@ tests/golden/v<N>/ holds files written by fastnb.save in format version N
 estimator and notable parameter setting, with the rows to score and the
 probabilities that scikit-learn or fastnb's NumPy reference computed for
 the same fits. A change that cannot read them, or reads them into other
-models, breaks the compatibility promised in the README ("Saving and
-deploying").
+models, breaks the compatibility promised in the user guide
+(docs/user_guide/files.md, "Files stay loadable").
 """
 
 import json

@@ -11,9 +11,10 @@ model agrees with that oracle. ``cases.json`` lists each case: estimator,
 parameters, oracle, and the key of a signed file.
 
 The files of a released format version are never rewritten: a change that
-cannot load them is a break of the promise in the README ("Saving and
-deploying"), and tests/test_golden_files.py fails on it. Run this only for
-a new format version, whose files go to a new folder::
+cannot load them is a break of the promise in the user guide
+(docs/user_guide/files.md, "Files stay loadable"), and
+tests/test_golden_files.py fails on it. Run this only for a new format
+version, whose files go to a new folder::
 
     python tools/make_golden_files.py
 """

@@ -1,13 +1,18 @@
-"""The README's Python examples run, each alone, and print what the README says.
+"""The Python examples of the README and of the user guide run, each alone,
+and print what the page says.
 
-Each block runs as a reader would run it: by itself, in a fresh interpreter,
-in an empty folder (so the installed fastnb is imported, and a data path
-relative to the working folder fails), with no variable from another block.
-Blocks that read the shared data folder get ``$FASTNB_DATA_DIR`` and skip,
-naming the file, where it is absent; blocks that need an optional package
-skip where it is not installed.
+The documents are README.md, the site's getting-started page and every page
+of docs/user_guide/. Each block
+runs as a reader would run it: by itself, in a fresh interpreter, in an
+empty folder (so the installed fastnb is imported, and a data path relative
+to the working folder fails), with no variable from another block. Blocks
+that read the shared data folder get ``$FASTNB_DATA_DIR`` and skip, naming
+the file, where it is absent; blocks that need an optional package skip
+where it is not installed. Where the documents are not beside the tests
+(tests copied elsewhere, or the sdist, which has no docs/), the tests of
+the missing ones skip.
 
-What a block prints is checked where the README states it: in a comment on
+What a block prints is checked where the page states it: in a comment on
 a ``print(...)`` line (``print(labels)  # ['spam' 'ham']``; a remark may
 follow the output after ", as"), or in a plain block introduced by
 "prints" right after the example.
@@ -29,7 +34,12 @@ from _helpers import data_dir, require_data
 # Also run on the wheel built from the sdist (.ci/run step 3).
 pytestmark = pytest.mark.wheel
 
-README = Path(__file__).parents[1] / "README.md"
+ROOT = Path(__file__).parents[1]
+README = ROOT / "README.md"
+GUIDE = ROOT / "docs" / "user_guide"
+# The README, the getting-started page, then the guide's pages in name order
+# (those that are there).
+DOCUMENTS = [README, ROOT / "docs" / "getting_started.md", *sorted(GUIDE.glob("*.md"))]
 
 # Packages of the extras (and the fastnb modules that need them): a block
 # that imports one skips where it is not installed.
@@ -45,19 +55,22 @@ DATA_FILES = {
     "20newsgroups": "20newsgroups/20news-bydate.tar.gz",
 }
 # Where make_sklearn_cache.py writes scikit-learn's 20 Newsgroups cache by
-# default, and the file it writes (what the README's example reads).
+# default, and the file it writes (what the guide's example reads).
 NEWSGROUPS_CACHE = "20newsgroups/sklearn_data/20news-bydate_py3.pkz"
 # Files examples write to the working folder.
 WRITTEN = ["reading-a-model.png", "spam.skops"]
 # A print call whose line states its output in a comment.
 STATED = re.compile(r"^\s*print\(.*\)\s+#\s+(?P<output>.*?)(?:, as .*)?$")
+# A figure a page shows: ![text](path), the path relative to the page.
+FIGURE = re.compile(r"!\[[^\]]*\]\((?P<path>[^)\s]+)\)")
 
 
 @dataclass
 class Example:
-    """A Python block of the README: where it is, its code, and what the
-    README says it prints (None where it does not say)."""
+    """A Python block of a document: where it is, its code, and what the
+    document says it prints (None where it does not say)."""
 
+    document: Path
     heading: str
     line: int
     code: str
@@ -65,12 +78,12 @@ class Example:
 
     @property
     def id(self):
-        return f"{self.heading}-line{self.line}"
+        return f"{self.document.stem}-{self.heading}-line{self.line}"
 
 
-def examples():
-    """The README's Python blocks, in order."""
-    lines = README.read_text().splitlines()
+def examples(document):
+    """The Python blocks of ``document``, in order."""
+    lines = document.read_text().splitlines()
     found, heading, i = [], "", 0
     while i < len(lines):
         line = lines[i]
@@ -82,13 +95,14 @@ def examples():
         end = next(j for j in range(i + 1, len(lines)) if lines[j].startswith("```"))
         if line.strip() == "```python":
             code = "\n".join(lines[i + 1 : end]) + "\n"
-            found.append(Example(heading, i + 1, code, stated_output(lines, end)))
+            prints = stated_output(lines, end)
+            found.append(Example(document, heading, i + 1, code, prints))
         i = end + 1
     return found
 
 
 def stated_output(lines, end):
-    """What the README says the block ending at line ``end`` prints."""
+    """What the document says the block ending at line ``end`` prints."""
     rest = lines[end + 1 :]
     # A plain block introduced by "prints" right after the example.
     if [line.strip() for line in rest[:4]] == ["", "prints", "", "```"]:
@@ -101,13 +115,16 @@ def stated_output(lines, end):
     return "\n".join(outputs) if outputs else None
 
 
-EXAMPLES = examples() if README.exists() else []
+EXAMPLES = [e for doc in DOCUMENTS if doc.exists() for e in examples(doc)]
 
 
-def test_the_readme_has_examples():
+def test_the_documents_have_examples():
     if not README.exists():
         pytest.skip(f"{README} is not beside the tests (tests copied elsewhere)")
-    assert len(EXAMPLES) >= 10
+    assert [e for e in EXAMPLES if e.document == README]
+    if not GUIDE.exists():
+        pytest.skip(f"{GUIDE} is not beside the tests (the sdist has no docs/)")
+    assert len(EXAMPLES) >= 20
 
 
 def needed_packages(code):
@@ -123,7 +140,7 @@ def needed_packages(code):
 @pytest.fixture(scope="session")
 def newsgroups_data(tmp_path_factory):
     """A data folder holding scikit-learn's 20 Newsgroups cache, built as the
-    README says (make_sklearn_cache.py, run without arguments), in a copy
+    guide says (make_sklearn_cache.py, run without arguments), in a copy
     where the shared folder has none (it may be read-only)."""
     if (data_dir() / NEWSGROUPS_CACHE).exists():
         return data_dir()
@@ -162,8 +179,8 @@ def test_example_runs_alone(example, tmp_path, request):
             require_data(DATA_FILES[name])
         if "20newsgroups" in used:
             data = request.getfixturevalue("newsgroups_data")
-    # Named for its line, so that a traceback points into the README.
-    script = tmp_path / f"README_line_{example.line}.py"
+    # Named for its document and line, so that a traceback points into it.
+    script = tmp_path / f"{example.document.stem}_line_{example.line}.py"
     script.write_text(code)
     env = {**os.environ, "FASTNB_DATA_DIR": str(data), "MPLBACKEND": "Agg"}
     child = subprocess.run(
@@ -177,7 +194,7 @@ def test_example_runs_alone(example, tmp_path, request):
     assert child.returncode == 0, child.stderr
     printed = child.stdout.strip()
     if example.prints is None:
-        assert not printed, "the README does not say what this example prints"
+        assert not printed, "the document does not say what this example prints"
     else:
         assert printed == example.prints.strip()
     for name in WRITTEN:
@@ -185,8 +202,17 @@ def test_example_runs_alone(example, tmp_path, request):
             assert (tmp_path / name).exists()
 
 
-def test_the_readme_figure_is_there():
-    if not README.exists():
-        pytest.skip(f"{README} is not beside the tests (tests copied elsewhere)")
-    assert "](docs/reading-a-model.png)" in README.read_text()
-    assert (README.parent / "docs" / "reading-a-model.png").exists()
+@pytest.mark.parametrize("document", DOCUMENTS, ids=[d.name for d in DOCUMENTS])
+def test_the_figures_are_there(document):
+    if not document.exists():
+        pytest.skip(f"{document} is not beside the tests")
+    for match in FIGURE.finditer(document.read_text()):
+        assert (document.parent / match["path"]).exists(), match["path"]
+
+
+def test_the_guide_shows_the_figure_its_example_draws():
+    page = GUIDE / "reading_a_model.md"
+    if not page.exists():
+        pytest.skip(f"{page} is not beside the tests")
+    assert "](reading-a-model.png)" in page.read_text()
+    assert (GUIDE / "reading-a-model.png").exists()
