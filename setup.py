@@ -74,10 +74,15 @@ def target_machine():
 
 
 class BuildExtOpenMP(build_ext):
-    """build_ext that adds the compiler's OpenMP flag when it works."""
+    """build_ext that adds the compiler's OpenMP flag when it works, and
+    leaves debug information out of a release build (Python's CFLAGS ask
+    for -g: on the kernels' 9 MB of C, a third of the compile time)."""
 
     def build_extensions(self):
         unix = self.compiler.compiler_type != "msvc"
+        if unix and not DEBUG:
+            for ext in self.extensions:
+                ext.extra_compile_args.append("-g0")
         flag = "-fopenmp" if unix else "/openmp"
         if _env_flag("FASTNB_NO_OPENMP"):
             print("fastnb: FASTNB_NO_OPENMP set, building without OpenMP")
