@@ -709,7 +709,13 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
 
     @unchanged_on_error
     def _adopt(
-        self, classes, n_features, feature_names, statistics, copy_statistics=True
+        self,
+        classes,
+        n_features,
+        feature_names,
+        statistics,
+        copy_statistics=True,
+        check_values=True,
     ):
         """Make this estimator the fitted model of ``classes``, the feature
         count and names, and ``statistics`` (copied, unless
@@ -718,7 +724,9 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         state: ValueError, the estimator left as it was, if they are not what
         fitting with its parameters could make. The door into a model for
         states from outside (a state, a file, a pickle, fastnb.OneVsRestNB's
-        labels)."""
+        labels). ``check_values`` False leaves the values unchecked (their
+        names, dtypes and shapes are checked): statistics fastnb's kernels
+        summed in this process (fastnb.OneVsRestNB's labels)."""
         classes = check_classes(classes)
         if isinstance(n_features, bool) or not isinstance(n_features, int | np.integer):
             raise ValueError(f"n_features_in must be an integer; got {n_features!r}.")
@@ -737,7 +745,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             raise ValueError("statistics must be a dict of arrays.")
         if copy_statistics:
             statistics = copy.deepcopy(statistics)
-        self._check_statistics(statistics, len(classes), n_features)
+        self._check_statistics(statistics, len(classes), n_features, check_values)
         self._validate_params()
         self.n_features_in_ = int(n_features)
         self.__dict__.pop("feature_names_in_", None)

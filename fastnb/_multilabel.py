@@ -174,6 +174,7 @@ class OneVsRestNB(WrapsNB):
                 getattr(model, "feature_names_in_", None),
                 label_pair(paired, axes, label),
                 copy_statistics=False,
+                check_values=False,
             )
             estimators.append(binary)
         self.estimators_ = estimators
@@ -474,19 +475,20 @@ def label_entries(rows, labels, n_samples, n_labels, weights, by_total):
     """``(labels, n_classes)``: the label arrays (SoftLabels) of one pass
     over the samples, whose labels are Y's entries (``rows``, ``labels``).
 
-    ``by_total``: each row is an entry of class l for each label l it has
-    and one of class n_labels, the total; otherwise it is an entry of each
-    label, of class 2 l + 1 if it has label l, else 2 l (GaussianNB,
-    whose moments are not differences). Each entry weighs the row's weight.
+    ``by_total``: each row is an entry of class 2 l + 1 for each label l it
+    has and one of class 2 n_labels, the total, classes 2 l left empty for
+    paired_statistics to fill; otherwise it is an entry of each label, of
+    class 2 l + 1 if it has label l, else 2 l (GaussianNB, whose moments
+    are not differences). Each entry weighs the row's weight.
     """
     if by_total:
         ptr = np.zeros(n_samples + 1, dtype=np.intp)
         np.cumsum(np.bincount(rows, minlength=n_samples) + 1, out=ptr[1:])
         # Each row's labels, then the total: the k-th label of Y comes after
         # the totals of the rows before it.
-        label_class = np.full(ptr[-1], n_labels, dtype=np.intp)
-        label_class[np.arange(len(rows)) + rows] = labels
-        n_classes = n_labels + 1
+        label_class = np.full(ptr[-1], 2 * n_labels, dtype=np.intp)
+        label_class[np.arange(len(rows)) + rows] = 2 * labels + 1
+        n_classes = 2 * n_labels + 1
     else:
         ptr = np.arange(0, n_samples * n_labels + 1, n_labels, dtype=np.intp)
         label_class = np.tile(2 * np.arange(n_labels, dtype=np.intp), n_samples)
@@ -508,10 +510,11 @@ def label_pair(paired, axes, label):
 
 def paired_statistics(statistics, model, n_labels):
     """The count families' statistics of label_entries' pass (each label's
-    samples, then all) as every label's two classes: 2 l, the samples
-    without label l (all less those with it), and 2 l + 1, those with it.
-    Both sums run in row order, the total's over more rows: the difference
-    is never negative."""
+    samples in class 2 l + 1, all samples in class 2 n_labels, classes 2 l
+    empty) as every label's two classes: 2 l, the samples without label l
+    (all less those with it), written in place, and 2 l + 1, those with it;
+    the total's class left out (a view). Both sums run in row order, the
+    total's over more rows: the difference is never negative."""
     axes = model._class_axes_of(statistics)
     paired = {}
     for key, value in statistics.items():
@@ -519,9 +522,7 @@ def paired_statistics(statistics, model, n_labels):
             paired[key] = value
             continue
         # (The count families' statistics are all class-major.)
-        with_label = value[:n_labels]
-        pairs = np.empty((2 * n_labels, *value.shape[1:]))
-        np.subtract(value[n_labels], with_label, out=pairs[0::2])
-        pairs[1::2] = with_label
+        pairs = value[: 2 * n_labels]
+        np.subtract(value[2 * n_labels], pairs[1::2], out=pairs[0::2])
         paired[key] = pairs
     return paired
