@@ -258,6 +258,17 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     # have one (aligning two models' classes in fastnb._state.combine_states).
     _class_axes: dict = {"class_count": 0}
 
+    # The constructor parameters that set the class prior (MixedNB sets them
+    # on its families, see _uniform_prior, and refuses them from users).
+    _prior_params: tuple[str, ...] = ()
+
+    @classmethod
+    def _uniform_prior(cls, n_classes):
+        """The values of ``_prior_params`` that make the prior uniform over
+        ``n_classes`` classes (MixedNB's families: their joint
+        log-likelihoods, less that prior, are added to MixedNB's)."""
+        raise NotImplementedError(f"{cls.__name__} has no uniform prior.")
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = ignores_missing(self)

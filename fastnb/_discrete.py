@@ -228,6 +228,12 @@ class CountingNB(BaseNB):
         "class_log_prior_", "ndarray of shape (n_classes,): log P(y)."
     )
 
+    _prior_params = ("fit_prior", "class_prior")
+
+    @classmethod
+    def _uniform_prior(cls, n_classes):
+        return {"fit_prior": False, "class_prior": None}
+
     def __init__(
         self,
         *,

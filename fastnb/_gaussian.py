@@ -363,6 +363,12 @@ class GaussianNB(BaseNB):
 
     _class_axes: dict = {"class_count": 0, "mean": 0, "ssd": 0, "missing_count": 0}
 
+    _prior_params = ("priors",)
+
+    @classmethod
+    def _uniform_prior(cls, n_classes):
+        return {"priors": np.full(n_classes, 1.0 / n_classes)}
+
     var_ = fitted_table("var_", "ndarray (n_classes, n_features): variances.")
     epsilon_ = fitted_table("epsilon_", "float: amount added to every variance.")
     class_prior_ = fitted_table("class_prior_", "ndarray (n_classes,): P(c).")

@@ -553,6 +553,12 @@ class KernelDensityNB(BaseNB):
         "point_weight": 0,
     }
 
+    _prior_params = ("priors",)
+
+    @classmethod
+    def _uniform_prior(cls, n_classes):
+        return {"priors": np.full(n_classes, 1.0 / n_classes)}
+
     bandwidth_ = fitted_table(
         "bandwidth_", "ndarray (n_classes, n_features): the bandwidths."
     )

@@ -59,16 +59,6 @@ FAMILIES = {
     "kde": KernelDensityNB,
 }
 
-# The sub-estimators' prior parameters: set by MixedNB (uniform), never by users.
-PRIOR_PARAMS = {
-    "gaussian": ("priors",),
-    "categorical": ("fit_prior", "class_prior"),
-    "bernoulli": ("fit_prior", "class_prior"),
-    "multinomial": ("fit_prior", "class_prior"),
-    "poisson": ("fit_prior", "class_prior"),
-    "kde": ("priors",),
-}
-
 REMAINING = "remaining"
 
 
@@ -501,7 +491,8 @@ poisson_params, kde_params : dict, default=None
         """
         params = getattr(self, f"{family}_params")
         params = {} if params is None else dict(params)
-        refused = [name for name in PRIOR_PARAMS[family] if name in params]
+        # The families' prior parameters: set by MixedNB (uniform), never by users.
+        refused = [name for name in FAMILIES[family]._prior_params if name in params]
         if refused:
             raise ValueError(
                 f"{family}_params sets {refused}: the class prior belongs to "
@@ -515,12 +506,7 @@ poisson_params, kde_params : dict, default=None
         params["missing"] = self.missing
         if n_classes is None:
             return params
-        if family in ("gaussian", "kde"):
-            params["priors"] = np.full(n_classes, 1.0 / n_classes)
-        else:
-            params["fit_prior"] = False
-            params["class_prior"] = None
-        return params
+        return params | FAMILIES[family]._uniform_prior(n_classes)
 
     def _new_estimator(self, family, n_classes, validate=True):
         """An unfitted estimator of the family, with the family's parameters

@@ -223,6 +223,11 @@ def test_family_params_reach_the_estimators():
     assert model.estimators_["gaussian"].var_smoothing == 1e-3
     assert model.estimators_["categorical"].alpha == 0.5
     assert model.estimators_["poisson"].alpha == 2.0
+    # Each family's prior made uniform by its own parameters.
+    assert_allclose(model.estimators_["gaussian"].priors, [1 / 3] * 3)
+    for family in ("categorical", "poisson"):
+        assert model.estimators_[family].fit_prior is False
+        assert model.estimators_[family].class_prior is None
     jll = model.class_log_prior_ + sum(
         fastnb_family(family, params)
         .fit(X[FAMILIES[family]], y)
@@ -344,6 +349,7 @@ def test_bad_family_names_and_params():
     for params, message in [
         ({"gaussian_params": {"priors": [0.5, 0.5]}}, "prior belongs to MixedNB"),
         ({"poisson_params": {"fit_prior": False}}, "prior belongs to MixedNB"),
+        ({"categorical_params": {"class_prior": [0.5, 0.5]}}, "prior belongs to"),
         ({"categorical_params": {"alpah": 1.0}}, "not a valid set of parameters"),
         ({"poisson_params": {"alpha": -1.0}}, "'alpha' parameter of PoissonNB"),
     ]:
