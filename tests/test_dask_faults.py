@@ -2,13 +2,19 @@
 is killed mid-way equals the in-memory one, and one whose every retry dies
 fails naming the block, the estimator as it was.
 
-A module-scoped ``LocalCluster`` of two worker processes, each under a nanny
-that restarts it, with ``distributed.scheduler.allowed-failures`` at 1: a task
-is tried on at most two workers. X is a Dask array whose blocks pass through
-``worker_killer``'s function: the task of one block SIGKILLs the worker running it, the
-first time it runs (a marker file, made atomically, says it has) or every
-time. Each run of that block's task is logged to a file, so a test can see
-that the block was computed again. The worker's blocks computed until then
+Each test has a ``LocalCluster`` of its own, of two worker processes, each
+under a nanny that restarts it, with ``distributed.scheduler.allowed-failures``
+at 1: a task is tried on at most two workers. (A cluster shared by the module
+hung the suite twice, the killed block run once and no worker process left: a
+restarted worker can take the killing task before its nanny has heard that it
+started, and a nanny whose restart fails so does not try again, so a later
+test could find no worker and wait for one forever.)
+
+X is a Dask array whose blocks pass through ``worker_killer``'s function: the
+task of one block SIGKILLs the worker running it, the first time it runs (a
+marker file, made atomically, says it has) or every time. Each run of that
+block's task is logged to a file, so a test can see that the block was
+computed again. The worker's blocks computed until then
 are lost with it and recomputed by Dask; the model must count each block once.
 """
 
@@ -38,12 +44,17 @@ CASE_IDS = ["MultinomialNB", "GaussianNB", "CategoricalNB-codes"]
 N_BLOCKS = 12
 ROWS = 60
 KILLED_BLOCK = 9
+# The longest a test waits for the cluster's workers, or for a prediction
+# whose workers die: a failure, not a hang, if Dask never answers.
+WAIT_S = 120
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def client():
-    """A Client of two worker processes under nannies; a task is retried once."""
+    """A Client of two worker processes under nannies, both running; a task is
+    retried once."""
     with local_client(**{"distributed.scheduler.allowed-failures": 1}) as client:
+        client.wait_for_workers(2, timeout=WAIT_S)
         yield client
 
 
@@ -167,8 +178,9 @@ def test_prediction_whose_every_worker_dies_names_the_block(client, tmp_path):
     # The killing block's task, or one beside it on both dead workers: fused
     # with the prediction's, named by it.
     key = r"\('GaussianNB\.predict_proba-\w+', \d+, 0\)"
+    proba = model.predict_proba(killing(X, y, tmp_path, every_time=True)[0])
     with pytest.raises(KilledWorker, match=key):
-        model.predict_proba(killing(X, y, tmp_path, every_time=True)[0]).compute()
+        client.compute(proba).result(timeout=WAIT_S)
     assert runs_of_killed_block(tmp_path) == 2
 
 
