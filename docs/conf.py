@@ -10,11 +10,8 @@ MathJax is served from the site itself (sphinx-mathjax-offline).
 
 import os
 import re
-from pathlib import Path
 
 import fastnb
-
-DOCS = Path(__file__).parent
 
 project = "fastnb"
 author = "the fastnb developers"

@@ -116,6 +116,12 @@ def unchanged_on_error(method: Method) -> Method:
     return cast("Method", wrapper)
 
 
+def uniform_priors(cls, n_classes):
+    """``_uniform_prior`` of the families whose class prior is their
+    ``priors`` parameter (GaussianNB, KernelDensityNB)."""
+    return {"priors": np.full(n_classes, 1.0 / n_classes)}
+
+
 class StateGuard:
     """A model's lock over its fitted state, and the tables last built.
 

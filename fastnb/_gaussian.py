@@ -20,7 +20,7 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from fastnb._base import BaseNB, fitted_table, observed_count
+from fastnb._base import BaseNB, fitted_table, observed_count, uniform_priors
 from fastnb._explain import binned_values, linear_terms
 from fastnb._labels import (
     SoftLabels,
@@ -364,10 +364,7 @@ class GaussianNB(BaseNB):
     _class_axes: dict = {"class_count": 0, "mean": 0, "ssd": 0, "missing_count": 0}
 
     _prior_params = ("priors",)
-
-    @classmethod
-    def _uniform_prior(cls, n_classes):
-        return {"priors": np.full(n_classes, 1.0 / n_classes)}
+    _uniform_prior = classmethod(uniform_priors)
 
     var_ = fitted_table("var_", "ndarray (n_classes, n_features): variances.")
     epsilon_ = fitted_table("epsilon_", "float: amount added to every variance.")

@@ -49,6 +49,7 @@ from fastnb._base import (
     fitted_table,
     observed_count,
     observed_weights,
+    uniform_priors,
 )
 from fastnb._explain import binned_values
 from fastnb._gaussian import (
@@ -554,10 +555,7 @@ class KernelDensityNB(BaseNB):
     }
 
     _prior_params = ("priors",)
-
-    @classmethod
-    def _uniform_prior(cls, n_classes):
-        return {"priors": np.full(n_classes, 1.0 / n_classes)}
+    _uniform_prior = classmethod(uniform_priors)
 
     bandwidth_ = fitted_table(
         "bandwidth_", "ndarray (n_classes, n_features): the bandwidths."

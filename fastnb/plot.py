@@ -79,6 +79,26 @@ def family_of(model, position):
     raise AssertionError(f"column {position} is in no family")  # fit sees to it
 
 
+def class_densities(estimator, j):
+    """``(x, density)``: 400 values of feature j and each class's density
+    at them, (400, n_classes). GaussianNB: the normal of ``theta_`` and
+    ``var_``, over the classes' means plus and minus four standard
+    deviations; KernelDensityNB: its kernel density as it scores it, over
+    the range seen widened by four bandwidths on each side."""
+    if isinstance(estimator, GaussianNB):
+        theta = np.asarray(estimator.theta_, dtype=np.float64)[:, j]
+        var = np.asarray(estimator.var_, dtype=np.float64)[:, j]
+        spread = 4 * np.sqrt(var)
+        x = np.linspace((theta - spread).min(), (theta + spread).max(), 400)
+        density = np.exp(-0.5 * (x[:, None] - theta) ** 2 / var) / np.sqrt(
+            2 * np.pi * var
+        )
+        return x, density
+    low, high = estimator._density_extent()
+    x = np.linspace(low[j], high[j], 400)
+    return x, np.exp(estimator._feature_log_density(j, x))
+
+
 def grouped_bars(ax, labels, heights, classes):
     """Bars of heights (n_labels, n_classes): a group a label, a bar a class
     (one BarContainer a class, labelled with it)."""
@@ -151,22 +171,8 @@ def plot_feature(
     estimator, j = family_of(model, position)
     classes = model.classes_
     ax = new_axes(ax)
-    if isinstance(estimator, GaussianNB):
-        theta = np.asarray(estimator.theta_, dtype=np.float64)[:, j]
-        var = np.asarray(estimator.var_, dtype=np.float64)[:, j]
-        spread = 4 * np.sqrt(var)
-        x = np.linspace((theta - spread).min(), (theta + spread).max(), 400)
-        for c in range(len(classes)):
-            density = np.exp(-0.5 * (x - theta[c]) ** 2 / var[c]) / np.sqrt(
-                2 * np.pi * var[c]
-            )
-            ax.plot(x, density, label=str(classes[c]))
-        ax.set_xlabel(str(name))
-        ax.set_ylabel("density")
-    elif isinstance(estimator, KernelDensityNB):
-        low, high = estimator._density_extent()
-        x = np.linspace(low[j], high[j], 400)
-        density = np.exp(estimator._feature_log_density(j, x))
+    if isinstance(estimator, GaussianNB | KernelDensityNB):
+        x, density = class_densities(estimator, j)
         for c in range(len(classes)):
             ax.plot(x, density[:, c], label=str(classes[c]))
         ax.set_xlabel(str(name))
