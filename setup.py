@@ -1,17 +1,20 @@
-"""Build the compiled kernels, ``fastnb._kernels``.
+"""Build the compiled kernels, ``fastnb._kernels`` and ``fastnb._vectorised``.
 
-The kernels are fastnb/_kernels.pyx and the plain-C helpers it cimports
-from fastnb/_rows.pxd (declaring fastnb/_rows.h). OpenMP is used when the
+The kernels are fastnb/_kernels.pyx, whose speed does not depend on the
+instruction set, and fastnb/_vectorised.pyx, whose speed does; both cimport
+the plain-C helpers of fastnb/_rows.pxd (declaring fastnb/_rows.h) and the
+inline helpers of fastnb/_kernel_helpers.pxd. OpenMP is used when the
 compiler can build and link a small OpenMP program; otherwise the kernels are
-built single-threaded. The same source is also compiled for newer
-instruction sets, on x86-64 (``fastnb._kernels_avx2``,
-``fastnb._kernels_avx512``) and on aarch64 (``fastnb._kernels_sve``), from
-copies of the .pyx under build/simd/, which find _rows.pxd and _rows.h on the
-include paths; ``fastnb._simd`` picks the best one the CPU runs, once, at
-import; a variant the compiler cannot target is left out. The architecture
-is sysconfig's platform, so a cross build (CC=aarch64-linux-gnu-gcc,
-_PYTHON_HOST_PLATFORM=linux-aarch64: tools/build_dist.sh) gets its own
-variants. Environment switches:
+built single-threaded. fastnb._kernels is compiled once; fastnb._vectorised
+is compiled again for newer instruction sets, on x86-64
+(``fastnb._vectorised_avx2``, ``fastnb._vectorised_avx512``) and on aarch64
+(``fastnb._vectorised_sve``), from copies of its .pyx under build/simd/,
+which find the .pxd and .h files on the include paths; ``fastnb._simd``
+picks the best one the CPU runs, once, at import; a variant the compiler
+cannot target is left out. The extensions compile in parallel, one a core.
+The architecture is sysconfig's platform, so a cross build
+(CC=aarch64-linux-gnu-gcc, _PYTHON_HOST_PLATFORM=linux-aarch64:
+tools/build_dist.sh) gets its own variants. Environment switches:
 
 * ``FASTNB_DEBUG=1`` builds with bounds and initialisation checks on, and
   without optimisation, for tests and fuzzing (baseline only): an index out
@@ -19,8 +22,9 @@ variants. Environment switches:
   indices are out of range as well (no wraparound: the kernels use none).
 * ``FASTNB_NO_OPENMP=1`` builds without OpenMP even when it is available.
 * ``FASTNB_NO_DISPATCH=1`` builds the baseline kernels only.
-* ``FASTNB_NATIVE=1`` builds the baseline kernels only, for this machine's
-  CPU (``-march=native``): a local build to compare the dispatch against.
+* ``FASTNB_NATIVE=1`` builds the baseline kernels only, both modules for
+  this machine's CPU (``-march=native``): a local build to compare the
+  dispatch against.
 """
 
 import os
@@ -59,6 +63,11 @@ int main(void) { return omp_get_max_threads() > 0 ? 0 : 1; }
 
 EMPTY_PROGRAM = "int main(void) { return 0; }\n"
 
+# The modules built once (for the baseline of the architecture), each from
+# fastnb/<name>.pyx; the second is built again for each variant.
+KERNELS = "fastnb._kernels"
+VECTORISED = "fastnb._vectorised"
+
 # Instruction-set variants of each architecture: module suffix -> compiler flag.
 SIMD_VARIANTS = {
     "x86_64": {"avx2": "-march=haswell", "avx512": "-march=skylake-avx512"},
@@ -96,7 +105,7 @@ class BuildExtOpenMP(build_ext):
         self.extensions = [
             ext
             for ext in self.extensions
-            if ext.name == "fastnb._kernels"
+            if ext.name in (KERNELS, VECTORISED)
             or (unix and self._compiles_with(ext.extra_compile_args[0], EMPTY_PROGRAM))
         ]
         self.parallel = self.parallel or os.cpu_count()
@@ -132,26 +141,33 @@ def kernels_extension(name, source, flags):
     )
 
 
+def source_of(module):
+    """The Cython source of a module: fastnb/_x.pyx for fastnb._x."""
+    return module.replace(".", "/") + ".pyx"
+
+
 def kernels_extensions():
-    """The baseline kernels, and one copy per instruction-set variant of the
-    target architecture."""
+    """fastnb._kernels and fastnb._vectorised for the baseline, and a copy of
+    fastnb._vectorised per instruction-set variant of the target
+    architecture."""
     if _env_flag("FASTNB_NATIVE"):
         return [
-            kernels_extension(
-                "fastnb._kernels", "fastnb/_kernels.pyx", ["-march=native"]
-            )
+            kernels_extension(module, source_of(module), ["-march=native"])
+            for module in (KERNELS, VECTORISED)
         ]
-    extensions = [kernels_extension("fastnb._kernels", "fastnb/_kernels.pyx", [])]
+    extensions = [
+        kernels_extension(module, source_of(module), [])
+        for module in (KERNELS, VECTORISED)
+    ]
     variants = SIMD_VARIANTS.get(target_machine(), {})
     if DEBUG or _env_flag("FASTNB_NO_DISPATCH") or not variants:
         return extensions
     os.makedirs(os.path.join("build", "simd"), exist_ok=True)
     for suffix, flag in variants.items():
-        source = os.path.join("build", "simd", f"_kernels_{suffix}.pyx")
-        shutil.copyfile(os.path.join("fastnb", "_kernels.pyx"), source)
-        extensions.append(
-            kernels_extension(f"fastnb._kernels_{suffix}", source, [flag])
-        )
+        name = f"{VECTORISED}_{suffix}"
+        source = os.path.join("build", "simd", os.path.basename(source_of(name)))
+        shutil.copyfile(source_of(VECTORISED), source)
+        extensions.append(kernels_extension(name, source, [flag]))
     return extensions
 
 
@@ -173,8 +189,8 @@ setup(
     },
     # force: the generated C depends on the directives (debug or not), which
     # Cython's timestamp check does not see.
-    # include_path: the copies under build/simd/ cimport fastnb._rows too.
-    # nthreads: the variants' copies are translated in parallel.
+    # include_path: the copies under build/simd/ cimport fastnb's .pxd files too.
+    # nthreads: the modules and the variants' copies are translated in parallel.
     ext_modules=cythonize(
         kernels_extensions(),
         compiler_directives=DIRECTIVES,

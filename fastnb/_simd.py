@@ -1,21 +1,29 @@
 """The compiled kernels for this CPU, chosen once at import.
 
-On x86-64 the kernels are built three times from the same source: for
-baseline x86-64 (``fastnb._kernels``), for AVX2 with FMA
-(``fastnb._kernels_avx2``, Haswell and later) and for AVX-512
-(``fastnb._kernels_avx512``); on aarch64 twice: for baseline ARMv8-A, whose
-NEON vectors every aarch64 CPU has (``fastnb._kernels``), and for SVE
-(``fastnb._kernels_sve``: Graviton 3 and later, Neoverse V1 and later).
-``kernels`` is the newest variant that was built and that this CPU runs.
-The environment variable ``FASTNB_SIMD`` (``baseline``, ``avx2``,
-``avx512`` or ``sve``) asks for one variant instead, for measurements and
-tests; asking for one the CPU cannot run, or that was not built, raises
-ImportError.
+The kernels are two compiled modules. ``fastnb._kernels`` holds those whose
+speed does not depend on the instruction set (labels, the tables made from
+a fit's statistics, the fit of categorical codes, ...), built once.
+``fastnb._vectorised`` holds those whose speed does (the checks of X's
+values, counting, Gaussian moments and every scoring kernel), built more
+than once from the same source: on x86-64 for baseline x86-64
+(``fastnb._vectorised``), for AVX2 with FMA (``fastnb._vectorised_avx2``,
+Haswell and later) and for AVX-512 (``fastnb._vectorised_avx512``); on
+aarch64 for baseline ARMv8-A, whose NEON vectors every aarch64 CPU has
+(``fastnb._vectorised``), and for SVE (``fastnb._vectorised_sve``: Graviton
+3 and later, Neoverse V1 and later).
+
+``kernels`` is the one namespace the estimators call: the public names of
+``fastnb._kernels`` and of the newest variant of ``fastnb._vectorised``
+that was built and that this CPU runs (``target`` names it). The
+environment variable ``FASTNB_SIMD`` (``baseline``, ``avx2``, ``avx512`` or
+``sve``) asks for one variant instead, for measurements and tests; asking
+for one the CPU cannot run, or that was not built, raises ImportError.
 """
 
 import importlib
 import importlib.util
 import os
+import types
 
 
 def _raise_kernels_missing(error):
@@ -44,9 +52,10 @@ def _raise_kernels_missing(error):
 
 
 try:
-    # (Imported as a module, not a name of fastnb: mypy then takes it for a
-    # module without stubs, typed Any, as pyproject.toml declares.)
-    import fastnb._kernels as _baseline
+    # (Imported as modules, not names of fastnb: mypy then takes them for
+    # modules without stubs, typed Any, as pyproject.toml declares.)
+    import fastnb._kernels as _common
+    import fastnb._vectorised as _baseline
 except ImportError as error:
     _raise_kernels_missing(error)
 
@@ -55,33 +64,63 @@ VARIANTS = ("avx512", "avx2", "sve")
 
 
 def _load(variant):
-    """The kernels module of a variant, or None if it was not built."""
+    """The vectorised module of a variant, or None if it was not built."""
+    if variant == "baseline":
+        return _baseline
     try:
-        return importlib.import_module(f"fastnb._kernels_{variant}")
+        return importlib.import_module(f"fastnb._vectorised_{variant}")
     except ImportError:
         return None
+
+
+def _public(module):
+    """A compiled module's kernels and constants: its names without a
+    leading underscore, less the modules it imports."""
+    return {
+        name: value
+        for name, value in vars(module).items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+    }
+
+
+def kernel_set(variant):
+    """Every kernel, with ``variant``'s vectorised ones: a namespace with the
+    ``__name__`` and ``__file__`` of that variant's module, or None if the
+    variant was not built.
+
+    Ask the CPU first (``fastnb._kernels.cpu_runs``): a variant's module may
+    use its instructions as it loads.
+    """
+    vectorised = _load(variant)
+    if vectorised is None:
+        return None
+    return types.SimpleNamespace(
+        __name__=vectorised.__name__,
+        __file__=vectorised.__file__,
+        **(_public(_common) | _public(vectorised)),
+    )
 
 
 def _choose():
     wanted = os.environ.get("FASTNB_SIMD", "").strip().lower()
     if wanted in ("", "auto"):
         for variant in VARIANTS:
-            if _baseline.cpu_runs(variant) and (module := _load(variant)):
-                return variant, module
-        return "baseline", _baseline
+            if _common.cpu_runs(variant) and (chosen := kernel_set(variant)):
+                return variant, chosen
+        return "baseline", kernel_set("baseline")
     if wanted == "baseline":
-        return "baseline", _baseline
+        return "baseline", kernel_set("baseline")
     if wanted not in VARIANTS:
         raise ImportError(
             f"FASTNB_SIMD={wanted!r}: expected one of auto, baseline, "
             f"{', '.join(VARIANTS)}."
         )
-    if not _baseline.cpu_runs(wanted):
+    if not _common.cpu_runs(wanted):
         raise ImportError(f"FASTNB_SIMD={wanted!r}: this CPU cannot run it.")
-    module = _load(wanted)
-    if module is None:
+    chosen = kernel_set(wanted)
+    if chosen is None:
         raise ImportError(f"FASTNB_SIMD={wanted!r}: this build has no such kernels.")
-    return wanted, module
+    return wanted, chosen
 
 
 target, kernels = _choose()

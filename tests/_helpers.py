@@ -1102,16 +1102,16 @@ def case_params(cases=CASES, containers=None, other_dtypes_in=("dense_c", "csr")
 
 
 def runnable_variants():
-    """The kernels modules of the instruction-set variants that were built and
-    that this CPU runs.
+    """The kernels (``fastnb._simd.kernel_set``) of each instruction-set
+    variant that was built and that this CPU runs, the baseline left out.
 
     The CPU is asked first: a variant's module may use its instructions as
     it loads (an AVX-512 build stops an AVX2-only CPU with an illegal
     instruction).
     """
     return [
-        module
+        kernels
         for variant in fastnb._simd.VARIANTS
         if fastnb._kernels.cpu_runs(variant)
-        and (module := fastnb._simd._load(variant)) is not None
+        and (kernels := fastnb._simd.kernel_set(variant)) is not None
     ]

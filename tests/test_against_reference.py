@@ -43,9 +43,6 @@ from _helpers import (
     tol,
 )
 
-# Also run on the aarch64 wheel under qemu-user (.ci/run).
-pytestmark = pytest.mark.emulated
-
 LABELS = np.array(["ant", "bee", "cat"])
 N_SAMPLES = 90
 N_COUNT_FEATURES = 9
@@ -618,6 +615,10 @@ def assert_same_outputs(fast, oracle, X, rtol, dtype):
 CASE_INPUTS = ("case", "dtype", "container")
 
 
+# The tests marked "emulated", those that run fastnb's kernels, also run on the
+# aarch64 wheel under qemu-user (.ci/run); the test of the reference alone
+# does not.
+@pytest.mark.emulated
 @pytest.mark.filterwarnings("ignore:alpha too small:UserWarning")
 @pytest.mark.parametrize("mode", ["fit", "partial_fit"])
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
@@ -632,6 +633,7 @@ def test_matches_reference(case, dtype, container, weighted, mode):
     )
 
 
+@pytest.mark.emulated
 @pytest.mark.filterwarnings("ignore:alpha too small:UserWarning")
 @pytest.mark.parametrize(CASE_INPUTS, COMBINATIONS)
 def test_statistics_match_reference(case, dtype, container):
@@ -666,6 +668,7 @@ def test_reference_chunks_equal_reference_fit(case, dtype, container, weighted):
     assert_same_outputs(chunked, whole, X_test, rtol, output_dtype(case, dtype))
 
 
+@pytest.mark.emulated
 @pytest.mark.parametrize("first", [np.float32, np.float64])
 @pytest.mark.parametrize(
     ("case", "container"),

@@ -1184,7 +1184,7 @@ def test_instruction_set_variants_fit_and_score_alike(variant, monkeypatch):
     X, y, w = make_big_codes(seed=5)
     X = X.astype(np.float32)
     results = []
-    for kernels in (fastnb._kernels, variant):
+    for kernels in (fastnb._simd.kernel_set("baseline"), variant):
         monkeypatch.setattr(fastnb._categorical, "_kernels", kernels)
         model = fastnb.CategoricalNB(alpha=0.3).fit(X, y, sample_weight=w)
         results.append((model.category_count_, model.predict_proba(X)))

@@ -12,9 +12,9 @@ from numpy.testing import assert_array_equal
 from threadpoolctl import threadpool_limits
 
 import fastnb
-from fastnb import _kernels as baseline
 from fastnb._gaussian import sparse_gaussian_table
 from fastnb._labels import NO_ROWS, rows_by_class, soft_labels
+from fastnb._simd import kernel_set
 from fastnb._simd import kernels as _kernels
 from fastnb._threads import effective_n_threads, pad_classes, thread_scratch
 from fastnb._validation import encode_fit_labels, encode_labels, sparse_arrays
@@ -23,6 +23,7 @@ from _helpers import THREADED_CASES, THREADED_ROWS, runnable_variants
 
 ESTIMATORS = [fastnb.MultinomialNB, fastnb.ComplementNB, fastnb.BernoulliNB]
 # The baseline kernels and every variant built that this CPU runs.
+baseline = kernel_set("baseline")
 KERNEL_VARIANTS = [baseline, *runnable_variants()]
 
 

@@ -227,9 +227,13 @@ def tree(folder, pattern):
     return {f"{folder}/{path.name}" for path in (root / folder).glob(pattern)}
 
 
-# The baseline kernels, and the instruction-set variants (_kernels_avx2, ...).
-KERNELS = re.compile(r"fastnb/_kernels(_[a-z0-9]+)?\.[^/]+\.so")
-BASELINE = re.compile(r"fastnb/_kernels\.[^/]+\.so")
+# The kernels built once, the vectorised ones for the baseline, and their
+# instruction-set variants (_vectorised_avx2, ...).
+KERNELS = re.compile(r"fastnb/_(kernels|vectorised(_[a-z0-9]+)?)\.[^/]+\.so")
+BASELINE = (
+    re.compile(r"fastnb/_kernels\.[^/]+\.so"),
+    re.compile(r"fastnb/_vectorised\.[^/]+\.so"),
+)
 VENDORED = re.compile(r"fastnb\.libs/[^/]+\.so[.0-9]*")  # put there by auditwheel
 OPENMP_RUNTIMES = ("libgomp", "libomp", "libiomp")
 
@@ -299,7 +303,8 @@ sdist_required = (
     modules
     | tests
     | bench
-    | {"fastnb/_kernels.pyx", "fastnb/_rows.pxd", "fastnb/_rows.h"}
+    | {"fastnb/_kernels.pyx", "fastnb/_vectorised.pyx", "fastnb/_kernel_helpers.pxd"}
+    | {"fastnb/_rows.pxd", "fastnb/_rows.h"}
     | {"setup.py", "pyproject.toml", "MANIFEST.in"}
     | {"README.md", "LICENSE", "CHANGELOG.md", "ARCHITECTURE.md", "PKG-INFO"}
 )
@@ -328,9 +333,10 @@ def check_wheel(built_wheel, wheel):
         wheel_files = {name for name in zf.namelist() if not name.endswith("/")}
         kernels = sorted(filter(KERNELS.fullmatch, wheel_files))
         vendored = set(filter(VENDORED.fullmatch, wheel_files))
-        baseline = list(filter(BASELINE.fullmatch, kernels))
-        if len(baseline) != 1:
-            problems.append(f"{where}: expected one fastnb/_kernels.*.so, found {baseline}")
+        for pattern in BASELINE:
+            found = list(filter(pattern.fullmatch, kernels))
+            if len(found) != 1:
+                problems.append(f"{where}: expected one {pattern.pattern}, found {found}")
         kernel_needs = {name: needed(zf.read(name)) for name in kernels}
         metadata_version(zf.read(dist_info + "METADATA"), f"{where} METADATA")
         tags = [
