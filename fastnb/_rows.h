@@ -1,18 +1,21 @@
-/* Plain-C helpers of fastnb's compiled kernels (fastnb/_kernels.pyx),
- * declared for Cython in fastnb/_rows.pxd.
+/* Plain-C helpers of fastnb's compiled kernels (fastnb/_kernels.pyx and
+ * fastnb/_vectorised.pyx), declared for Cython in fastnb/_rows.pxd, which
+ * setup.py renders from the template fastnb/_rows.pxd.tp.
  *
  * - Facts about the build and the CPU: OpenMP, bounds checks, instruction
  *   sets.
  * - The hottest row loops of the scoring kernels. With the classes taken in
  *   blocks of FASTNB_BLOCK, accumulated in a local array of constant size,
  *   compilers vectorise these loops for each instruction-set variant
- *   (Cython's generated indexing defeats that). This header is compiled
- *   once per variant (baseline, AVX2, AVX-512), so the vector width below
- *   is the variant's own.
+ *   (Cython's generated indexing defeats that). fastnb._vectorised is
+ *   compiled once per variant (baseline, AVX2, AVX-512; SVE), so the vector
+ *   width below is the variant's own.
  *
- * The row helpers are generated for each element type by the macros at the
- * end (one function per type, suffixed _f64, _f32, _i32, _i64) and chosen
- * for a kernel's fused types in one place, _rows.pxd.
+ * The row helpers are macros, made into one function per element type
+ * (suffixed _f64, _f32, _i32, _i64), and per variant for missing values
+ * (_missing), by _rows.pxd.tp: the list of specialisations there is the
+ * only one, and the same template declares them and picks one for a
+ * kernel's fused types.
  */
 #ifndef FASTNB_ROWS_H
 #define FASTNB_ROWS_H
@@ -1136,93 +1139,5 @@ static inline void fastnb_zero(double* p, Py_ssize_t n)
         }                                                                     \
         return -1;                                                            \
     }
-
-FASTNB_DISCRETE_CSR_ROW(fastnb_discrete_csr_row_f64_i32, double, int32_t)
-FASTNB_DISCRETE_CSR_ROW(fastnb_discrete_csr_row_f64_i64, double, int64_t)
-FASTNB_DISCRETE_CSR_ROW(fastnb_discrete_csr_row_f32_i32, float, int32_t)
-FASTNB_DISCRETE_CSR_ROW(fastnb_discrete_csr_row_f32_i64, float, int64_t)
-FASTNB_DISCRETE_DENSE_ROW(fastnb_discrete_dense_row_f64, double)
-FASTNB_DISCRETE_DENSE_ROW(fastnb_discrete_dense_row_f32, float)
-FASTNB_GAUSSIAN_DENSE_ROW(fastnb_gaussian_dense_row_f64, double, 0)
-FASTNB_GAUSSIAN_DENSE_ROW(fastnb_gaussian_dense_row_f32, float, 0)
-FASTNB_GAUSSIAN_DENSE_ROW(fastnb_gaussian_dense_missing_row_f64, double, 1)
-FASTNB_GAUSSIAN_DENSE_ROW(fastnb_gaussian_dense_missing_row_f32, float, 1)
-FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f64_i32, double, int32_t, 0)
-FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f64_i64, double, int64_t, 0)
-FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f32_i32, float, int32_t, 0)
-FASTNB_GAUSSIAN_CSR_ROW(fastnb_gaussian_csr_row_f32_i64, float, int64_t, 0)
-FASTNB_GAUSSIAN_CSR_ROW(
-    fastnb_gaussian_csr_missing_row_f64_i32, double, int32_t, 1)
-FASTNB_GAUSSIAN_CSR_ROW(
-    fastnb_gaussian_csr_missing_row_f64_i64, double, int64_t, 1)
-FASTNB_GAUSSIAN_CSR_ROW(
-    fastnb_gaussian_csr_missing_row_f32_i32, float, int32_t, 1)
-FASTNB_GAUSSIAN_CSR_ROW(
-    fastnb_gaussian_csr_missing_row_f32_i64, float, int64_t, 1)
-FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_i32, int32_t,
-                             fastnb_code_i32, 0)
-FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_i64, int64_t,
-                             fastnb_code_i64, 0)
-FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_f32, float,
-                             fastnb_code_f32, 0)
-FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_f64, double,
-                             fastnb_code_f64, 0)
-FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_missing_f32, float,
-                             fastnb_code_f32, 1)
-FASTNB_CATEGORICAL_DENSE_ROW(fastnb_categorical_dense_row_missing_f64, double,
-                             fastnb_code_f64, 1)
-FASTNB_CATEGORICAL_CSR_ROW(
-    fastnb_categorical_csr_row_i32_i32, int32_t, int32_t, fastnb_code_i32, 0)
-FASTNB_CATEGORICAL_CSR_ROW(
-    fastnb_categorical_csr_row_i32_i64, int32_t, int64_t, fastnb_code_i32, 0)
-FASTNB_CATEGORICAL_CSR_ROW(
-    fastnb_categorical_csr_row_i64_i32, int64_t, int32_t, fastnb_code_i64, 0)
-FASTNB_CATEGORICAL_CSR_ROW(
-    fastnb_categorical_csr_row_i64_i64, int64_t, int64_t, fastnb_code_i64, 0)
-FASTNB_CATEGORICAL_CSR_ROW(
-    fastnb_categorical_csr_row_f32_i32, float, int32_t, fastnb_code_f32, 0)
-FASTNB_CATEGORICAL_CSR_ROW(
-    fastnb_categorical_csr_row_f32_i64, float, int64_t, fastnb_code_f32, 0)
-FASTNB_CATEGORICAL_CSR_ROW(
-    fastnb_categorical_csr_row_f64_i32, double, int32_t, fastnb_code_f64, 0)
-FASTNB_CATEGORICAL_CSR_ROW(
-    fastnb_categorical_csr_row_f64_i64, double, int64_t, fastnb_code_f64, 0)
-FASTNB_CATEGORICAL_CSR_ROW(fastnb_categorical_csr_row_missing_f32_i32, float,
-                           int32_t, fastnb_code_f32, 1)
-FASTNB_CATEGORICAL_CSR_ROW(fastnb_categorical_csr_row_missing_f32_i64, float,
-                           int64_t, fastnb_code_f32, 1)
-FASTNB_CATEGORICAL_CSR_ROW(fastnb_categorical_csr_row_missing_f64_i32, double,
-                           int32_t, fastnb_code_f64, 1)
-FASTNB_CATEGORICAL_CSR_ROW(fastnb_categorical_csr_row_missing_f64_i64, double,
-                           int64_t, fastnb_code_f64, 1)
-FASTNB_CATEGORICAL_CHECK_ROWS(fastnb_categorical_check_rows_i32, int32_t,
-                              FASTNB_FIT_INT_CODE)
-FASTNB_CATEGORICAL_CHECK_ROWS(fastnb_categorical_check_rows_i64, int64_t,
-                              FASTNB_FIT_INT_CODE)
-FASTNB_CATEGORICAL_CHECK_ROWS(fastnb_categorical_check_rows_f32, float,
-                              FASTNB_FIT_FLOAT_CODE)
-FASTNB_CATEGORICAL_CHECK_ROWS(fastnb_categorical_check_rows_f64, double,
-                              FASTNB_FIT_FLOAT_CODE)
-FASTNB_CATEGORICAL_CHECK_ROWS(fastnb_categorical_check_rows_missing_f32, float,
-                              FASTNB_FIT_FLOAT_CODE_OR_NAN)
-FASTNB_CATEGORICAL_CHECK_ROWS(fastnb_categorical_check_rows_missing_f64, double,
-                              FASTNB_FIT_FLOAT_CODE_OR_NAN)
-FASTNB_CATEGORICAL_COUNT_ROWS(fastnb_categorical_count_rows_i32, int32_t,
-                              FASTNB_WITHIN_INT, 0)
-FASTNB_CATEGORICAL_COUNT_ROWS(fastnb_categorical_count_rows_i64, int64_t,
-                              FASTNB_WITHIN_INT, 0)
-FASTNB_CATEGORICAL_COUNT_ROWS(fastnb_categorical_count_rows_f32, float,
-                              FASTNB_WITHIN_FLOAT, 0)
-FASTNB_CATEGORICAL_COUNT_ROWS(fastnb_categorical_count_rows_f64, double,
-                              FASTNB_WITHIN_FLOAT, 0)
-FASTNB_CATEGORICAL_COUNT_ROWS(fastnb_categorical_count_rows_missing_f32, float,
-                              FASTNB_WITHIN_FLOAT, 1)
-FASTNB_CATEGORICAL_COUNT_ROWS(fastnb_categorical_count_rows_missing_f64, double,
-                              FASTNB_WITHIN_FLOAT, 1)
-
-FASTNB_KDE_DENSE_ROW(fastnb_kde_dense_row_f64, double, 0)
-FASTNB_KDE_DENSE_ROW(fastnb_kde_dense_row_f32, float, 0)
-FASTNB_KDE_DENSE_ROW(fastnb_kde_dense_missing_row_f64, double, 1)
-FASTNB_KDE_DENSE_ROW(fastnb_kde_dense_missing_row_f32, float, 1)
 
 #endif /* FASTNB_ROWS_H */

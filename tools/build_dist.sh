@@ -304,7 +304,7 @@ sdist_required = (
     | tests
     | bench
     | {"fastnb/_kernels.pyx", "fastnb/_vectorised.pyx", "fastnb/_kernel_helpers.pxd"}
-    | {"fastnb/_rows.pxd", "fastnb/_rows.h"}
+    | {"fastnb/_rows.pxd.tp", "fastnb/_rows.h"}
     | {"setup.py", "pyproject.toml", "MANIFEST.in"}
     | {"README.md", "LICENSE", "CHANGELOG.md", "ARCHITECTURE.md", "PKG-INFO"}
 )
