@@ -85,52 +85,6 @@ def target_machine():
     return {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
 
 
-class BuildExtOpenMP(build_ext):
-    """build_ext that adds the compiler's OpenMP flag when it works, and
-    leaves debug information out of a release build (Python's CFLAGS ask
-    for -g: on the kernels' 9 MB of C, a third of the compile time)."""
-
-    def build_extensions(self):
-        unix = self.compiler.compiler_type != "msvc"
-        if unix and not DEBUG:
-            for ext in self.extensions:
-                ext.extra_compile_args.append("-g0")
-        flag = "-fopenmp" if unix else "/openmp"
-        if _env_flag("FASTNB_NO_OPENMP"):
-            print("fastnb: FASTNB_NO_OPENMP set, building without OpenMP")
-        elif self._compiles_with(flag, OPENMP_CHECK):
-            for ext in self.extensions:
-                ext.extra_compile_args.append(flag)
-                if unix:
-                    ext.extra_link_args.append(flag)
-        else:
-            print("fastnb: the compiler cannot build OpenMP code; single-threaded")
-        self.extensions = [
-            ext
-            for ext in self.extensions
-            if ext.name in (KERNELS, VECTORISED)
-            or (unix and self._compiles_with(ext.extra_compile_args[0], EMPTY_PROGRAM))
-        ]
-        self.parallel = self.parallel or os.cpu_count()
-        super().build_extensions()
-
-    def _compiles_with(self, flag, program):
-        with tempfile.TemporaryDirectory() as tmp:
-            source = os.path.join(tmp, "check.c")
-            with open(source, "w") as f:
-                f.write(program)
-            try:
-                objects = self.compiler.compile(
-                    [source], output_dir=tmp, extra_postargs=[flag]
-                )
-                self.compiler.link_executable(
-                    objects, os.path.join(tmp, "check"), extra_postargs=[flag]
-                )
-            except Exception:  # any compiler or linker failure means "no"
-                return False
-        return True
-
-
 # Tempita templates, rendered before Cython runs: the file less ".tp".
 TEMPLATES = [os.path.join("fastnb", "_rows.pxd.tp")]
 
@@ -153,6 +107,74 @@ def render_templates():
                     continue
         with open(target, "w") as f:
             f.write(text)
+
+
+class BuildExtOpenMP(build_ext):
+    """build_ext that translates the kernels with Cython (only here: pip runs
+    setup.py three times for a wheel, and only the last one builds), adds
+    the compiler's OpenMP flag when it works, and leaves debug information
+    out of a release build (Python's CFLAGS ask for -g: a third of the
+    compile time of the kernels' C)."""
+
+    def build_extensions(self):
+        unix = self.compiler.compiler_type != "msvc"
+        if unix and not DEBUG:
+            for ext in self.extensions:
+                ext.extra_compile_args.append("-g0")
+        flag = "-fopenmp" if unix else "/openmp"
+        if _env_flag("FASTNB_NO_OPENMP"):
+            print("fastnb: FASTNB_NO_OPENMP set, building without OpenMP")
+        elif self._compiles_with(flag, OPENMP_CHECK):
+            for ext in self.extensions:
+                ext.extra_compile_args.append(flag)
+                if unix:
+                    ext.extra_link_args.append(flag)
+        else:
+            print("fastnb: the compiler cannot build OpenMP code; single-threaded")
+        self.extensions = [
+            ext
+            for ext in self.extensions
+            if ext.name in (KERNELS, VECTORISED)
+            or (unix and self._compiles_with(ext.extra_compile_args[0], EMPTY_PROGRAM))
+        ]
+        self._translate()
+        self.parallel = self.parallel or os.cpu_count()
+        super().build_extensions()
+
+    def _translate(self):
+        """Cython's C for each extension, its copies translated in parallel;
+        the extensions then build from the C (Cython's own build_extension,
+        which setuptools' inherits, finds no .pyx left to translate)."""
+        render_templates()
+        # force: the generated C depends on the directives (debug or not),
+        # which Cython's timestamp check does not see.
+        # include_path: the copies under build/simd/ cimport fastnb's .pxd
+        # files too.
+        translated = cythonize(
+            self.extensions,
+            compiler_directives=DIRECTIVES,
+            include_path=["."],
+            force=True,
+            nthreads=os.cpu_count() or 1,
+        )
+        for ext, done in zip(self.extensions, translated, strict=True):
+            ext.sources = done.sources
+
+    def _compiles_with(self, flag, program):
+        with tempfile.TemporaryDirectory() as tmp:
+            source = os.path.join(tmp, "check.c")
+            with open(source, "w") as f:
+                f.write(program)
+            try:
+                objects = self.compiler.compile(
+                    [source], output_dir=tmp, extra_postargs=[flag]
+                )
+                self.compiler.link_executable(
+                    objects, os.path.join(tmp, "check"), extra_postargs=[flag]
+                )
+            except Exception:  # any compiler or linker failure means "no"
+                return False
+        return True
 
 
 def kernels_extension(name, source, flags):
@@ -209,22 +231,11 @@ elif _env_flag("FASTNB_NO_DISPATCH"):
 else:
     BUILD_KIND = "release"
 
-render_templates()
 setup(
     options={
         "build": {"build_base": os.path.join("build", BUILD_KIND)},
         "bdist_wheel": {"py_limited_api": "cp311"},
     },
-    # force: the generated C depends on the directives (debug or not), which
-    # Cython's timestamp check does not see.
-    # include_path: the copies under build/simd/ cimport fastnb's .pxd files too.
-    # nthreads: the modules and the variants' copies are translated in parallel.
-    ext_modules=cythonize(
-        kernels_extensions(),
-        compiler_directives=DIRECTIVES,
-        include_path=["."],
-        force=True,
-        nthreads=os.cpu_count() or 1,
-    ),
+    ext_modules=kernels_extensions(),
     cmdclass={"build_ext": BuildExtOpenMP},
 )
