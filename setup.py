@@ -199,17 +199,14 @@ def kernels_extensions():
     """fastnb._kernels and fastnb._vectorised for the baseline, and a copy of
     fastnb._vectorised per instruction-set variant of the target
     architecture."""
-    if _env_flag("FASTNB_NATIVE"):
-        return [
-            kernels_extension(module, source_of(module), ["-march=native"])
-            for module in (KERNELS, VECTORISED)
-        ]
+    native = _env_flag("FASTNB_NATIVE")
+    flags = ["-march=native"] if native else []
     extensions = [
-        kernels_extension(module, source_of(module), [])
+        kernels_extension(module, source_of(module), flags)
         for module in (KERNELS, VECTORISED)
     ]
     variants = SIMD_VARIANTS.get(target_machine(), {})
-    if DEBUG or _env_flag("FASTNB_NO_DISPATCH") or not variants:
+    if native or DEBUG or _env_flag("FASTNB_NO_DISPATCH") or not variants:
         return extensions
     os.makedirs(os.path.join("build", "simd"), exist_ok=True)
     for suffix, flag in variants.items():
