@@ -42,7 +42,12 @@ from fastnb._explain import (
 )
 from fastnb._labels import column_classes, read_only, soft_labels, sorted_classes
 from fastnb._simd import kernels as _kernels
-from fastnb._statistics import check_classes
+from fastnb._statistics import (
+    check_classes,
+    check_declared,
+    combined_by_rule,
+    empty_statistics,
+)
 from fastnb._threads import effective_n_threads, thread_scratch
 from fastnb._validation import (
     check_sample_weight,
@@ -260,10 +265,6 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     statistics' shapes.
     """
 
-    # Statistic name -> the axis that runs over classes, for statistics that
-    # have one (aligning two models' classes in fastnb._state.combine_states).
-    _class_axes: dict = {"class_count": 0}
-
     # The constructor parameters that set the class prior (MixedNB sets them
     # on its families, see _uniform_prior, and refuses them from users).
     _prior_params: tuple[str, ...] = ()
@@ -415,15 +416,51 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         return self._batch_statistics(batch, y, sample_weight, n_classes)
 
     @abstractmethod
+    def _declared_statistics(self, statistics=None):
+        """The statistics a model of these parameters keeps, as
+        fastnb._statistics.Statistic declarations, in the order they are
+        checked (MixedNB's depend on the families ``statistics`` holds; the
+        other families' on the parameters alone, missing="ignore" adding
+        some). From them come the names, the checks of shapes and values,
+        the empty state, the class axes and the sums of two states."""
+
+    def _statistic_sizes(self, statistics, n_features):
+        """The sizes of the axes the declarations name besides "classes"
+        and "features", read from ``statistics`` (None: for an empty state
+        over n_features); ValueError if the statistics they are read from
+        are malformed."""
+        return {}
+
+    def _check_statistics_agree(self, statistics):
+        """The family's rules for its statistics together, past what the
+        declarations say (checked only with values, once the shapes have
+        passed): for example GaussianNB's means within what fit accepts."""
+
+    def _combined_own(self, first, second):
+        """The statistics declared with combine="own" (moments merged,
+        categories united, grids moved onto one lattice), of the union of
+        the two batches behind ``first`` and ``second``."""
+        return {}
+
+    def _statistic_names(self, statistics):
+        """The names of the statistics a model of these parameters keeps."""
+        return [statistic.name for statistic in self._declared_statistics(statistics)]
+
     def _combine_statistics(self, first, second):
         """The statistics of the union of the two batches behind ``first`` and
         ``second`` (over the same classes), in new arrays; neither is changed."""
+        declared = self._declared_statistics(first)
+        combined = combined_by_rule(first, second, declared)
+        combined.update(self._combined_own(first, second))
+        return {statistic.name: combined[statistic.name] for statistic in declared}
 
-    @abstractmethod
-    def _statistic_names(self, statistics):
-        """The names of the statistics a model of these parameters keeps
-        (MixedNB's depend on the families ``statistics`` holds; the other
-        families' on the parameters alone, missing="ignore" adding some)."""
+    def _empty_statistics(self, n_classes, X):
+        """Zeroed statistics over X's features, which ``_batch_statistics``
+        fills (those declared of kind "own" left out)."""
+        n_features = X.shape[1]
+        sizes = {"classes": n_classes, "features": n_features}
+        sizes.update(self._statistic_sizes(None, n_features))
+        return empty_statistics(self._declared_statistics(), sizes, X.dtype)
 
     def _check_statistics(self, statistics, n_classes, n_features, values=True):
         """Raise ValueError unless ``statistics`` is a consistent set for a
@@ -442,9 +479,14 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             )
         self._check_statistic_values(statistics, n_classes, n_features, values)
 
-    @abstractmethod
     def _check_statistic_values(self, statistics, n_classes, n_features, values):
-        """_check_statistics for statistics of the right names."""
+        """_check_statistics for statistics of the right names: the
+        declarations' checks, then the family's rules."""
+        sizes = {"classes": n_classes, "features": n_features}
+        sizes.update(self._statistic_sizes(statistics, n_features))
+        check_declared(statistics, self._declared_statistics(statistics), sizes, values)
+        if values:
+            self._check_statistics_agree(statistics)
 
     @abstractmethod
     def _table_params(self, statistics, n_classes):
@@ -526,9 +568,11 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
 
     def _class_axes_of(self, statistics):
         """Statistic name -> its class axis, for those of ``statistics`` that
-        have one."""
+        have one (aligning two models' classes, fastnb._state.combine_states)."""
         return {
-            key: axis for key, axis in self._class_axes.items() if key in statistics
+            statistic.name: statistic.class_axis
+            for statistic in self._declared_statistics(statistics)
+            if statistic.class_axis is not None and statistic.name in statistics
         }
 
     def _in_fit_order(self, statistics):

@@ -37,7 +37,7 @@ from fastnb._explain import as_term_matrices, informative_values, terms_output
 from fastnb._labels import SoftLabels, class_weights, first_and_rest, read_only
 from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
-from fastnb._statistics import SUM_RTOL, check_statistic
+from fastnb._statistics import CLASS_COUNT, SUM_RTOL, Statistic
 from fastnb._threads import (
     CHUNKS,
     data_size,
@@ -528,6 +528,16 @@ def count_sparse_codes(
     return None, sizes, counts
 
 
+# CategoricalNB's statistics: each class's weight, the count table (a row
+# per feature and category, feature-major) and each feature's categories
+# (codes or raw values).
+CATEGORY_COUNTS = (
+    CLASS_COUNT,
+    Statistic("category_count", ("categories", "classes"), combine="own"),
+    Statistic("categories", kind="own", combine="own"),
+)
+
+
 class CategoricalNB(CountingNB):
     """Naive Bayes for categorical features: a probability table per attribute.
 
@@ -692,8 +702,6 @@ class CategoricalNB(CountingNB):
 
     # -- statistics: a flat feature-major count table ------------------------
 
-    _class_axes: dict = {"class_count": 0, "category_count": 1}
-
     class_count_ = fitted_statistic(
         "class_count", "ndarray of shape (n_classes,): weighted samples per class."
     )
@@ -821,7 +829,7 @@ class CategoricalNB(CountingNB):
     # the table, so it is counted and combined in new arrays, not into the
     # model's own (as the count families do).
 
-    def _combine_statistics(self, first, second):
+    def _combined_own(self, first, second):
         categories = first["categories"]
         if same_categories(categories, second["categories"]):
             # As most batches of a partial_fit: no new category.
@@ -836,11 +844,7 @@ class CategoricalNB(CountingNB):
             )
             counts[first_rows] += first["category_count"]
             counts[second_rows] += second["category_count"]
-        return {
-            "class_count": first["class_count"] + second["class_count"],
-            "category_count": counts,
-            "categories": categories,
-        }
+        return {"category_count": counts, "categories": categories}
 
     def _in_fit_order(self, statistics):
         # One fit sorts each feature's raw values; combining batches unites
@@ -862,11 +866,12 @@ class CategoricalNB(CountingNB):
             "category_count": statistics["category_count"][np.concatenate(rows)],
         }
 
-    def _statistic_names(self, statistics):
-        return ["class_count", "category_count", "categories"]
+    def _declared_statistics(self, statistics=None):
+        return CATEGORY_COUNTS
 
-    def _check_statistic_values(self, statistics, n_classes, n_features, values):
-        check_statistic(statistics, "class_count", (n_classes,), values=values)
+    def _statistic_sizes(self, statistics, n_features):
+        if statistics is None:
+            return {"categories": 0}
         categories = statistics["categories"]
         if (
             not isinstance(categories, list)
@@ -880,12 +885,10 @@ class CategoricalNB(CountingNB):
                 f"Statistic 'categories' must be a list of {n_features} 1-D arrays "
                 "of integer codes or of values (object)."
             )
-        n_rows = int(category_sizes(categories).sum())
-        check_statistic(
-            statistics, "category_count", (n_rows, n_classes), values=values
-        )
-        if values:
-            check_categories_agree(statistics, ignores_missing(self))
+        return {"categories": int(category_sizes(categories).sum())}
+
+    def _check_statistics_agree(self, statistics):
+        check_categories_agree(statistics, ignores_missing(self))
 
     def _table_params(self, statistics, n_classes):
         n_categories = self._with_min_categories(

@@ -29,7 +29,13 @@ from fastnb._explain import informative_values, linear_terms
 from fastnb._labels import class_weights, label_arrays, rows_by_class
 from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
-from fastnb._statistics import check_rows_agree, check_statistic
+from fastnb._statistics import (
+    CLASS_COUNT,
+    FLOAT_DTYPES,
+    MISSING_COUNT,
+    Statistic,
+    check_rows_agree,
+)
 from fastnb._threads import (
     data_size,
     dense_block_width,
@@ -39,7 +45,6 @@ from fastnb._threads import (
     thread_scratch,
 )
 from fastnb._validation import (
-    FLOAT_DTYPES,
     MISSING_CONSTRAINT,
     check_class_prior,
     check_values,
@@ -256,6 +261,11 @@ class CountingNB(BaseNB):
         return tags
 
 
+# The count families' statistics: each class's weight, and its weighted sum
+# of each feature.
+COUNTS = (CLASS_COUNT, Statistic("feature_count", ("classes", "features")))
+
+
 class BaseDiscreteNB(CountingNB):
     """Fitting and scoring shared by the count-based families.
 
@@ -275,7 +285,6 @@ class BaseDiscreteNB(CountingNB):
 
     _requires_non_negative = True
     _keeps_missing = False
-    _class_axes: dict = {"class_count": 0, "feature_count": 0, "missing_count": 0}
 
     class_count_ = fitted_statistic(
         "class_count", "ndarray of shape (n_classes,): weighted samples per class."
@@ -327,19 +336,12 @@ class BaseDiscreteNB(CountingNB):
             X = summed_duplicates(X)
         return X, y
 
-    def _statistic_names(self, statistics):
+    def _declared_statistics(self, statistics=None):
         # missing_count only where kept; the statistics themselves change
         # nothing.
         if self._keeps_missing and ignores_missing(self):
-            return ("class_count", "feature_count", "missing_count")
-        return ("class_count", "feature_count")
-
-    def _empty_statistics(self, n_classes, X):
-        """Zeroed statistics over X's features, which _batch_statistics fills."""
-        shape = (n_classes, X.shape[1])
-        statistics = {key: np.zeros(shape) for key in self._statistic_names(None)}
-        statistics["class_count"] = np.zeros(n_classes)
-        return statistics
+            return (*COUNTS, MISSING_COUNT)
+        return COUNTS
 
     def _batch_statistics(self, X, y, sample_weight, n_classes):
         statistics = self._empty_statistics(n_classes, X)
@@ -356,10 +358,6 @@ class BaseDiscreteNB(CountingNB):
             ignores_missing(self),
         )
         return statistics
-
-    def _combine_statistics(self, first, second):
-        names = self._statistic_names(first)
-        return {key: first[key] + second[key] for key in names}
 
     def _add_batch(self, statistics, X, y, sample_weight, n_classes):
         # Counting into the model's own arrays, as scikit-learn does, saves a
@@ -388,22 +386,16 @@ class BaseDiscreteNB(CountingNB):
         )
         return statistics
 
-    def _check_statistic_values(self, statistics, n_classes, n_features, values):
-        check_statistic(statistics, "class_count", (n_classes,), values=values)
-        for key in self._statistic_names(statistics)[1:]:
-            check_statistic(statistics, key, (n_classes, n_features), values=values)
-        if not values:
-            return
-        if "missing_count" in statistics:
-            check_rows_agree(statistics, "missing_count", upper_bound=True)
+    def _check_statistics_agree(self, statistics):
         # A feature binarized is on in at most every sample of its class in
         # which it was seen.
-        check_rows_agree(
-            statistics,
-            "feature_count",
-            upper_bound=self._counts_binarize() is not None,
-            plus="missing_count" if "missing_count" in statistics else None,
-        )
+        if self._counts_binarize() is not None:
+            check_rows_agree(
+                statistics,
+                "feature_count",
+                upper_bound=True,
+                plus="missing_count" if "missing_count" in statistics else None,
+            )
 
     def _table_params(self, statistics, n_classes):
         n_features = statistics["feature_count"].shape[1]

@@ -30,7 +30,14 @@ from fastnb._labels import (
     rows_by_class,
 )
 from fastnb._simd import kernels as _kernels
-from fastnb._statistics import SUM_RTOL, check_rows_agree, check_statistic
+from fastnb._statistics import (
+    CLASS_COUNT,
+    DTYPE,
+    FLOAT_DTYPES,
+    MISSING_COUNT,
+    SUM_RTOL,
+    Statistic,
+)
 from fastnb._threads import (
     data_size,
     dense_row_chunks,
@@ -40,7 +47,6 @@ from fastnb._threads import (
     thread_scratch,
 )
 from fastnb._validation import (
-    FLOAT_DTYPES,
     MISSING_CONSTRAINT,
     check_class_prior,
     check_values,
@@ -239,17 +245,20 @@ def pooled_variances(count, missing, ssd, var_type, var_estimator):
     return ssd.sum(axis=1, keepdims=True), dof.sum(axis=1, keepdims=True)
 
 
-def check_missing_counts(statistics, n_classes, n_features, values):
-    """Check GaussianNB's missing_count and sample_missing_count (kept with
-    missing="ignore"): at most the class counts and the sample count."""
-    keys = ("missing_count", "sample_missing_count")
-    check_statistic(statistics, keys[0], (n_classes, n_features), values=values)
-    check_statistic(statistics, keys[1], (n_features,), values=values)
-    if not values:
-        return
-    check_rows_agree(statistics, keys[0], upper_bound=True)
-    if (statistics[keys[1]] > statistics["sample_count"] * (1 + SUM_RTOL)).any():
-        raise ValueError(f"Statistic {keys[1]!r} counts more than sample_count.")
+# GaussianNB's statistics: each class's weight, and the moments of each
+# class's values and of all samples' (unweighted: the variance-smoothing
+# scale); with missing="ignore", over the observed values, and the weights
+# missing.
+MOMENTS = (
+    CLASS_COUNT,
+    Statistic("mean", ("classes", "features"), combine="own", signed=True),
+    Statistic("ssd", ("classes", "features"), combine="own"),
+    Statistic("sample_count"),
+    Statistic("sample_mean", ("features",), combine="own", signed=True),
+    Statistic("sample_ssd", ("features",), combine="own"),
+    DTYPE,
+)
+MISSING_MOMENTS = (MISSING_COUNT, Statistic("sample_missing_count", ("features",)))
 
 
 class GaussianNB(BaseNB):
@@ -360,8 +369,6 @@ class GaussianNB(BaseNB):
         "var_type": [StrOptions({"diag", "tied", "spherical"})],
         "missing": MISSING_CONSTRAINT,
     }
-
-    _class_axes: dict = {"class_count": 0, "mean": 0, "ssd": 0, "missing_count": 0}
 
     _prior_params = ("priors",)
     _uniform_prior = classmethod(uniform_priors)
@@ -513,9 +520,12 @@ class GaussianNB(BaseNB):
             statistics["sample_missing_count"] = np.reshape(sample_missing, -1)
         return statistics
 
-    def _combine_statistics(self, first, second):
+    def _declared_statistics(self, statistics=None):
+        return MOMENTS + MISSING_MOMENTS if ignores_missing(self) else MOMENTS
+
+    def _combined_own(self, first, second):
         # Each entry's moments are of its observed values (all of them unless
-        # missing="ignore"); the missing weights add up.
+        # missing="ignore").
         _, mean, ssd = merge_moments(
             observed_count(first["class_count"], first.get("missing_count")),
             first["mean"],
@@ -532,69 +542,27 @@ class GaussianNB(BaseNB):
             second["sample_mean"],
             second["sample_ssd"],
         )
-        combined = {
-            "class_count": first["class_count"] + second["class_count"],
+        return {
             "mean": mean,
             "ssd": ssd,
-            "sample_count": np.asarray(
-                first["sample_count"] + second["sample_count"], dtype=np.float64
-            ),
             "sample_mean": sample_mean,
             "sample_ssd": sample_ssd,
-            # The model keeps the dtype of the data it was first fitted on.
-            "dtype": first["dtype"],
         }
-        for key in ("missing_count", "sample_missing_count"):
-            if key in first:
-                combined[key] = first[key] + second[key]
-        return combined
 
-    def _statistic_names(self, statistics):
-        names = [
-            "class_count",
-            "mean",
-            "ssd",
-            "sample_count",
-            "sample_mean",
-            "sample_ssd",
-            "dtype",
-        ]
-        if ignores_missing(self):
-            names += ["missing_count", "sample_missing_count"]
-        return names
-
-    def _check_statistic_values(self, statistics, n_classes, n_features, values):
-        check_statistic(statistics, "class_count", (n_classes,), values=values)
-        check_statistic(
-            statistics,
-            "mean",
-            (n_classes, n_features),
-            non_negative=False,
-            values=values,
-        )
-        check_statistic(statistics, "ssd", (n_classes, n_features), values=values)
-        check_statistic(statistics, "sample_count", (), values=values)
-        check_statistic(
-            statistics, "sample_mean", (n_features,), non_negative=False, values=values
-        )
-        check_statistic(statistics, "sample_ssd", (n_features,), values=values)
-        if ignores_missing(self):
-            check_missing_counts(statistics, n_classes, n_features, values)
-        if statistics["dtype"] not in FLOAT_DTYPES:
-            raise ValueError(
-                "Statistic 'dtype' must be float32 or float64; got "
-                f"{statistics['dtype']!r}."
-            )
-        if values:
-            check_rows_agree(statistics, "mean")
-            check_rows_agree(statistics, "ssd")
-            # fit refuses values whose squares overflow: so are their means.
-            for key in ("mean", "sample_mean"):
-                if (np.abs(statistics[key]) > LARGEST_VALUE).any():
-                    raise ValueError(
-                        f"Statistic {key!r} holds means no data fit accepts "
-                        f"could have (beyond {LARGEST_VALUE:.3g})."
-                    )
+    def _check_statistics_agree(self, statistics):
+        key = "sample_missing_count"
+        if (
+            key in statistics
+            and (statistics[key] > statistics["sample_count"] * (1 + SUM_RTOL)).any()
+        ):
+            raise ValueError(f"Statistic {key!r} counts more than sample_count.")
+        # fit refuses values whose squares overflow: so are their means.
+        for key in ("mean", "sample_mean"):
+            if (np.abs(statistics[key]) > LARGEST_VALUE).any():
+                raise ValueError(
+                    f"Statistic {key!r} holds means no data fit accepts "
+                    f"could have (beyond {LARGEST_VALUE:.3g})."
+                )
 
     def _table_params(self, statistics, n_classes):
         return {

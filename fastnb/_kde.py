@@ -34,6 +34,7 @@ scores the exact mixture, a log-sum-exp over them.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from numbers import Integral, Real
 from typing import TYPE_CHECKING, Literal
 
@@ -67,7 +68,14 @@ from fastnb._labels import (
     squared_weights,
 )
 from fastnb._simd import kernels as _kernels
-from fastnb._statistics import SUM_RTOL, check_rows_agree, check_statistic
+from fastnb._statistics import (
+    CLASS_COUNT,
+    DTYPE,
+    FLOAT_DTYPES,
+    MISSING_COUNT,
+    SUM_RTOL,
+    Statistic,
+)
 from fastnb._threads import (
     data_size,
     dense_block_width,
@@ -77,7 +85,6 @@ from fastnb._threads import (
     thread_scratch,
 )
 from fastnb._validation import (
-    FLOAT_DTYPES,
     MISSING_CONSTRAINT,
     check_class_prior,
     check_values,
@@ -422,6 +429,32 @@ def log_binned_density(mass, weight, h, step, n_threads):
     return log_density
 
 
+# KernelDensityNB's statistics: each class's sums of w and of w**2, the
+# moments of its values, the range of the values; binned, each class's
+# masses on each feature's lattice; exact, the samples (their missing values
+# NaN) and each one's weight in each class; with missing="ignore", the sums
+# of w and of w**2 over each class's missing values of each feature.
+DENSITY_MOMENTS = (
+    CLASS_COUNT,
+    Statistic("weight_squares", ("classes",)),
+    Statistic("mean", ("classes", "features"), combine="own", signed=True),
+    Statistic("ssd", ("classes", "features"), combine="own"),
+    Statistic("low", ("features",), combine="own", signed=True),
+    Statistic("high", ("features",), combine="own", signed=True),
+)
+GRID = (Statistic("grid", ("classes", "grid"), combine="own"),)
+POINT_WEIGHT = Statistic("point_weight", ("classes", "points"), combine="own")
+POINTS = (
+    Statistic("points", ("points", "features"), combine="own", signed=True),
+    POINT_WEIGHT,
+)
+POINTS_WITH_MISSING = (replace(POINTS[0], allow_nan=True), POINT_WEIGHT)
+MISSING_DENSITY = (
+    MISSING_COUNT,
+    Statistic("missing_weight_squares", ("classes", "features")),
+)
+
+
 class KernelDensityNB(BaseNB):
     """Naive Bayes with a Gaussian kernel density per class and feature.
 
@@ -540,20 +573,6 @@ class KernelDensityNB(BaseNB):
         "missing": MISSING_CONSTRAINT,
     }
 
-    # With missing="ignore", also missing_count and missing_weight_squares
-    # (n_classes, n_features): the sums of w and of w**2 over each class's
-    # missing values of each feature.
-    _class_axes: dict = {
-        "class_count": 0,
-        "weight_squares": 0,
-        "missing_count": 0,
-        "missing_weight_squares": 0,
-        "mean": 0,
-        "ssd": 0,
-        "grid": 0,
-        "point_weight": 0,
-    }
-
     _prior_params = ("priors",)
     _uniform_prior = classmethod(uniform_priors)
 
@@ -613,27 +632,20 @@ class KernelDensityNB(BaseNB):
             float(n_samples) * max(n_features, n_classes),
         )
 
-    def _empty_statistics(self, n_classes, X):
-        """Zeroed statistics over X's features, which _batch_statistics fills."""
-        n_features = X.shape[1]
-        statistics = {
-            "class_count": np.zeros(n_classes),
-            "weight_squares": np.zeros(n_classes),
-            "mean": np.zeros((n_classes, n_features)),
-            "ssd": np.zeros((n_classes, n_features)),
-            "low": np.zeros(n_features),
-            "high": np.zeros(n_features),
-        }
-        if self.algorithm == "binned":
-            statistics["grid"] = np.zeros((n_classes, n_features * self.n_grid))
-        else:
-            statistics["points"] = np.zeros((0, n_features))
-            statistics["point_weight"] = np.zeros((n_classes, 0))
+    def _declared_statistics(self, statistics=None):
+        binned = self.algorithm == "binned"
         if ignores_missing(self):
-            statistics["missing_count"] = np.zeros((n_classes, n_features))
-            statistics["missing_weight_squares"] = np.zeros((n_classes, n_features))
-        statistics["dtype"] = X.dtype
-        return statistics
+            samples = GRID if binned else POINTS_WITH_MISSING
+            return (*DENSITY_MOMENTS, *samples, *MISSING_DENSITY, DTYPE)
+        return (*DENSITY_MOMENTS, *(GRID if binned else POINTS), DTYPE)
+
+    def _statistic_sizes(self, statistics, n_features):
+        if self.algorithm == "binned":
+            return {"grid": n_features * self.n_grid}
+        if statistics is None:
+            return {"points": 0}
+        points = statistics["points"]
+        return {"points": points.shape[0] if getattr(points, "ndim", 0) == 2 else -1}
 
     def _batch_statistics(self, X, y, sample_weight, n_classes):
         check_values(X, self, non_negative=False)
@@ -708,7 +720,7 @@ class KernelDensityNB(BaseNB):
             )
         return statistics
 
-    def _combine_statistics(self, first, second):
+    def _combined_own(self, first, second):
         _, mean, ssd = merge_moments(
             observed_weights(first),
             first["mean"],
@@ -718,17 +730,7 @@ class KernelDensityNB(BaseNB):
             second["ssd"],
         )
         low, high = joined_extents(first, second)
-        statistics = {
-            "class_count": first["class_count"] + second["class_count"],
-            "weight_squares": first["weight_squares"] + second["weight_squares"],
-            "mean": mean,
-            "ssd": ssd,
-            "low": low.copy(),
-            "high": high.copy(),
-        }
-        for key in ("missing_count", "missing_weight_squares"):
-            if key in first:
-                statistics[key] = first[key] + second[key]
+        statistics = {"mean": mean, "ssd": ssd, "low": low.copy(), "high": high.copy()}
         if "grid" in first:
             n_features = len(low)
             n_grid = first["grid"].shape[1] // n_features
@@ -753,77 +755,12 @@ class KernelDensityNB(BaseNB):
                 np.concatenate([first["points"], second["points"]]),
                 np.concatenate([first["point_weight"], second["point_weight"]], axis=1),
             )
-        # The model keeps the dtype of the data it was first fitted on.
-        statistics["dtype"] = first["dtype"]
         return statistics
 
-    def _statistic_names(self, statistics):
-        names = ["class_count", "weight_squares", "mean", "ssd", "low", "high"]
-        if self.algorithm == "binned":
-            names += ["grid"]
-        else:
-            names += ["points", "point_weight"]
-        if ignores_missing(self):
-            names += ["missing_count", "missing_weight_squares"]
-        return [*names, "dtype"]
-
-    def _check_statistic_values(self, statistics, n_classes, n_features, values):
-        binned = self.algorithm == "binned"
-        check_statistic(statistics, "class_count", (n_classes,), values=values)
-        check_statistic(statistics, "weight_squares", (n_classes,), values=values)
-        for key, non_negative in (("mean", False), ("ssd", True)):
-            check_statistic(
-                statistics,
-                key,
-                (n_classes, n_features),
-                non_negative=non_negative,
-                values=values,
-            )
-        for key in ("low", "high"):
-            check_statistic(
-                statistics, key, (n_features,), non_negative=False, values=values
-            )
-        for key in ("missing_count", "missing_weight_squares"):
-            if key in statistics:
-                check_statistic(statistics, key, (n_classes, n_features), values=values)
-        if binned:
-            check_statistic(
-                statistics, "grid", (n_classes, n_features * self.n_grid), values=values
-            )
-        else:
-            points = statistics["points"]
-            n_points = points.shape[0] if getattr(points, "ndim", 0) == 2 else -1
-            # With missing="ignore" a point's missing values are NaN.
-            nan_allowed = ignores_missing(self)
-            check_statistic(
-                statistics,
-                "points",
-                (n_points, n_features),
-                False,
-                values=values and not nan_allowed,
-            )
-            if values and nan_allowed and np.isinf(points).any():
-                raise ValueError("Statistic 'points' contains infinity.")
-            check_statistic(
-                statistics, "point_weight", (n_classes, n_points), values=values
-            )
-        if statistics.get("dtype") not in FLOAT_DTYPES:
-            raise ValueError(
-                "Statistic 'dtype' must be float32 or float64; got "
-                f"{statistics.get('dtype')!r}."
-            )
-        if values:
-            self._check_values_agree(statistics, binned)
-
-    def _check_values_agree(self, statistics, binned):
-        """What fitting guarantees of the statistics together."""
+    def _check_statistics_agree(self, statistics):
         count, squares = statistics["class_count"], statistics["weight_squares"]
         low, high = statistics["low"], statistics["high"]
-        for key in ("mean", "ssd", "grid" if binned else "point_weight"):
-            check_rows_agree(statistics, key)
         if "missing_count" in statistics:
-            check_rows_agree(statistics, "missing_count", upper_bound=True)
-            check_rows_agree(statistics, "missing_weight_squares")
             # (the slack divides the left side: squares near the largest
             # float times 1 + SUM_RTOL would overflow)
             if (
@@ -867,7 +804,7 @@ class KernelDensityNB(BaseNB):
         )
         if ((mean < low - slack) | (mean > high + slack)).any():
             raise ValueError("Statistic 'mean' lies outside the range low .. high.")
-        if binned:
+        if self.algorithm == "binned":
             self._check_grid(statistics)
         else:
             self._check_points(statistics)

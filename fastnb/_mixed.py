@@ -10,6 +10,7 @@ own, and each sub-estimator's prior is taken out of its joint log-likelihood.
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 from numbers import Integral
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -35,7 +36,7 @@ from fastnb._gaussian import GaussianNB
 from fastnb._kde import KernelDensityNB
 from fastnb._labels import class_weights
 from fastnb._simd import kernels as _kernels
-from fastnb._statistics import check_statistic
+from fastnb._statistics import CLASS_COUNT, Statistic, check_statistic
 from fastnb._validation import (
     MISSING_CONSTRAINT,
     check_class_prior,
@@ -620,17 +621,21 @@ poisson_params, kde_params : dict, default=None
             statistics.update(with_prefix(family, part))
         return statistics
 
-    def _statistic_names(self, statistics):
+    def _declared_statistics(self, statistics=None):
         # Its class counts, and each family's columns and own statistics
         # under its prefix (a prefix of no family is not expected).
-        names = ["class_count"]
-        for family in families_of(statistics):
+        declared = [CLASS_COUNT]
+        for family in families_of(statistics or {}):
             if family in FAMILIES:
                 own = self._new_estimator(family, None, validate=False)
                 part = family_statistics(statistics, family)
-                names.append(f"{family}/columns")
-                names += [f"{family}/{name}" for name in own._statistic_names(part)]
-        return names
+                columns = Statistic(f"{family}/columns", kind="own", combine="first")
+                declared.append(columns)
+                declared += [
+                    replace(statistic, name=f"{family}/{statistic.name}")
+                    for statistic in own._declared_statistics(part)
+                ]
+        return tuple(declared)
 
     def _check_statistic_values(self, statistics, n_classes, n_features, values):
         check_statistic(statistics, "class_count", (n_classes,), values=values)
@@ -684,13 +689,6 @@ poisson_params, kde_params : dict, default=None
             )
             statistics.update(with_prefix(family, part))
         return statistics
-
-    def _class_axes_of(self, statistics):
-        axes = dict(self._class_axes)
-        for family in families_of(statistics):
-            part = family_statistics(statistics, family)
-            axes.update(with_prefix(family, FAMILIES[family]()._class_axes_of(part)))
-        return axes
 
     def _table_params(self, statistics, n_classes):
         for family in families_of(statistics):

@@ -1,12 +1,116 @@
-"""Checks of sufficient statistics, as a state from outside (a file, a
-pickle, ``fastnb.from_state``) must pass them before a model adopts it: the
-classes, each statistic's dtype, shape and values, and the rows of counts
-against the class counts.
+"""Sufficient statistics as the families declare them (``Statistic``), and
+the checks a state from outside (a file, a pickle, ``fastnb.from_state``)
+must pass before a model adopts it: the classes, each statistic's dtype,
+shape and values, and the rows of counts against the class counts.
 
 A leaf of the package: it imports nothing of fastnb.
 """
 
+from dataclasses import dataclass, field
+from typing import Literal
+
 import numpy as np
+
+# The float dtypes X is kept in (others are converted to float64), and
+# that a model records as the dtype of the data it was first fitted on.
+FLOAT_DTYPES = (np.float64, np.float32)
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """One sufficient statistic a family keeps, declared once.
+
+    ``shape`` names each axis: "classes", "features", or a size the family
+    derives from the statistics (``BaseNB._statistic_sizes``: CategoricalNB's
+    "categories", KernelDensityNB's "grid" and "points"). ``kind`` is
+    "array" (a float64 ndarray, checked here), "dtype" (the dtype of the
+    data first fitted, float32 or float64) or "own" (checked by the family,
+    as CategoricalNB's list of categories). Two states' values ``combine``
+    by "sum", as "first" (the first state's), or by the family's "own" rule
+    (moments merged, categories united, grids moved onto one lattice).
+    ``signed`` values may be negative; ``bounded`` ones are at most their
+    class's count; ``allow_nan`` ones hold NaN where a value was missing.
+    """
+
+    name: str
+    shape: tuple[str, ...] = ()
+    kind: Literal["array", "dtype", "own"] = "array"
+    combine: Literal["sum", "first", "own"] = "sum"
+    signed: bool = False
+    bounded: bool = False
+    allow_nan: bool = False
+
+    # The axis that runs over classes, or None.
+    class_axis: int | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        axis = self.shape.index("classes") if "classes" in self.shape else None
+        object.__setattr__(self, "class_axis", axis)
+
+
+# What every family keeps: each class's weight; and what the families whose
+# parameters are per sample keep with missing="ignore": the weight of each
+# class's samples missing each feature.
+CLASS_COUNT = Statistic("class_count", ("classes",))
+MISSING_COUNT = Statistic("missing_count", ("classes", "features"), bounded=True)
+# The dtype of the data a model was first fitted on (GaussianNB,
+# KernelDensityNB), which it keeps.
+DTYPE = Statistic("dtype", kind="dtype", combine="first")
+
+
+def check_declared(statistics, declared, sizes, values=True):
+    """Check each declared statistic of kind "array" or "dtype": its dtype,
+    its shape (each axis's size from ``sizes``) and, if ``values``, its
+    values; then that a class of no weight has rows of zeros, and that
+    ``bounded`` rows do not pass the class counts."""
+    for statistic in declared:
+        if statistic.kind == "array":
+            check_statistic(
+                statistics,
+                statistic.name,
+                tuple([sizes[axis] for axis in statistic.shape]),
+                non_negative=not statistic.signed,
+                values=values,
+                allow_nan=statistic.allow_nan,
+            )
+        elif statistic.kind == "dtype" and statistics[statistic.name] not in (
+            FLOAT_DTYPES
+        ):
+            raise ValueError(
+                f"Statistic {statistic.name!r} must be float32 or float64; got "
+                f"{statistics[statistic.name]!r}."
+            )
+    if not values:
+        return
+    for statistic in declared:
+        if statistic.shape[:1] == ("classes",) and len(statistic.shape) == 2:
+            check_rows_agree(statistics, statistic.name, upper_bound=statistic.bounded)
+
+
+def empty_statistics(declared, sizes, dtype):
+    """Zeroed statistics of the declared arrays (those of kind "own" left
+    out), which a family's batch statistics fill."""
+    statistics = {}
+    for statistic in declared:
+        if statistic.kind == "array":
+            shape = tuple(sizes[axis] for axis in statistic.shape)
+            statistics[statistic.name] = np.zeros(shape)
+        elif statistic.kind == "dtype":
+            statistics[statistic.name] = dtype
+    return statistics
+
+
+def combined_by_rule(first, second, declared):
+    """The declared statistics two states combine by "sum" and "first", in
+    new arrays (a sum of 0-d arrays is a 0-d array)."""
+    combined = {}
+    for statistic in declared:
+        name = statistic.name
+        if statistic.combine == "sum":
+            combined[name] = np.asarray(first[name] + second[name])
+        elif statistic.combine == "first":
+            combined[name] = first[name]
+    return combined
 
 
 def check_classes(classes):
@@ -25,9 +129,11 @@ def check_classes(classes):
     return classes
 
 
-def check_statistic(statistics, key, shape, non_negative=True, values=True):
+def check_statistic(
+    statistics, key, shape, non_negative=True, values=True, allow_nan=False
+):
     """Check one float64 statistic: present, of that shape and, if ``values``,
-    finite (and >= 0)."""
+    finite (NaN too if ``allow_nan``) and, if ``non_negative``, >= 0."""
     if key not in statistics:
         raise ValueError(f"The statistics have no {key!r}.")
     value = statistics[key]
@@ -42,7 +148,9 @@ def check_statistic(statistics, key, shape, non_negative=True, values=True):
         )
     if not values:
         return
-    if not np.isfinite(value).all():
+    if allow_nan and np.isinf(value).any():
+        raise ValueError(f"Statistic {key!r} contains infinity.")
+    if not allow_nan and not np.isfinite(value).all():
         raise ValueError(f"Statistic {key!r} contains NaN or infinity.")
     if non_negative and (value < 0).any():
         raise ValueError(f"Statistic {key!r} contains negative values.")

@@ -3,8 +3,8 @@ scikit-learn checks it, with a sparse matrix's structure and the values the
 kernels refuse), sample weights, labels (coded as class indices) and class
 priors, with scikit-learn's messages where it has one.
 
-A leaf of the package: it imports nothing of fastnb but the kernels, the
-thread count and the array-API conversion.
+A leaf of the package: it imports nothing of fastnb but the kernels and
+the thread count.
 """
 
 from __future__ import annotations
@@ -24,9 +24,6 @@ from fastnb._threads import effective_n_threads
 # as scikit-learn does; "ignore" takes it for a missing value, left out of
 # its feature's statistics in fit and of its feature's term in scoring
 # (marginalised, under the Naive Bayes assumption).
-# The float dtypes X is kept in (others are converted to float64).
-FLOAT_DTYPES = (np.float64, np.float32)
-
 MISSING_CONSTRAINT = [StrOptions({"error", "ignore"})]
 
 

@@ -342,6 +342,31 @@ def test_combine_states_refuses_models_that_differ(change, message):
         combine_states(state, edited(state, params=params, **change))
 
 
+@pytest.mark.parametrize("missing", ["error", "ignore"])
+@pytest.mark.parametrize("case", CASE_IDS)
+def test_declared_statistics_are_the_fitted_ones(case, missing):
+    # The declarations, from which the checks, the empty state, the class
+    # axes and the sums come, name every statistic a fit keeps, in its order,
+    # with its number of axes and its classes on the axis declared.
+    estimator, X, y = data(case)
+    model = estimator.set_params(missing=missing).fit(X, y)
+    statistics = model._statistics
+    declared = model._declared_statistics(statistics)
+    assert [statistic.name for statistic in declared] == list(statistics)
+    n_classes = len(model.classes_)
+    for statistic in declared:
+        value = statistics[statistic.name]
+        if statistic.kind == "array":
+            assert value.ndim == len(statistic.shape), statistic.name
+        if statistic.class_axis is not None:
+            assert value.shape[statistic.class_axis] == n_classes, statistic.name
+    combined = model._combine_statistics(statistics, statistics)
+    assert list(combined) == list(statistics)
+    for statistic in declared:
+        if statistic.combine == "sum":
+            assert_array_equal(combined[statistic.name], 2 * statistics[statistic.name])
+
+
 def test_a_family_must_declare_every_hook():
     class Incomplete(BaseNB):
         def _check_batch(self, X, y, reset):
