@@ -13,7 +13,7 @@ scores are accumulated in float64.
 
 from cython cimport floating
 from cython.parallel cimport prange, threadid
-from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.math cimport INFINITY, log
 
 import numpy as np
@@ -588,6 +588,191 @@ cdef enum:
 SCORE_ROWS = ROW_CHUNK
 
 
+# ---------------------------------------------------------------------------
+# The scoring driver.  Every scoring kernel is a struct of its tables and
+# sizes and a ScoreRows function; score_blocks runs the one loop over blocks
+# of rows they share.
+# ---------------------------------------------------------------------------
+
+# A kernel's rows first .. stop - 1, into rows + (i - first) * row_stride:
+# starts each row from the intercept (_started_row), adds its terms (reading
+# `kernel`, the kernel's struct), and returns stop, or the first row with a
+# refused value, or -1 - i for a row i that reads outside its tables (the
+# checks of a FASTNB_DEBUG=1 build).  X's values, and a CSR X's column
+# indices, come typed, which picks the specialisation; a dense kernel has no
+# indices.  Each copies its struct to a local, which the compiler may keep
+# in registers while rows are written.
+ctypedef Py_ssize_t (*ScoreRows)(
+    const void* kernel,
+    const code_t* x,
+    const index_t* x_indices,
+    const double* intercept,
+    Py_ssize_t first,
+    Py_ssize_t stop,
+    double* rows,
+    Py_ssize_t row_stride,
+) noexcept nogil
+
+
+cdef inline const code_t* _dense_values(const code_t[:, :] X) noexcept:
+    """X's first value, from which a dense kernel reads its rows by X's
+    strides; NULL for an X without values."""
+    return &X[0, 0] if X.shape[0] > 0 and X.shape[1] > 0 else NULL
+
+
+cdef inline double* _started_row(
+    double* rows,
+    Py_ssize_t r,
+    Py_ssize_t row_stride,
+    const double* intercept,
+    Py_ssize_t n_padded,
+) noexcept nogil:
+    """Row r of a block, set to the intercept (each row's, as it is scored:
+    a pass over the block first costs 3-5% of a small row's time)."""
+    cdef double* row = rows + r * row_stride
+    cdef Py_ssize_t k
+    for k in range(n_padded):
+        row[k] = intercept[k]
+    return row
+
+
+cdef inline Py_ssize_t _stopped_at(int status, Py_ssize_t i) noexcept nogil:
+    """What a ScoreRows function returns for row i, whose row helper
+    returned status != 0: i if a value was refused, -1 - i if it read
+    outside its tables."""
+    return i if status > 0 else -1 - i
+
+
+cdef Py_ssize_t score_blocks(
+    ScoreRows score_rows,
+    const void* kernel,
+    const code_t* x,
+    const index_t* x_indices,
+    Py_ssize_t n_samples,
+    const double[::1] intercept,
+    Py_ssize_t n_padded,
+    str index_error,
+    int output,
+    double[:, ::1] out,
+    intp_t[::1] labels,
+    double[:, :, :] scratch,
+    int n_threads,
+) except -2:
+    """Score n_samples rows, a block of scratch's rows at a time a thread:
+    the rows scored by score_rows (from the intercept, of n_padded classes),
+    the block finished by _finish_rows as `output` asks.
+    Dynamic scheduling keeps both cores busy on a shared machine where one
+    of them may be slowed.
+
+    Returns the first row with a refused value, or -1; a thread that met one
+    scores no more blocks, so rows from it on may be left unscored.  A row
+    that reads outside its tables raises IndexError ("row i " index_error).
+    """
+    cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
+    cdef Py_ssize_t rows = scratch.shape[1]
+    cdef Py_ssize_t row_stride = scratch.strides[1] // sizeof(double)
+    cdef Py_ssize_t b, t, first, stop, end
+    if intercept.shape[0] < n_padded:
+        raise ValueError(
+            f"intercept must have a value for each of the {n_padded} padded classes"
+        )
+    _check_scratch(scratch, n_threads, n_padded)
+    for b in prange(
+        (n_samples + rows - 1) // rows,
+        nogil=True,
+        schedule="dynamic",
+        num_threads=n_threads,
+    ):
+        t = threadid()
+        if first_bad[t] < n_samples:
+            continue
+        first = b * rows
+        stop = min(first + rows, n_samples)
+        end = score_rows(
+            kernel, x, x_indices, &intercept[0], first, stop, &scratch[t, 0, 0],
+            row_stride,
+        )
+        if end < 0:
+            with gil:
+                raise IndexError(f"row {-1 - end} {index_error}")
+        if end < stop:
+            first_bad[t] = end
+        _finish_rows(scratch, t, first, end, output, out, labels)
+    return first_flagged(first_bad, n_samples)
+
+
+cdef struct DiscreteScoring:
+    # discrete_score_csr / _dense: a feature-major table (table_rows x
+    # n_padded) and, with allow_nan, the terms of a NaN (or NULL).
+    const void* indptr  # CSR: X's row offsets, of X's index type
+    Py_ssize_t nnz  # CSR: X's stored values
+    Py_ssize_t x_row, x_column  # dense: X's strides, in values
+    Py_ssize_t n_features  # dense: X's columns
+    const double* table
+    Py_ssize_t table_rows
+    Py_ssize_t n_padded
+    double threshold
+    bint binarize
+    bint non_negative
+    bint allow_nan
+    const double* missing
+
+
+cdef const double* _missing_terms(
+    const double[:, ::1] missing, const double[:, ::1] table
+) except? NULL:
+    """The terms of a NaN, a table of the shape of `table`, or NULL if
+    `missing` is empty (missing="error")."""
+    if not missing.shape[0]:
+        return NULL
+    if missing.shape[0] != table.shape[0] or missing.shape[1] != table.shape[1]:
+        raise ValueError("missing must have the shape of table")
+    return &missing[0, 0]
+
+
+cdef Py_ssize_t _discrete_csr_rows(
+    const void* kernel, const floating* data, const index_t* indices,
+    const double* intercept, Py_ssize_t first, Py_ssize_t stop, double* rows,
+    Py_ssize_t row_stride,
+) noexcept nogil:
+    cdef DiscreteScoring s = (<const DiscreteScoring*> kernel)[0]
+    cdef const index_t* indptr = <const index_t*> s.indptr
+    cdef Py_ssize_t i
+    cdef int status
+    cdef double* row
+    for i in range(first, stop):
+        row = _started_row(rows, i - first, row_stride, intercept, s.n_padded)
+        status = discrete_csr_row(
+            data, indices, indptr[i], indptr[i + 1], s.nnz, s.table, s.table_rows,
+            s.n_padded, s.threshold, s.binarize, s.non_negative, s.allow_nan,
+            s.missing, row,
+        )
+        if status != 0:
+            return _stopped_at(status, i)
+    return stop
+
+
+cdef Py_ssize_t _discrete_dense_rows(
+    const void* kernel, const floating* x, const int32_t* no_indices,
+    const double* intercept, Py_ssize_t first, Py_ssize_t stop, double* rows,
+    Py_ssize_t row_stride,
+) noexcept nogil:
+    cdef DiscreteScoring s = (<const DiscreteScoring*> kernel)[0]
+    cdef Py_ssize_t i
+    cdef int status
+    cdef double* row
+    for i in range(first, stop):
+        row = _started_row(rows, i - first, row_stride, intercept, s.n_padded)
+        status = discrete_dense_row(
+            x + i * s.x_row, s.x_column, s.n_features, s.table, s.table_rows,
+            s.n_padded, s.threshold, s.binarize, s.non_negative, s.allow_nan,
+            s.missing, row,
+        )
+        if status != 0:
+            return _stopped_at(status, i)
+    return stop
+
+
 def discrete_score_csr(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
@@ -614,52 +799,26 @@ def discrete_score_csr(
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef Py_ssize_t nnz = X_indices.shape[0]
     cdef Py_ssize_t n_padded = table.shape[1]
-    cdef const double* missing_rows = NULL
     # An X without stored values has only empty rows, which read nothing.
     cdef const floating* data = &X_data[0] if nnz else NULL
     cdef const index_t* indices = &X_indices[0] if nnz else NULL
-    cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
-    cdef Py_ssize_t rows = scratch.shape[1]
-    cdef Py_ssize_t b, i, k, t, first, stop
-    cdef int status
-    cdef double* row
-    if missing.shape[0]:
-        if missing.shape[0] != table.shape[0] or missing.shape[1] != n_padded:
-            raise ValueError("missing must have the shape of table")
-        missing_rows = &missing[0, 0]
-    _check_scratch(scratch, n_threads, n_padded)
-    for b in prange(
-        (n_samples + rows - 1) // rows,
-        nogil=True,
-        schedule="dynamic",
-        num_threads=n_threads,
-    ):
-        t = threadid()
-        if first_bad[t] < n_samples:
-            continue
-        first = b * rows
-        stop = min(first + rows, n_samples)
-        for i in range(first, stop):
-            row = &scratch[t, i - first, 0]
-            for k in range(n_padded):
-                row[k] = intercept[k]
-            status = discrete_csr_row(
-                data, indices, X_indptr[i], X_indptr[i + 1], nnz, &table[0, 0],
-                table.shape[0], n_padded, threshold, binarize, non_negative, allow_nan,
-                missing_rows, row,
-            )
-            if status < 0:
-                with gil:
-                    raise IndexError(
-                        f"row {i} has a column outside the table or an offset past "
-                        "the stored values"
-                    )
-            if status > 0:
-                first_bad[t] = i
-                stop = i
-                break
-        _finish_rows(scratch, t, first, stop, output, out, labels)
-    return first_flagged(first_bad, n_samples)
+    cdef DiscreteScoring kernel
+    kernel.missing = _missing_terms(missing, table)
+    kernel.indptr = &X_indptr[0]
+    kernel.nnz = nnz
+    kernel.table = &table[0, 0]
+    kernel.table_rows = table.shape[0]
+    kernel.n_padded = n_padded
+    kernel.threshold = threshold
+    kernel.binarize = binarize
+    kernel.non_negative = non_negative
+    kernel.allow_nan = allow_nan
+    return score_blocks[floating, index_t](
+        _discrete_csr_rows[floating, index_t], &kernel, data, indices, n_samples,
+        intercept, n_padded,
+        "has a column outside the table or an offset past the stored values",
+        output, out, labels, scratch, n_threads,
+    )
 
 
 def discrete_score_dense(
@@ -685,46 +844,23 @@ def discrete_score_dense(
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_padded = table.shape[1]
-    cdef const double* missing_rows = NULL
-    cdef Py_ssize_t stride = X.strides[1] // sizeof(floating)
-    cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
-    cdef Py_ssize_t rows = scratch.shape[1]
-    cdef Py_ssize_t b, i, k, t, first, stop
-    cdef int status
-    cdef double* row
-    if missing.shape[0]:
-        if missing.shape[0] != table.shape[0] or missing.shape[1] != n_padded:
-            raise ValueError("missing must have the shape of table")
-        missing_rows = &missing[0, 0]
-    _check_scratch(scratch, n_threads, n_padded)
-    for b in prange(
-        (n_samples + rows - 1) // rows,
-        nogil=True,
-        schedule="dynamic",
-        num_threads=n_threads,
-    ):
-        t = threadid()
-        if first_bad[t] < n_samples:
-            continue
-        first = b * rows
-        stop = min(first + rows, n_samples)
-        for i in range(first, stop):
-            row = &scratch[t, i - first, 0]
-            for k in range(n_padded):
-                row[k] = intercept[k]
-            status = discrete_dense_row(
-                &X[i, 0], stride, X.shape[1], &table[0, 0], table.shape[0], n_padded,
-                threshold, binarize, non_negative, allow_nan, missing_rows, row,
-            )
-            if status < 0:
-                with gil:
-                    raise IndexError(f"row {i} has a column outside the table")
-            if status > 0:
-                first_bad[t] = i
-                stop = i
-                break
-        _finish_rows(scratch, t, first, stop, output, out, labels)
-    return first_flagged(first_bad, n_samples)
+    cdef DiscreteScoring kernel
+    kernel.missing = _missing_terms(missing, table)
+    kernel.x_row = X.strides[0] // sizeof(floating)
+    kernel.x_column = X.strides[1] // sizeof(floating)
+    kernel.n_features = X.shape[1]
+    kernel.table = &table[0, 0]
+    kernel.table_rows = table.shape[0]
+    kernel.n_padded = n_padded
+    kernel.threshold = threshold
+    kernel.binarize = binarize
+    kernel.non_negative = non_negative
+    kernel.allow_nan = allow_nan
+    return score_blocks[floating, int32_t](
+        _discrete_dense_rows[floating], &kernel, _dense_values(X), NULL, n_samples,
+        intercept, n_padded, "has a column outside the table", output, out, labels,
+        scratch, n_threads,
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -1332,6 +1468,65 @@ cdef int _check_log_var(const double[:, ::1] log_var, Py_ssize_t n_rows) except 
     return 0
 
 
+cdef struct GaussianScoring:
+    # gaussian_score_dense: theta and inv_var (table_rows x n_padded);
+    # gaussian_score_csr: one table ((table_rows + 1) x 4 x n_padded).  With
+    # missing, log_var (table_rows x n_padded), else NULL.
+    const void* indptr  # CSR: X's row offsets, of X's index type
+    Py_ssize_t nnz  # CSR: X's stored values
+    Py_ssize_t x_row, x_column  # dense: X's strides, in values
+    Py_ssize_t n_features  # dense: X's columns
+    const double* theta
+    const double* inv_var
+    const double* table
+    const double* log_var
+    Py_ssize_t table_rows
+    Py_ssize_t n_padded
+    bint missing
+
+
+cdef Py_ssize_t _gaussian_dense_rows(
+    const void* kernel, const floating* x, const int32_t* no_indices,
+    const double* intercept, Py_ssize_t first, Py_ssize_t stop, double* rows,
+    Py_ssize_t row_stride,
+) noexcept nogil:
+    cdef GaussianScoring s = (<const GaussianScoring*> kernel)[0]
+    cdef Py_ssize_t i
+    cdef int status
+    cdef double* row
+    for i in range(first, stop):
+        row = _started_row(rows, i - first, row_stride, intercept, s.n_padded)
+        status = gaussian_dense_row(
+            x + i * s.x_row, s.x_column, s.n_features, s.theta, s.inv_var,
+            s.log_var, s.table_rows, s.n_padded, s.missing,
+            row,
+        )
+        if status != 0:
+            return _stopped_at(status, i)
+    return stop
+
+
+cdef Py_ssize_t _gaussian_csr_rows(
+    const void* kernel, const floating* data, const index_t* indices,
+    const double* intercept, Py_ssize_t first, Py_ssize_t stop, double* rows,
+    Py_ssize_t row_stride,
+) noexcept nogil:
+    cdef GaussianScoring s = (<const GaussianScoring*> kernel)[0]
+    cdef const index_t* indptr = <const index_t*> s.indptr
+    cdef Py_ssize_t i
+    cdef int status
+    cdef double* row
+    for i in range(first, stop):
+        row = _started_row(rows, i - first, row_stride, intercept, s.n_padded)
+        status = gaussian_csr_row(
+            data, indices, indptr[i], indptr[i + 1], s.nnz, s.table, s.log_var,
+            s.table_rows, s.n_padded, s.missing, row,
+        )
+        if status != 0:
+            return _stopped_at(status, i)
+    return stop
+
+
 def gaussian_score_dense(
     const floating[:, :] X,
     const double[:, ::1] theta,
@@ -1350,44 +1545,22 @@ def gaussian_score_dense(
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_padded = theta.shape[1]
-    cdef Py_ssize_t stride = X.strides[1] // sizeof(floating)
-    cdef bint missing = log_var.shape[0] > 0
-    cdef const double* log_var_rows = &log_var[0, 0] if missing else NULL
-    cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
-    cdef Py_ssize_t rows = scratch.shape[1]
-    cdef Py_ssize_t b, i, k, t, first, stop
-    cdef int status
-    cdef double* row
+    cdef GaussianScoring kernel
     _check_log_var(log_var, theta.shape[0])
-    _check_scratch(scratch, n_threads, n_padded)
-    for b in prange(
-        (n_samples + rows - 1) // rows,
-        nogil=True,
-        schedule="dynamic",
-        num_threads=n_threads,
-    ):
-        t = threadid()
-        if first_bad[t] < n_samples:
-            continue
-        first = b * rows
-        stop = min(first + rows, n_samples)
-        for i in range(first, stop):
-            row = &scratch[t, i - first, 0]
-            for k in range(n_padded):
-                row[k] = intercept[k]
-            status = gaussian_dense_row(
-                &X[i, 0], stride, X.shape[1], &theta[0, 0], &inv_var[0, 0],
-                log_var_rows, theta.shape[0], n_padded, missing, row,
-            )
-            if status < 0:
-                with gil:
-                    raise IndexError(f"row {i} has a column outside the table")
-            if status > 0:
-                first_bad[t] = i
-                stop = i
-                break
-        _finish_rows(scratch, t, first, stop, output, out, labels)
-    return first_flagged(first_bad, n_samples)
+    kernel.x_row = X.strides[0] // sizeof(floating)
+    kernel.x_column = X.strides[1] // sizeof(floating)
+    kernel.n_features = X.shape[1]
+    kernel.theta = &theta[0, 0]
+    kernel.inv_var = &inv_var[0, 0]
+    kernel.log_var = &log_var[0, 0] if log_var.shape[0] else NULL
+    kernel.table_rows = theta.shape[0]
+    kernel.n_padded = n_padded
+    kernel.missing = log_var.shape[0] > 0
+    return score_blocks[floating, int32_t](
+        _gaussian_dense_rows[floating], &kernel, _dense_values(X), NULL, n_samples,
+        intercept, n_padded, "has a column outside the table", output, out, labels,
+        scratch, n_threads,
+    )
 
 
 def gaussian_score_csr(
@@ -1414,51 +1587,85 @@ def gaussian_score_csr(
     # An X without stored values has only empty rows, which read nothing.
     cdef const floating* data = &X_data[0] if nnz else NULL
     cdef const index_t* indices = &X_indices[0] if nnz else NULL
-    cdef bint missing = log_var.shape[0] > 0
-    cdef const double* log_var_rows = &log_var[0, 0] if missing else NULL
-    cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
-    cdef Py_ssize_t rows = scratch.shape[1]
-    cdef Py_ssize_t b, i, k, t, first, stop
-    cdef int status
-    cdef double* row
+    cdef GaussianScoring kernel
     _check_log_var(log_var, table.shape[0] - 1)
-    _check_scratch(scratch, n_threads, n_padded)
-    for b in prange(
-        (n_samples + rows - 1) // rows,
-        nogil=True,
-        schedule="dynamic",
-        num_threads=n_threads,
-    ):
-        t = threadid()
-        if first_bad[t] < n_samples:
-            continue
-        first = b * rows
-        stop = min(first + rows, n_samples)
-        for i in range(first, stop):
-            row = &scratch[t, i - first, 0]
-            for k in range(n_padded):
-                row[k] = intercept[k]
-            status = gaussian_csr_row(
-                data, indices, X_indptr[i], X_indptr[i + 1], nnz, &table[0, 0, 0],
-                log_var_rows, table.shape[0] - 1, n_padded, missing, row,
-            )
-            if status < 0:
-                with gil:
-                    raise IndexError(
-                        f"row {i} has a column outside the table or an offset past "
-                        "the stored values"
-                    )
-            if status > 0:
-                first_bad[t] = i
-                stop = i
-                break
-        _finish_rows(scratch, t, first, stop, output, out, labels)
-    return first_flagged(first_bad, n_samples)
+    kernel.indptr = &X_indptr[0]
+    kernel.nnz = nnz
+    kernel.table = &table[0, 0, 0]
+    kernel.log_var = &log_var[0, 0] if log_var.shape[0] else NULL
+    kernel.table_rows = table.shape[0] - 1
+    kernel.n_padded = n_padded
+    kernel.missing = log_var.shape[0] > 0
+    return score_blocks[floating, index_t](
+        _gaussian_csr_rows[floating, index_t], &kernel, data, indices, n_samples,
+        intercept, n_padded,
+        "has a column outside the table or an offset past the stored values",
+        output, out, labels, scratch, n_threads,
+    )
 
 
 # ---------------------------------------------------------------------------
 # Categorical scoring
 # ---------------------------------------------------------------------------
+
+cdef struct CategoricalScoring:
+    # categorical_score_dense / _csr: a table of a row a (feature, category),
+    # feature j's from offsets[j] (n_offsets = n_features + 1).
+    const void* indptr  # CSR: X's row offsets, of X's index type
+    Py_ssize_t nnz  # CSR: X's stored values
+    Py_ssize_t x_row, x_column  # dense: X's strides, in values
+    Py_ssize_t n_features
+    const intp_t* offsets
+    Py_ssize_t n_offsets
+    const double* table
+    Py_ssize_t table_rows
+    Py_ssize_t n_padded
+    bint every_feature  # CSR: see categorical_score_csr
+    bint missing
+
+
+cdef Py_ssize_t _categorical_dense_rows(
+    const void* kernel, const code_t* x, const int32_t* no_indices,
+    const double* intercept, Py_ssize_t first, Py_ssize_t stop, double* rows,
+    Py_ssize_t row_stride,
+) noexcept nogil:
+    cdef CategoricalScoring s = (<const CategoricalScoring*> kernel)[0]
+    cdef Py_ssize_t i
+    cdef int status
+    cdef double* row
+    for i in range(first, stop):
+        row = _started_row(rows, i - first, row_stride, intercept, s.n_padded)
+        status = categorical_dense_row(
+            x + i * s.x_row, s.x_column, s.n_features, s.offsets, s.n_offsets,
+            s.table, s.table_rows, s.n_padded, s.missing,
+            row,
+        )
+        if status != 0:
+            return _stopped_at(status, i)
+    return stop
+
+
+cdef Py_ssize_t _categorical_csr_rows(
+    const void* kernel, const code_t* data, const index_t* indices,
+    const double* intercept, Py_ssize_t first, Py_ssize_t stop, double* rows,
+    Py_ssize_t row_stride,
+) noexcept nogil:
+    cdef CategoricalScoring s = (<const CategoricalScoring*> kernel)[0]
+    cdef const index_t* indptr = <const index_t*> s.indptr
+    cdef Py_ssize_t i
+    cdef int status
+    cdef double* row
+    for i in range(first, stop):
+        row = _started_row(rows, i - first, row_stride, intercept, s.n_padded)
+        status = categorical_csr_row(
+            data, indices, indptr[i], indptr[i + 1], s.nnz, s.n_features, s.offsets,
+            s.n_offsets, s.table, s.table_rows, s.n_padded, s.every_feature,
+            s.missing, row,
+        )
+        if status != 0:
+            return _stopped_at(status, i)
+    return stop
+
 
 def categorical_score_dense(
     const code_t[:, :] X,
@@ -1483,43 +1690,21 @@ def categorical_score_dense(
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
     cdef Py_ssize_t n_padded = table.shape[1]
-    cdef Py_ssize_t stride = X.strides[1] // sizeof(code_t)
-    # The first bad row each thread met (see categorical_check_count_dense).
-    cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
-    cdef Py_ssize_t rows = scratch.shape[1]
-    cdef Py_ssize_t b, i, k, t, first, stop
-    cdef int status
-    cdef double* row
-    _check_scratch(scratch, n_threads, n_padded)
-    # Static: the blocks have equal rows.
-    for b in prange(
-        (n_samples + rows - 1) // rows,
-        nogil=True,
-        schedule="static",
-        num_threads=n_threads,
-    ):
-        t = threadid()
-        if first_bad[t] < n_samples:
-            continue
-        first = b * rows
-        stop = min(first + rows, n_samples)
-        for i in range(first, stop):
-            row = &scratch[t, i - first, 0]
-            for k in range(n_padded):
-                row[k] = intercept[k]
-            status = categorical_dense_row(
-                &X[i, 0], stride, n_features, &offsets[0], offsets.shape[0],
-                &table[0, 0], table.shape[0], n_padded, missing, row,
-            )
-            if status > 0:
-                first_bad[t] = i
-                stop = i
-                break
-            if status != 0:
-                with gil:
-                    raise IndexError(f"row {i} has a category code outside the table")
-        _finish_rows(scratch, t, first, stop, output, out, labels)
-    return first_flagged(first_bad, n_samples)
+    cdef CategoricalScoring kernel
+    kernel.x_row = X.strides[0] // sizeof(code_t)
+    kernel.x_column = X.strides[1] // sizeof(code_t)
+    kernel.n_features = n_features
+    kernel.offsets = &offsets[0]
+    kernel.n_offsets = offsets.shape[0]
+    kernel.table = &table[0, 0]
+    kernel.table_rows = table.shape[0]
+    kernel.n_padded = n_padded
+    kernel.missing = missing
+    return score_blocks[code_t, int32_t](
+        _categorical_dense_rows[code_t], &kernel, _dense_values(X), NULL, n_samples,
+        intercept, n_padded, "has a category code outside the table", output, out,
+        labels, scratch, n_threads,
+    )
 
 
 def categorical_zero_scores(
@@ -1588,49 +1773,66 @@ def categorical_score_csr(
     # An X without stored values has only empty rows, which read nothing.
     cdef const code_t* data = &X_data[0] if nnz else NULL
     cdef const index_t* indices = &X_indices[0] if nnz else NULL
-    cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
-    cdef Py_ssize_t rows = scratch.shape[1]
-    cdef Py_ssize_t b, i, k, t, first, stop
-    cdef int status
-    cdef double* row
-    _check_scratch(scratch, n_threads, n_padded)
-    for b in prange(
-        (n_samples + rows - 1) // rows,
-        nogil=True,
-        schedule="dynamic",
-        num_threads=n_threads,
-    ):
-        t = threadid()
-        if first_bad[t] < n_samples:
-            continue
-        first = b * rows
-        stop = min(first + rows, n_samples)
-        for i in range(first, stop):
-            row = &scratch[t, i - first, 0]
-            for k in range(n_padded):
-                row[k] = intercept[k]
-            status = categorical_csr_row(
-                data, indices, X_indptr[i], X_indptr[i + 1], nnz, offsets.shape[0] - 1,
-                &offsets[0], offsets.shape[0], &table[0, 0], table.shape[0], n_padded,
-                every_feature, missing, row,
-            )
-            if status > 0:
-                first_bad[t] = i
-                stop = i
-                break
-            if status != 0:
-                with gil:
-                    raise IndexError(
-                        f"row {i} has a category code outside the table or an offset "
-                        "past the stored values"
-                    )
-        _finish_rows(scratch, t, first, stop, output, out, labels)
-    return first_flagged(first_bad, n_samples)
+    cdef CategoricalScoring kernel
+    kernel.indptr = &X_indptr[0]
+    kernel.nnz = nnz
+    kernel.n_features = offsets.shape[0] - 1
+    kernel.offsets = &offsets[0]
+    kernel.n_offsets = offsets.shape[0]
+    kernel.table = &table[0, 0]
+    kernel.table_rows = table.shape[0]
+    kernel.n_padded = n_padded
+    kernel.every_feature = every_feature
+    kernel.missing = missing
+    return score_blocks[code_t, index_t](
+        _categorical_csr_rows[code_t, index_t], &kernel, data, indices, n_samples,
+        intercept, n_padded,
+        "has a category code outside the table or an offset past the stored values",
+        output, out, labels, scratch, n_threads,
+    )
 
 
 # ---------------------------------------------------------------------------
 # Kernel density scoring
 # ---------------------------------------------------------------------------
+
+cdef struct KdeScoring:
+    # kde_score_dense: interpolated log-density tables of floats
+    # (table_rows x n_columns x n_padded) on each feature's lattice (origin,
+    # inv_step, n_points), and the tails beyond them.
+    Py_ssize_t x_row, x_column  # X's strides, in values
+    Py_ssize_t n_features
+    const float* table
+    Py_ssize_t n_columns
+    const double* origin
+    const double* inv_step
+    const intp_t* n_points
+    const double* tails
+    Py_ssize_t table_rows
+    Py_ssize_t n_padded
+    bint missing
+
+
+cdef Py_ssize_t _kde_dense_rows(
+    const void* kernel, const floating* x, const int32_t* no_indices,
+    const double* intercept, Py_ssize_t first, Py_ssize_t stop, double* rows,
+    Py_ssize_t row_stride,
+) noexcept nogil:
+    cdef KdeScoring s = (<const KdeScoring*> kernel)[0]
+    cdef Py_ssize_t i
+    cdef int status
+    cdef double* row
+    for i in range(first, stop):
+        row = _started_row(rows, i - first, row_stride, intercept, s.n_padded)
+        status = kde_dense_row(
+            x + i * s.x_row, s.x_column, s.n_features, s.table, s.n_columns,
+            s.origin, s.inv_step, s.n_points, s.tails, s.table_rows, s.n_padded,
+            s.missing, row,
+        )
+        if status != 0:
+            return _stopped_at(status, i)
+    return stop
+
 
 def kde_score_dense(
     const floating[:, :] X,
@@ -1657,39 +1859,21 @@ def kde_score_dense(
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_padded = table.shape[2]
-    cdef Py_ssize_t stride = X.strides[1] // sizeof(floating)
-    cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
-    cdef Py_ssize_t rows = scratch.shape[1]
-    cdef Py_ssize_t b, i, k, t, first, stop
-    cdef int status
-    cdef double* row
-    _check_scratch(scratch, n_threads, n_padded)
-    for b in prange(
-        (n_samples + rows - 1) // rows,
-        nogil=True,
-        schedule="dynamic",
-        num_threads=n_threads,
-    ):
-        t = threadid()
-        if first_bad[t] < n_samples:
-            continue
-        first = b * rows
-        stop = min(first + rows, n_samples)
-        for i in range(first, stop):
-            row = &scratch[t, i - first, 0]
-            for k in range(n_padded):
-                row[k] = intercept[k]
-            status = kde_dense_row(
-                &X[i, 0], stride, X.shape[1], &table[0, 0, 0], table.shape[1],
-                &origin[0], &inv_step[0], &n_points[0], &tails[0, 0, 0],
-                table.shape[0], n_padded, missing, row,
-            )
-            if status < 0:
-                with gil:
-                    raise IndexError(f"row {i} has a column outside the table")
-            if status > 0:
-                first_bad[t] = i
-                stop = i
-                break
-        _finish_rows(scratch, t, first, stop, output, out, labels)
-    return first_flagged(first_bad, n_samples)
+    cdef KdeScoring kernel
+    kernel.x_row = X.strides[0] // sizeof(floating)
+    kernel.x_column = X.strides[1] // sizeof(floating)
+    kernel.n_features = X.shape[1]
+    kernel.table = &table[0, 0, 0]
+    kernel.n_columns = table.shape[1]
+    kernel.origin = &origin[0]
+    kernel.inv_step = &inv_step[0]
+    kernel.n_points = &n_points[0]
+    kernel.tails = &tails[0, 0, 0]
+    kernel.table_rows = table.shape[0]
+    kernel.n_padded = n_padded
+    kernel.missing = missing
+    return score_blocks[floating, int32_t](
+        _kde_dense_rows[floating], &kernel, _dense_values(X), NULL, n_samples,
+        intercept, n_padded, "has a column outside the table", output, out, labels,
+        scratch, n_threads,
+    )
