@@ -140,6 +140,10 @@ class StateGuard:
     def __init__(self):
         self.lock = threading.RLock()
         self.last = None
+        # The statistics (and the feature count) whose shapes were last
+        # checked before a prediction or partial_fit: checked again only
+        # when either changes.
+        self.shapes_checked = None
 
 
 # Each model's guard, kept outside the model so that pickling, copying,
@@ -739,6 +743,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             self._statistics = statistics
             self._params = params
             self._cache = {}
+            guard.shapes_checked = None
 
     # -- pickle, skops and copy.deepcopy -----------------------------------------
 
@@ -884,6 +889,16 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 f"feature_names_in_ must be an array of the {n_features} feature "
                 f"names the model was fitted on; got {names!r}."
             )
+        # The statistics' shapes are checked once for each statistics and
+        # feature count (a partial_fit's adding in place keeps the shapes).
+        guard = state_guard(self)
+        checked = guard.shapes_checked
+        if (
+            checked is not None
+            and checked[0] is self._statistics
+            and checked[1] == n_features
+        ):
+            return
         try:
             self._check_statistics(
                 self._statistics, n_classes, n_features, values=False
@@ -893,6 +908,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
                 f"n_features_in_={n_features} does not match the fitted "
                 f"statistics: {exc}"
             ) from exc
+        guard.shapes_checked = (self._statistics, n_features)
 
     def _fitted_statistics(self, name):
         """The statistics, for attribute ``name``; AttributeError if not fitted."""

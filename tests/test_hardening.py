@@ -499,3 +499,17 @@ def test_input_taken_as_is_still_has_its_names_and_count_checked(name):
         model.predict(sp.csr_matrix(PLAIN[:, :2]))
     with pytest.raises(ValueError, match="X has 2 features, but"):
         model.partial_fit(sp.csr_matrix(PLAIN[:, :2]), LABELS_4)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
+def test_a_rebound_feature_count_is_refused_after_predictions(case):
+    # The statistics' shapes are checked once for each statistics and
+    # feature count: a count rebound after predictions is still refused.
+    X, y, _ = case.make(n_samples=60, seed=0)
+    model = case.estimator().fit(X, y)
+    model.predict(X)
+    model.n_features_in_ += 1
+    # (a model of named features finds the names no longer match first)
+    message = "does not match the fitted statistics|feature_names_in_ must be"
+    with pytest.raises(ValueError, match=message):
+        model.predict(X)
