@@ -1498,8 +1498,7 @@ cdef Py_ssize_t _gaussian_dense_rows(
         row = _started_row(rows, i - first, row_stride, intercept, s.n_padded)
         status = gaussian_dense_row(
             x + i * s.x_row, s.x_column, s.n_features, s.theta, s.inv_var,
-            s.log_var, s.table_rows, s.n_padded, s.missing,
-            row,
+            s.log_var, s.table_rows, s.n_padded, s.missing, row,
         )
         if status != 0:
             return _stopped_at(status, i)
@@ -1637,8 +1636,7 @@ cdef Py_ssize_t _categorical_dense_rows(
         row = _started_row(rows, i - first, row_stride, intercept, s.n_padded)
         status = categorical_dense_row(
             x + i * s.x_row, s.x_column, s.n_features, s.offsets, s.n_offsets,
-            s.table, s.table_rows, s.n_padded, s.missing,
-            row,
+            s.table, s.table_rows, s.n_padded, s.missing, row,
         )
         if status != 0:
             return _stopped_at(status, i)
