@@ -461,10 +461,14 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     def _empty_statistics(self, n_classes, X):
         """Zeroed statistics over X's features, which ``_batch_statistics``
         fills (those declared of kind "own" left out)."""
-        n_features = X.shape[1]
-        sizes = {"classes": n_classes, "features": n_features}
-        sizes.update(self._statistic_sizes(None, n_features))
+        sizes = self._axis_sizes(None, n_classes, X.shape[1])
         return empty_statistics(self._declared_statistics(), sizes, X.dtype)
+
+    def _axis_sizes(self, statistics, n_classes, n_features):
+        """Each axis name the declarations use -> its size."""
+        sizes = {"classes": n_classes, "features": n_features}
+        sizes.update(self._statistic_sizes(statistics, n_features))
+        return sizes
 
     def _check_statistics(self, statistics, n_classes, n_features, values=True):
         """Raise ValueError unless ``statistics`` is a consistent set for a
@@ -486,8 +490,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     def _check_statistic_values(self, statistics, n_classes, n_features, values):
         """_check_statistics for statistics of the right names: the
         declarations' checks, then the family's rules."""
-        sizes = {"classes": n_classes, "features": n_features}
-        sizes.update(self._statistic_sizes(statistics, n_features))
+        sizes = self._axis_sizes(statistics, n_classes, n_features)
         check_declared(statistics, self._declared_statistics(statistics), sizes, values)
         if values:
             self._check_statistics_agree(statistics)

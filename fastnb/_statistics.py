@@ -47,6 +47,10 @@ class Statistic:
         axis = self.shape.index("classes") if "classes" in self.shape else None
         object.__setattr__(self, "class_axis", axis)
 
+    def sized(self, sizes):
+        """The shape, each axis's size taken from ``sizes``."""
+        return tuple([sizes[axis] for axis in self.shape])
+
 
 # What every family keeps: each class's weight; and what the families whose
 # parameters are per sample keep with missing="ignore": the weight of each
@@ -68,7 +72,7 @@ def check_declared(statistics, declared, sizes, values=True):
             check_statistic(
                 statistics,
                 statistic.name,
-                tuple([sizes[axis] for axis in statistic.shape]),
+                statistic.sized(sizes),
                 non_negative=not statistic.signed,
                 values=values,
                 allow_nan=statistic.allow_nan,
@@ -93,8 +97,7 @@ def empty_statistics(declared, sizes, dtype):
     statistics = {}
     for statistic in declared:
         if statistic.kind == "array":
-            shape = tuple(sizes[axis] for axis in statistic.shape)
-            statistics[statistic.name] = np.zeros(shape)
+            statistics[statistic.name] = np.zeros(statistic.sized(sizes))
         elif statistic.kind == "dtype":
             statistics[statistic.name] = dtype
     return statistics

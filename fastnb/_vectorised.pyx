@@ -628,7 +628,7 @@ cdef inline double* _started_row(
     Py_ssize_t n_padded,
 ) noexcept nogil:
     """Row r of a block, set to the intercept (each row's, as it is scored:
-    a pass over the block first costs 3-5% of a small row's time)."""
+    a pass over the block first cost 3-8% of a small row's time)."""
     cdef double* row = rows + r * row_stride
     cdef Py_ssize_t k
     for k in range(n_padded):
