@@ -580,8 +580,7 @@ CLASS_BLOCK = FASTNB_BLOCK
 KDE_CLASS_BLOCK = FASTNB_KDE_BLOCK
 
 cdef enum:
-    # Rows handed to a thread at a time when scoring: dynamic scheduling keeps
-    # both cores busy on a shared machine where one of them may be slowed.
+    # Rows a thread scores at a time (a block of its scratch rows).
     ROW_CHUNK = 64
 
 # Rows of a thread's scratch block, at most (fastnb._base.thread_scratch).
@@ -697,17 +696,17 @@ cdef Py_ssize_t score_blocks(
     intp_t[::1] labels,
     double[:, :, :] scratch,
     int n_threads,
-    bint static,
 ) except -2:
     """Score n_samples rows, a block of scratch's rows at a time a thread:
     the rows scored by score_rows (from the intercept, of n_padded classes),
     the block finished by _finish_rows as `output` asks.
 
-    Blocks are handed out one at a time, which keeps both cores busy on a
-    shared machine where one of them may be slowed; with `static`, in one
-    run of equal share a thread, for a kernel whose blocks cost so little
-    that handing them out one at a time leaves threads waiting (categorical
-    dense: 3 of 16 threads busy, one at a time; 16 of 16, in runs).
+    Each thread scores one run of equal share, in a static schedule: on a
+    machine with fewer cores than threads, handing blocks out one at a time
+    gave most of them to the threads that woke first (3 to 8 of 16 threads
+    busy), and a run each spreads the work over all of them (16 of 16).
+    On 2 cores with one of them taken by another process, the runs cost
+    about 7% against blocks handed out one at a time (bench/README.md).
 
     Returns the first row with a refused value, or -1; a thread that met one
     scores no more blocks, so rows from it on may be left unscored.  A row
@@ -715,30 +714,19 @@ cdef Py_ssize_t score_blocks(
     """
     cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
     cdef intp_t[::1] first_outside = np.full(n_threads, n_samples, dtype=np.intp)
-    cdef Py_ssize_t n_blocks, run, b, outside
+    cdef Py_ssize_t n_blocks, run, outside
     if intercept.shape[0] < n_padded:
         raise ValueError(
             f"intercept must have a value for each of the {n_padded} padded classes"
         )
     _check_scratch(scratch, n_threads, n_padded)
     n_blocks = (n_samples + scratch.shape[1] - 1) // scratch.shape[1]
-    if static:
-        for run in prange(
-            n_threads, nogil=True, schedule="static", num_threads=n_threads
-        ):
-            _score_run(
-                score_rows, kernel, x, x_indices, &intercept[0],
-                run * n_blocks // n_threads, (run + 1) * n_blocks // n_threads,
-                n_samples, scratch, output, out, labels, first_bad, first_outside,
-            )
-    else:
-        for b in prange(
-            n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads
-        ):
-            _score_run(
-                score_rows, kernel, x, x_indices, &intercept[0], b, b + 1, n_samples,
-                scratch, output, out, labels, first_bad, first_outside,
-            )
+    for run in prange(n_threads, nogil=True, schedule="static", num_threads=n_threads):
+        _score_run(
+            score_rows, kernel, x, x_indices, &intercept[0],
+            run * n_blocks // n_threads, (run + 1) * n_blocks // n_threads,
+            n_samples, scratch, output, out, labels, first_bad, first_outside,
+        )
     outside = first_flagged(first_outside, n_samples)
     if outside >= 0:
         raise IndexError(f"row {outside} {index_error}")
@@ -861,7 +849,7 @@ def discrete_score_csr(
         _discrete_csr_rows[floating, index_t], &kernel, data, indices, n_samples,
         intercept, n_padded,
         "has a column outside the table or an offset past the stored values",
-        output, out, labels, scratch, n_threads, False,
+        output, out, labels, scratch, n_threads,
     )
 
 
@@ -903,7 +891,7 @@ def discrete_score_dense(
     return score_blocks[floating, int32_t](
         _discrete_dense_rows[floating], &kernel, _dense_values(X), NULL, n_samples,
         intercept, n_padded, "has a column outside the table", output, out, labels,
-        scratch, n_threads, False,
+        scratch, n_threads,
     )
 
 
@@ -1602,7 +1590,7 @@ def gaussian_score_dense(
     return score_blocks[floating, int32_t](
         _gaussian_dense_rows[floating], &kernel, _dense_values(X), NULL, n_samples,
         intercept, n_padded, "has a column outside the table", output, out, labels,
-        scratch, n_threads, False,
+        scratch, n_threads,
     )
 
 
@@ -1643,7 +1631,7 @@ def gaussian_score_csr(
         _gaussian_csr_rows[floating, index_t], &kernel, data, indices, n_samples,
         intercept, n_padded,
         "has a column outside the table or an offset past the stored values",
-        output, out, labels, scratch, n_threads, False,
+        output, out, labels, scratch, n_threads,
     )
 
 
@@ -1745,7 +1733,7 @@ def categorical_score_dense(
     return score_blocks[code_t, int32_t](
         _categorical_dense_rows[code_t], &kernel, _dense_values(X), NULL, n_samples,
         intercept, n_padded, "has a category code outside the table", output, out,
-        labels, scratch, n_threads, True,
+        labels, scratch, n_threads,
     )
 
 
@@ -1830,7 +1818,7 @@ def categorical_score_csr(
         _categorical_csr_rows[code_t, index_t], &kernel, data, indices, n_samples,
         intercept, n_padded,
         "has a category code outside the table or an offset past the stored values",
-        output, out, labels, scratch, n_threads, False,
+        output, out, labels, scratch, n_threads,
     )
 
 
@@ -1917,5 +1905,5 @@ def kde_score_dense(
     return score_blocks[floating, int32_t](
         _kde_dense_rows[floating], &kernel, _dense_values(X), NULL, n_samples,
         intercept, n_padded, "has a column outside the table", output, out, labels,
-        scratch, n_threads, False,
+        scratch, n_threads,
     )
