@@ -85,11 +85,6 @@ def openmp_max_threads():
 # checked first, in parallel (fastnb._base.check_sparse_structure).
 # ---------------------------------------------------------------------------
 
-cdef enum:
-    # Rows (CSR) or columns (CSC) a thread checks at a time.
-    STRUCTURE_CHUNK = 1024
-
-
 def sparse_structure_error(
     const index_t[::1] indices,
     const index_t[::1] indptr,
@@ -106,20 +101,15 @@ def sparse_structure_error(
     cdef Py_ssize_t n_major = indptr.shape[0] - 1
     cdef Py_ssize_t nnz = indices.shape[0]
     # The first malformed row each thread met (see first_flagged); a thread
-    # stops looking after its first. Dynamic: a thread slowed on a shared
-    # machine does not hold the others up.
+    # stops looking after its first.  Static, an equal run of rows a thread:
+    # handed out a chunk at a time, the threads that woke first took most
+    # of them (bench/README.md, "scoring in one run a thread").
     cdef intp_t[::1] first_bad = np.full(n_threads, n_major, dtype=np.intp)
     # Whether a thread met a row whose indices are not strictly increasing.
     cdef intp_t[::1] unsorted = np.zeros(n_threads, dtype=np.intp)
     cdef Py_ssize_t i, p, t, start, stop
     cdef bint outside, descending
-    for i in prange(
-        n_major,
-        nogil=True,
-        schedule="dynamic",
-        chunksize=STRUCTURE_CHUNK,
-        num_threads=n_threads,
-    ):
+    for i in prange(n_major, nogil=True, schedule="static", num_threads=n_threads):
         t = threadid()
         if first_bad[t] < n_major:
             continue
@@ -1286,13 +1276,8 @@ def categorical_check_csr(
     cdef intp_t[::1] first_bad = np.full(n_threads, nnz, dtype=np.intp)
     cdef Py_ssize_t i, j, p, t
     cdef code_t x
-    for i in prange(
-        n_samples,
-        nogil=True,
-        schedule="dynamic",
-        chunksize=STRUCTURE_CHUNK,
-        num_threads=n_threads,
-    ):
+    # Static, an equal run of rows a thread (as sparse_structure_error).
+    for i in prange(n_samples, nogil=True, schedule="static", num_threads=n_threads):
         t = threadid()
         if first_bad[t] < nnz:
             continue
