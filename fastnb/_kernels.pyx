@@ -663,7 +663,7 @@ def multinomial_tables(
     cdef Py_ssize_t tile_rows = _tile_rows(table.shape[1])
     cdef Py_ssize_t b, c, j, q, start, stop, tile
     cdef double total, value
-    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+    for b in prange(n_blocks, nogil=True, schedule="static", num_threads=n_threads):
         for c in range(n_classes):
             total = 0.0
             for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
@@ -672,7 +672,7 @@ def multinomial_tables(
     sum_blocks(block_sums, log_total)
     for c in range(n_classes):
         log_total[c] = log(log_total[c])
-    for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+    for b in prange(n_blocks, nogil=True, schedule="static", num_threads=n_threads):
         start = b * TABLE_BLOCK
         stop = min(start + TABLE_BLOCK, n_features)
         # Tiles of features whose table rows stay in cache over the classes.

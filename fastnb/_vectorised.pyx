@@ -97,7 +97,7 @@ def first_refused_value(
     cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
     cdef intp_t[::1] first_bad = np.full(n_threads, n, dtype=np.intp)
     cdef Py_ssize_t b, p, t, start, stop
-    for b in prange(n_chunks, nogil=True, schedule="dynamic", num_threads=n_threads):
+    for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
         t = threadid()
         start = b * VALUE_CHUNK
         stop = min(start + VALUE_CHUNK, n)
@@ -174,9 +174,13 @@ def discrete_count_csr(
     cdef bint soft = entry_row.shape[0] > 0
     cdef Py_ssize_t c, q, e, i, p
     cdef double w
-    # Dynamic schedule: classes differ in size; each class row of `out` is
-    # still summed by a single thread in row order.
-    for c in prange(n_classes, nogil=True, schedule="dynamic", num_threads=n_threads):
+    # Each class row of `out` is summed by a single thread in row order.
+    # Classes dealt out in turn (static, one at a time): taken dynamically,
+    # on fewer cores than threads, most went to the threads that woke first
+    # (4 to 7 of 16 threads busy in a 20-class batch; 16 of 16 dealt out).
+    for c in prange(
+        n_classes, nogil=True, schedule="static", chunksize=1, num_threads=n_threads
+    ):
         for q in range(class_ptr[c], class_ptr[c + 1]):
             if q + ROWS_AHEAD < class_ptr[c + 1]:
                 e = entries_by_class[q + ROWS_AHEAD]
@@ -1425,7 +1429,10 @@ def gaussian_moments_csr(
     cdef bint soft = entry_row.shape[0] > 0
     cdef Py_ssize_t c, q, e, i, p
     cdef double w
-    for c in prange(n_classes, nogil=True, schedule="dynamic", num_threads=n_threads):
+    # Classes dealt out in turn, as discrete_count_csr's.
+    for c in prange(
+        n_classes, nogil=True, schedule="static", chunksize=1, num_threads=n_threads
+    ):
         for q in range(class_ptr[c], class_ptr[c + 1]):
             if q + ROWS_AHEAD < class_ptr[c + 1]:
                 e = entries_by_class[q + ROWS_AHEAD]
