@@ -687,11 +687,48 @@ cdef inline int _score_run(
     return 0
 
 
+cdef inline Py_ssize_t _work_before(
+    Py_ssize_t b, Py_ssize_t rows, Py_ssize_t n_samples, const index_t* x_indptr
+) noexcept nogil:
+    """The work of score_blocks' blocks 0 .. b - 1: their rows, and for a
+    CSR X (x_indptr not NULL) their stored values too, a row's cost being
+    about its stored values' and its own."""
+    cdef Py_ssize_t i = min(b * rows, n_samples)
+    if x_indptr == NULL:
+        return i
+    return i + <Py_ssize_t> x_indptr[i] - <Py_ssize_t> x_indptr[0]
+
+
+cdef Py_ssize_t _run_start(
+    Py_ssize_t run,
+    int n_threads,
+    Py_ssize_t n_blocks,
+    Py_ssize_t rows,
+    Py_ssize_t n_samples,
+    const index_t* x_indptr,
+) noexcept nogil:
+    """The first block of score_blocks' run `run` of n_threads: the first
+    whose blocks before it hold run / n_threads of the work (_work_before),
+    found by bisection.  An X whose offsets decrease only moves the runs'
+    bounds (its rows are refused as they are scored)."""
+    cdef Py_ssize_t total = _work_before(n_blocks, rows, n_samples, x_indptr)
+    cdef double share = <double> total * run / n_threads
+    cdef Py_ssize_t low = 0, high = n_blocks, middle
+    while low < high:
+        middle = (low + high) // 2
+        if _work_before(middle, rows, n_samples, x_indptr) < share:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
 cdef Py_ssize_t score_blocks(
     ScoreRows score_rows,
     const void* kernel,
     const code_t* x,
     const index_t* x_indices,
+    const index_t* x_indptr,
     Py_ssize_t n_samples,
     const double[::1] intercept,
     Py_ssize_t n_padded,
@@ -706,12 +743,15 @@ cdef Py_ssize_t score_blocks(
     the rows scored by score_rows (from the intercept, of n_padded classes),
     the block finished by _finish_rows as `output` asks.
 
-    Each thread scores one run of equal share, in a static schedule: on a
-    machine with fewer cores than threads, handing blocks out one at a time
-    gave most of them to the threads that woke first (3 to 8 of 16 threads
-    busy), and a run each spreads the work over all of them (16 of 16).
-    On 2 cores with one of them taken by another process, the runs cost
-    about 7% against blocks handed out one at a time (bench/README.md).
+    Each thread scores one run of blocks, in a static schedule: runs of
+    equal rows, or for a CSR X (x_indptr, its row offsets; NULL for a
+    dense X) of equal rows and stored values together, so that rows of
+    very different lengths, sorted by length say, still share out evenly.
+    On a machine with fewer cores than threads, handing blocks out one at
+    a time gave most of them to the threads that woke first (3 to 8 of 16
+    threads busy), and a run each spreads the work over all of them (16 of
+    16).  On 2 cores with one of them taken by another process, the runs
+    cost about 7% against blocks handed out one at a time (bench/README.md).
 
     Returns the first row with a refused value, or -1; a thread that met one
     scores no more blocks, so rows from it on may be left unscored.  A row
@@ -719,18 +759,27 @@ cdef Py_ssize_t score_blocks(
     """
     cdef intp_t[::1] first_bad = np.full(n_threads, n_samples, dtype=np.intp)
     cdef intp_t[::1] first_outside = np.full(n_threads, n_samples, dtype=np.intp)
+    cdef intp_t[::1] run_start = np.empty(n_threads + 1, dtype=np.intp)
+    cdef Py_ssize_t rows = scratch.shape[1]
     cdef Py_ssize_t n_blocks, run, outside
     if intercept.shape[0] < n_padded:
         raise ValueError(
             f"intercept must have a value for each of the {n_padded} padded classes"
         )
     _check_scratch(scratch, n_threads, n_padded)
-    n_blocks = (n_samples + scratch.shape[1] - 1) // scratch.shape[1]
+    n_blocks = (n_samples + rows - 1) // rows
+    run_start[0] = 0
+    for run in range(1, n_threads + 1):
+        run_start[run] = max(
+            run_start[run - 1],
+            _run_start(run, n_threads, n_blocks, rows, n_samples, x_indptr),
+        )
+    run_start[n_threads] = n_blocks
     for run in prange(n_threads, nogil=True, schedule="static", num_threads=n_threads):
         _score_run(
-            score_rows, kernel, x, x_indices, &intercept[0],
-            run * n_blocks // n_threads, (run + 1) * n_blocks // n_threads,
-            n_samples, scratch, output, out, labels, first_bad, first_outside,
+            score_rows, kernel, x, x_indices, &intercept[0], run_start[run],
+            run_start[run + 1], n_samples, scratch, output, out, labels,
+            first_bad, first_outside,
         )
     outside = first_flagged(first_outside, n_samples)
     if outside >= 0:
@@ -851,8 +900,8 @@ def discrete_score_csr(
     kernel.non_negative = non_negative
     kernel.allow_nan = allow_nan
     return score_blocks[floating, index_t](
-        _discrete_csr_rows[floating, index_t], &kernel, data, indices, n_samples,
-        intercept, n_padded,
+        _discrete_csr_rows[floating, index_t], &kernel, data, indices, &X_indptr[0],
+        n_samples, intercept, n_padded,
         "has a column outside the table or an offset past the stored values",
         output, out, labels, scratch, n_threads,
     )
@@ -894,7 +943,8 @@ def discrete_score_dense(
     kernel.non_negative = non_negative
     kernel.allow_nan = allow_nan
     return score_blocks[floating, int32_t](
-        _discrete_dense_rows[floating], &kernel, _dense_values(X), NULL, n_samples,
+        _discrete_dense_rows[floating], &kernel, _dense_values(X), NULL, NULL,
+        n_samples,
         intercept, n_padded, "has a column outside the table", output, out, labels,
         scratch, n_threads,
     )
@@ -1594,7 +1644,8 @@ def gaussian_score_dense(
     kernel.n_padded = n_padded
     kernel.missing = log_var.shape[0] > 0
     return score_blocks[floating, int32_t](
-        _gaussian_dense_rows[floating], &kernel, _dense_values(X), NULL, n_samples,
+        _gaussian_dense_rows[floating], &kernel, _dense_values(X), NULL, NULL,
+        n_samples,
         intercept, n_padded, "has a column outside the table", output, out, labels,
         scratch, n_threads,
     )
@@ -1634,8 +1685,8 @@ def gaussian_score_csr(
     kernel.n_padded = n_padded
     kernel.missing = log_var.shape[0] > 0
     return score_blocks[floating, index_t](
-        _gaussian_csr_rows[floating, index_t], &kernel, data, indices, n_samples,
-        intercept, n_padded,
+        _gaussian_csr_rows[floating, index_t], &kernel, data, indices, &X_indptr[0],
+        n_samples, intercept, n_padded,
         "has a column outside the table or an offset past the stored values",
         output, out, labels, scratch, n_threads,
     )
@@ -1737,7 +1788,8 @@ def categorical_score_dense(
     kernel.n_padded = n_padded
     kernel.missing = missing
     return score_blocks[code_t, int32_t](
-        _categorical_dense_rows[code_t], &kernel, _dense_values(X), NULL, n_samples,
+        _categorical_dense_rows[code_t], &kernel, _dense_values(X), NULL, NULL,
+        n_samples,
         intercept, n_padded, "has a category code outside the table", output, out,
         labels, scratch, n_threads,
     )
@@ -1821,8 +1873,8 @@ def categorical_score_csr(
     kernel.every_feature = every_feature
     kernel.missing = missing
     return score_blocks[code_t, index_t](
-        _categorical_csr_rows[code_t, index_t], &kernel, data, indices, n_samples,
-        intercept, n_padded,
+        _categorical_csr_rows[code_t, index_t], &kernel, data, indices, &X_indptr[0],
+        n_samples, intercept, n_padded,
         "has a category code outside the table or an offset past the stored values",
         output, out, labels, scratch, n_threads,
     )
@@ -1909,7 +1961,8 @@ def kde_score_dense(
     kernel.n_padded = n_padded
     kernel.missing = missing
     return score_blocks[floating, int32_t](
-        _kde_dense_rows[floating], &kernel, _dense_values(X), NULL, n_samples,
+        _kde_dense_rows[floating], &kernel, _dense_values(X), NULL, NULL,
+        n_samples,
         intercept, n_padded, "has a column outside the table", output, out, labels,
         scratch, n_threads,
     )

@@ -8,7 +8,7 @@ import tracemalloc
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from numpy.testing import assert_array_equal
+from numpy.testing import assert_allclose, assert_array_equal
 from threadpoolctl import threadpool_limits
 
 import fastnb
@@ -1647,6 +1647,40 @@ def test_scoring_kernels_report_the_first_refused_row(n_threads):
     assert _kernels.discrete_score_csr(*sparse_arrays(csr), *ignoring, *finish()) == 700
     finite = np.where(np.isinf(dense), 1.0, dense)
     assert _kernels.discrete_score_dense(finite, *ignoring, *finish()) == -1
+
+
+@pytest.mark.parametrize("n_threads", [2, 3, 7, 16])
+@pytest.mark.parametrize("layout", ["sorted by length", "one long row", "all empty"])
+def test_csr_scoring_of_uneven_rows_is_the_dense_scoring(layout, n_threads):
+    # CSR scoring shares its rows out to the threads by rows and stored
+    # values together: runs of very different row counts, some of none.
+    rng = np.random.default_rng(5)
+    n_samples, n_features = 3000, 40
+    dense = np.zeros((n_samples, n_features))
+    if layout == "sorted by length":
+        for i, length in enumerate(np.sort(rng.integers(0, n_features, n_samples))):
+            dense[i, rng.choice(n_features, length, replace=False)] = 1.0
+    elif layout == "one long row":
+        dense[2500] = rng.integers(1, 5, n_features)
+        dense[[3, 1700], 7] = 2.0
+    csr = sp.csr_matrix(dense)
+    table = pad_classes(np.log(rng.random((n_features, 5))))
+    intercept = pad_classes(np.log(rng.random(5)))
+    discrete = (table, intercept, 0.0, False, False, False, np.empty((0, 0)))
+
+    def scores(score, X, threads):
+        out = np.empty((n_samples, 5))
+        labels = np.empty(0, dtype=np.intp)
+        output = _kernels.Output.JOINT_LOG_LIKELIHOOD
+        scratch = thread_scratch(threads, 5)
+        assert score(*X, *discrete, output, out, labels, scratch, threads) == -1
+        return out
+
+    expected = scores(_kernels.discrete_score_dense, (dense,), 1)
+    assert_allclose(expected, intercept[:5] + dense @ table[:, :5], rtol=1e-12)
+    for threads in (1, n_threads):
+        got = scores(_kernels.discrete_score_csr, sparse_arrays(csr), threads)
+        assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("n_threads", [1, 2, 3, 7])
