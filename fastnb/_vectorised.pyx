@@ -700,19 +700,16 @@ cdef inline Py_ssize_t _work_before(
 
 
 cdef Py_ssize_t _run_start(
-    Py_ssize_t run,
-    int n_threads,
+    double share,
     Py_ssize_t n_blocks,
     Py_ssize_t rows,
     Py_ssize_t n_samples,
     const index_t* x_indptr,
 ) noexcept nogil:
-    """The first block of score_blocks' run `run` of n_threads: the first
-    whose blocks before it hold run / n_threads of the work (_work_before),
-    found by bisection.  An X whose offsets decrease only moves the runs'
-    bounds (its rows are refused as they are scored)."""
-    cdef Py_ssize_t total = _work_before(n_blocks, rows, n_samples, x_indptr)
-    cdef double share = <double> total * run / n_threads
+    """The first of score_blocks' blocks whose blocks before it hold `share`
+    of the work (_work_before), found by bisection.  An X whose offsets
+    decrease only moves the runs' bounds (its rows are refused as they are
+    scored)."""
     cdef Py_ssize_t low = 0, high = n_blocks, middle
     while low < high:
         middle = (low + high) // 2
@@ -761,18 +758,21 @@ cdef Py_ssize_t score_blocks(
     cdef intp_t[::1] first_outside = np.full(n_threads, n_samples, dtype=np.intp)
     cdef intp_t[::1] run_start = np.empty(n_threads + 1, dtype=np.intp)
     cdef Py_ssize_t rows = scratch.shape[1]
-    cdef Py_ssize_t n_blocks, run, outside
+    cdef Py_ssize_t n_blocks, total, run, outside
     if intercept.shape[0] < n_padded:
         raise ValueError(
             f"intercept must have a value for each of the {n_padded} padded classes"
         )
     _check_scratch(scratch, n_threads, n_padded)
     n_blocks = (n_samples + rows - 1) // rows
+    total = _work_before(n_blocks, rows, n_samples, x_indptr)
     run_start[0] = 0
-    for run in range(1, n_threads + 1):
+    for run in range(1, n_threads):
         run_start[run] = max(
             run_start[run - 1],
-            _run_start(run, n_threads, n_blocks, rows, n_samples, x_indptr),
+            _run_start(
+                <double> total * run / n_threads, n_blocks, rows, n_samples, x_indptr
+            ),
         )
     run_start[n_threads] = n_blocks
     for run in prange(n_threads, nogil=True, schedule="static", num_threads=n_threads):
@@ -944,9 +944,8 @@ def discrete_score_dense(
     kernel.allow_nan = allow_nan
     return score_blocks[floating, int32_t](
         _discrete_dense_rows[floating], &kernel, _dense_values(X), NULL, NULL,
-        n_samples,
-        intercept, n_padded, "has a column outside the table", output, out, labels,
-        scratch, n_threads,
+        n_samples, intercept, n_padded, "has a column outside the table", output, out,
+        labels, scratch, n_threads,
     )
 
 
@@ -1645,9 +1644,8 @@ def gaussian_score_dense(
     kernel.missing = log_var.shape[0] > 0
     return score_blocks[floating, int32_t](
         _gaussian_dense_rows[floating], &kernel, _dense_values(X), NULL, NULL,
-        n_samples,
-        intercept, n_padded, "has a column outside the table", output, out, labels,
-        scratch, n_threads,
+        n_samples, intercept, n_padded, "has a column outside the table", output, out,
+        labels, scratch, n_threads,
     )
 
 
@@ -1789,9 +1787,8 @@ def categorical_score_dense(
     kernel.missing = missing
     return score_blocks[code_t, int32_t](
         _categorical_dense_rows[code_t], &kernel, _dense_values(X), NULL, NULL,
-        n_samples,
-        intercept, n_padded, "has a category code outside the table", output, out,
-        labels, scratch, n_threads,
+        n_samples, intercept, n_padded, "has a category code outside the table",
+        output, out, labels, scratch, n_threads,
     )
 
 
@@ -1962,7 +1959,6 @@ def kde_score_dense(
     kernel.missing = missing
     return score_blocks[floating, int32_t](
         _kde_dense_rows[floating], &kernel, _dense_values(X), NULL, NULL,
-        n_samples,
-        intercept, n_padded, "has a column outside the table", output, out, labels,
-        scratch, n_threads,
+        n_samples, intercept, n_padded, "has a column outside the table", output, out,
+        labels, scratch, n_threads,
     )
