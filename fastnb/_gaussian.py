@@ -42,6 +42,7 @@ from fastnb._threads import (
     data_size,
     dense_row_chunks,
     effective_n_threads,
+    feature_blocks,
     pad_classes,
     padded_class_count,
     thread_scratch,
@@ -115,6 +116,8 @@ def class_moments(X, y, sample_weight, n_classes, ignore=False):
         _kernels.gaussian_moments_csr(
             *sparse_arrays(X),
             *rows_by_class(y, sample_weight, n_classes),
+            # (Canonical: each row's indices are sorted, as blocks need.)
+            feature_blocks(n_classes, n_features, n_threads),
             stored,
             missing,
             mean,

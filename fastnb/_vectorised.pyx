@@ -148,6 +148,36 @@ cdef inline int _fetch_row(
     return 0
 
 
+cdef inline Py_ssize_t _first_at_least(
+    const index_t[::1] X_indices, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t column
+) noexcept nogil:
+    """The first place in start .. stop - 1 of a row of sorted indices whose
+    index is at least column, or stop if none is (a binary search)."""
+    cdef Py_ssize_t middle
+    while start < stop:
+        middle = start + (stop - start) // 2
+        if X_indices[middle] < column:
+            start = middle + 1
+        else:
+            stop = middle
+    return start
+
+
+cdef inline int _check_feature_edges(
+    const intp_t[::1] feature_edges, Py_ssize_t n_features
+) except -1:
+    """feature_edges must cut 0 .. n_features into blocks (gaussian_moments_csr)."""
+    cdef Py_ssize_t b
+    if feature_edges.shape[0] < 2 or feature_edges[0] != 0:
+        raise ValueError("feature_edges must start at 0 and hold a block at least")
+    for b in range(feature_edges.shape[0] - 1):
+        if feature_edges[b + 1] < feature_edges[b]:
+            raise ValueError("feature_edges must not decrease")
+    if feature_edges[feature_edges.shape[0] - 1] != n_features:
+        raise ValueError("feature_edges must end at the number of features")
+    return 0
+
+
 def discrete_count_csr(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
@@ -1460,27 +1490,40 @@ def gaussian_moments_csr(
     const intp_t[::1] class_ptr,
     const intp_t[::1] entry_row,
     const double[:] label_weight,
+    const intp_t[::1] feature_edges,
     double[:, ::1] nz_weight,
     double[:, ::1] missing,
     double[:, ::1] mean,
     double[:, ::1] ssd,
     int n_threads,
 ):
-    """Welford moments of the stored values only, per class; a task a class.
+    """Welford moments of the stored values only, per class; a task a class
+    and block of features.
 
-    The label entries as discrete_count_csr takes them. nz_weight[c, j]
+    The label entries as discrete_count_csr takes them. feature_edges: the
+    blocks of features, block b of features feature_edges[b] ..
+    feature_edges[b + 1] - 1, from 0 to n_features; with more than one,
+    each row's indices must be sorted (a task finds its block's in a row
+    by binary search). nz_weight[c, j]
     gets the weight of the stored values; the implicit zeros are merged in
     afterwards. For a model with missing="ignore", missing (as nz_weight)
     gets the weight of the stored NaN, which are left out; otherwise it is
     empty, and NaN makes the moments NaN.
     """
     cdef Py_ssize_t n_classes = class_ptr.shape[0] - 1
+    cdef Py_ssize_t n_blocks = feature_edges.shape[0] - 1
     cdef bint ignore = missing.shape[0] > 0
     cdef bint soft = entry_row.shape[0] > 0
-    cdef Py_ssize_t c, q, e, i, p
+    cdef Py_ssize_t task, c, b, q, e, i, p, start, stop
     cdef double w
-    # Dynamic, as discrete_count_csr's.
-    for c in prange(n_classes, nogil=True, schedule="dynamic", num_threads=n_threads):
+    _check_feature_edges(feature_edges, mean.shape[1])
+    # Dynamic, as discrete_count_csr's.  Each entry is summed by a single
+    # thread in row order, whatever the blocks (fastnb._threads.feature_blocks).
+    for task in prange(
+        n_classes * n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads
+    ):
+        c = task // n_blocks
+        b = task % n_blocks
         for q in range(class_ptr[c], class_ptr[c + 1]):
             if q + ROWS_AHEAD < class_ptr[c + 1]:
                 e = entries_by_class[q + ROWS_AHEAD]
@@ -1488,8 +1531,13 @@ def gaussian_moments_csr(
             e = entries_by_class[q]
             i = entry_row[e] if soft else e
             w = label_weight[e]
+            start = X_indptr[i]
+            stop = X_indptr[i + 1]
+            if n_blocks > 1:
+                start = _first_at_least(X_indices, start, stop, feature_edges[b])
+                stop = _first_at_least(X_indices, start, stop, feature_edges[b + 1])
             if w > 0.0 and ignore:
-                for p in range(X_indptr[i], X_indptr[i + 1]):
+                for p in range(start, stop):
                     if X_data[p] != X_data[p]:
                         missing[c, X_indices[p]] += w
                     else:
@@ -1497,7 +1545,7 @@ def gaussian_moments_csr(
                             X_data[p], w, c, X_indices[p], nz_weight, mean, ssd
                         )
             elif w > 0.0:
-                for p in range(X_indptr[i], X_indptr[i + 1]):
+                for p in range(start, stop):
                     _welford_add(X_data[p], w, c, X_indices[p], nz_weight, mean, ssd)
 
 

@@ -255,6 +255,92 @@ def test_fewer_classes_than_threads_count_by_pieces_of_rows(monkeypatch):
 baseline_blocks = _kernels.discrete_count_csr_blocks
 
 
+@pytest.mark.parametrize("n_threads", [1, 3])
+@pytest.mark.parametrize("kernels", KERNEL_VARIANTS, ids=lambda m: m.__name__)
+def test_sparse_moments_by_blocks_of_features_are_the_one_block_moments(
+    kernels, n_threads
+):
+    # Blocks of uneven widths, one empty, a row of every feature, empty rows,
+    # missing values and weights: each entry's Welford sum takes its rows in
+    # the same order whatever the blocks, so the moments are bit for bit.
+    X, y = tfidf_like(600, 300, 3, seed=11)
+    full, empty = sp.csr_matrix(np.full((1, 300), 0.5)), sp.csr_matrix((1, 300))
+    X = sp.vstack([X[:7], full, empty, X[7:]], format="csr")
+    y = np.r_[y[:7], 1, 2, y[7:]]
+    X.data[np.random.default_rng(12).random(X.nnz) < 0.1] = np.nan
+    assert X.has_sorted_indices
+    weights = np.random.default_rng(13).random(X.shape[0])
+    labels = rows_by_class(y.astype(np.intp), weights, 3)
+
+    def moments(edges):
+        out = [np.zeros((3, 300)) for _ in range(4)]
+        edges = np.array(edges, dtype=np.intp)
+        kernels.gaussian_moments_csr(*sparse_arrays(X), *labels, edges, *out, n_threads)
+        return np.stack(out)
+
+    one_block = moments([0, 300])
+    for edges in ([0, 150, 300], [0, 1, 2, 299, 300], [0, 37, 37, 200, 250, 300]):
+        assert_array_equal(moments(edges), one_block)
+    assert np.count_nonzero(one_block[1]) and np.count_nonzero(one_block[3])
+
+
+@pytest.mark.parametrize(
+    "edges", [[], [0], [1, 300], [0, 200, 100, 300], [0, 299], [0, 301]]
+)
+def test_sparse_moments_refuse_blocks_that_do_not_cut_the_features(edges):
+    X, y = tfidf_like(50, 300, 2, seed=1)
+    out = [np.zeros((2, 300)), np.zeros((0, 0)), np.zeros((2, 300)), np.zeros((2, 300))]
+    labels = rows_by_class(y.astype(np.intp), None, 2)
+    with pytest.raises(ValueError, match="feature_edges must"):
+        _kernels.gaussian_moments_csr(
+            *sparse_arrays(X), *labels, np.array(edges, dtype=np.intp), *out, 2
+        )
+
+
+def test_few_classes_on_many_threads_take_blocks_of_features(monkeypatch):
+    # Two classes on 16 threads: 8 blocks of features, 16 tasks, and the
+    # model of one thread's one block, bit for bit.
+    X, y = tfidf_like(2000, 4096, 2, seed=8)
+    one = fastnb.GaussianNB().fit(X, y)
+    edges = []
+    monkeypatch.setattr(fastnb._gaussian, "effective_n_threads", lambda work=None: 16)
+    monkeypatch.setattr(
+        _kernels,
+        "gaussian_moments_csr",
+        lambda *args: edges.append(args[7]) or baseline_sparse_moments(*args),
+    )
+    sixteen = fastnb.GaussianNB().fit(X, y)
+    assert_array_equal(edges[0], np.arange(9) * 512)
+    assert_array_equal(sixteen.theta_, one.theta_)
+    assert_array_equal(sixteen.var_, one.var_)
+
+
+baseline_sparse_moments = _kernels.gaussian_moments_csr
+
+
+@pytest.mark.parametrize(
+    ("n_classes", "n_features", "n_threads", "n_blocks"),
+    [
+        (2, 2**16, 1, 1),  # one thread: one block
+        (2, 2**16, 2, 1),  # as many classes as threads
+        (20, 2**16, 16, 1),  # two rounds of classes: blocks would cost more
+        (2, 2**16, 4, 2),
+        (2, 2**16, 16, 8),
+        (4, 2**16, 16, 4),
+        (2, 1000, 16, 3),  # blocks of at least 256 features
+        (2, 100, 16, 1),
+    ],
+)
+def test_feature_blocks_are_as_many_as_shorten_the_slowest_thread(
+    n_classes, n_features, n_threads, n_blocks
+):
+    edges = fastnb._threads.feature_blocks(n_classes, n_features, n_threads)
+    assert len(edges) == n_blocks + 1
+    assert edges[0] == 0 and edges[-1] == n_features
+    if n_blocks > 1:
+        assert np.diff(edges).min() >= fastnb._threads.BLOCK_FEATURES
+
+
 @pytest.mark.parametrize("n_classes", [1, 2, 3, 4, 5, 9])
 @pytest.mark.parametrize("layout", ["csr", "dense"])
 @pytest.mark.parametrize("kernels", KERNEL_VARIANTS, ids=lambda m: m.__name__)
@@ -798,6 +884,7 @@ def out_of_range_calls():
                 class_ptr,
                 NO_ROWS,
                 weights,
+                np.array([0, 4], dtype=np.intp),  # one block of the 4 features
                 *sparse_moments(),
                 2,
             ),
@@ -810,6 +897,7 @@ def out_of_range_calls():
                 class_ptr,
                 NO_ROWS,
                 weights,
+                np.array([0, 4], dtype=np.intp),  # one block of the 4 features
                 *sparse_moments((2, 1)),
                 2,
             ),
