@@ -1,7 +1,9 @@
 """Build the compiled kernels, ``fastnb._kernels`` and ``fastnb._vectorised``.
 
 The kernels are fastnb/_kernels.pyx, whose speed does not depend on the
-instruction set, and fastnb/_vectorised.pyx, whose speed does; both cimport
+instruction set, and fastnb/_vectorised.pyx, whose speed does, each with the
+files of its stages that it includes (fastnb/_kernels_*.pxi,
+fastnb/_vectorised_*.pxi); both cimport
 the plain-C helpers of fastnb/_rows.pxd (declaring fastnb/_rows.h; rendered
 here from the Tempita template fastnb/_rows.pxd.tp, which lists each row
 helper's specialisations once) and the inline helpers of
@@ -11,7 +13,7 @@ built single-threaded. fastnb._kernels is compiled once; fastnb._vectorised
 is compiled again for newer instruction sets, on x86-64
 (``fastnb._vectorised_avx2``, ``fastnb._vectorised_avx512``) and on aarch64
 (``fastnb._vectorised_sve``), from copies of its .pyx under build/simd/,
-which find the .pxd and .h files on the include paths; ``fastnb._simd``
+which find the .pxi, .pxd and .h files on the include paths; ``fastnb._simd``
 picks the best one the CPU runs, once, at import; a variant the compiler
 cannot target is left out. The extensions compile in parallel, one a core.
 The architecture is sysconfig's platform, so a cross build
@@ -149,11 +151,11 @@ class BuildExtOpenMP(build_ext):
         # force: the generated C depends on the directives (debug or not),
         # which Cython's timestamp check does not see.
         # include_path: the copies under build/simd/ cimport fastnb's .pxd
-        # files too.
+        # files and include its .pxi files too.
         translated = cythonize(
             self.extensions,
             compiler_directives=DIRECTIVES,
-            include_path=["."],
+            include_path=[".", "fastnb"],
             force=True,
             nthreads=os.cpu_count() or 1,
         )

@@ -1,0 +1,236 @@
+# Included by _kernels.pyx: a sparse matrix's structure, and the labels.
+
+# ---------------------------------------------------------------------------
+# Sparse structure.  scipy's conversions and every sparse kernel trust a
+# matrix's indptr and indices, which a user can set to anything: they are
+# checked first, in parallel (fastnb._base.check_sparse_structure).
+# ---------------------------------------------------------------------------
+
+def sparse_structure_error(
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    Py_ssize_t n_minor,
+    int n_threads,
+):
+    """The first malformed row of a CSR (column of a CSC) matrix, or -1; and
+    whether every row's indices are strictly increasing (canonical format).
+
+    Row i is malformed unless 0 <= indptr[i] <= indptr[i + 1] <= len(indices)
+    and each of its indices is in 0 .. n_minor - 1.  Each row's offsets are
+    checked before its indices are read.
+    """
+    cdef Py_ssize_t n_major = indptr.shape[0] - 1
+    cdef Py_ssize_t nnz = indices.shape[0]
+    # The first malformed row each thread met (see first_flagged); a thread
+    # stops looking after its first.  Static, an equal run of rows a thread:
+    # handed out a chunk at a time, the threads that woke first took most
+    # of them (bench/README.md, "scoring in one run a thread").
+    cdef intp_t[::1] first_bad = np.full(n_threads, n_major, dtype=np.intp)
+    # Whether a thread met a row whose indices are not strictly increasing.
+    cdef intp_t[::1] unsorted = np.zeros(n_threads, dtype=np.intp)
+    cdef Py_ssize_t i, p, t, start, stop
+    cdef bint outside, descending
+    for i in prange(n_major, nogil=True, schedule="static", num_threads=n_threads):
+        t = threadid()
+        if first_bad[t] < n_major:
+            continue
+        start = indptr[i]
+        stop = indptr[i + 1]
+        if not (0 <= start <= stop <= nnz):
+            first_bad[t] = i
+            continue
+        if start == stop:
+            continue
+        # Branch-free over the row, so that the compiler vectorises it (a
+        # negative index is a huge unsigned one): a third of the time of a
+        # loop that stopped at the first index outside.
+        outside = <size_t>indices[start] >= <size_t>n_minor
+        descending = False
+        for p in range(start + 1, stop):
+            outside = outside | (<size_t>indices[p] >= <size_t>n_minor)
+            descending = descending | (indices[p] <= indices[p - 1])
+        if outside:
+            first_bad[t] = i
+        elif descending:
+            unsorted[t] = 1
+    return first_flagged(first_bad, n_major), not np.any(unsorted)
+
+
+# ---------------------------------------------------------------------------
+# Labels.  Integer labels are encoded by table lookup, in parallel
+# (fastnb._validation.encode_fit_labels, encode_labels); class_order groups
+# the encoded rows by class.
+#
+# The kernels that sum a batch's statistics take its labels as three label
+# arrays (fastnb._labels.label_arrays): label_ptr, label_class and
+# label_weight.  Row i's labels are the entries label_ptr[i] ..
+# label_ptr[i + 1] - 1, entry e of class label_class[e] and weight
+# label_weight[e] (the row's sample weight times its probability of the
+# class); an empty label_ptr means one entry a row, entry i (hard labels,
+# label_weight then the sample weights).  A statistic of class c sums
+# weight times value over the entries of class c, in row order, so labels
+# of one class a row (probability 1) give the sums of hard labels bit for
+# bit.
+# ---------------------------------------------------------------------------
+
+def label_range(const int64_t[::1] y, int n_threads):
+    """(least, greatest) label of a non-empty y."""
+    cdef Py_ssize_t n = y.shape[0]
+    cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
+    cdef int64_t[::1] least = np.full(n_chunks, y[0], dtype=np.int64)
+    cdef int64_t[::1] greatest = np.full(n_chunks, y[0], dtype=np.int64)
+    cdef Py_ssize_t b, i
+    for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
+        for i in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
+            if y[i] < least[b]:
+                least[b] = y[i]
+            if y[i] > greatest[b]:
+                greatest[b] = y[i]
+    return int(np.min(least)), int(np.max(greatest))
+
+
+def label_presence(
+    const int64_t[::1] y,
+    int64_t lowest,
+    unsigned char[:, ::1] present,
+    int n_threads,
+):
+    """present[t, y_i - lowest] = 1 for the rows i thread t reads.
+
+    present (n_threads, span) is zeroed by the caller; labels must be in
+    lowest .. lowest + span - 1. A row of present a thread: none written by
+    two.
+    """
+    cdef Py_ssize_t n = y.shape[0]
+    cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
+    cdef Py_ssize_t b, i, t
+    for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
+        t = threadid()
+        for i in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
+            present[t, y[i] - lowest] = 1
+
+
+def class_lookup(const int64_t[::1] classes, Py_ssize_t max_span):
+    """The table encode_by_lookup reads for classes, or None.
+
+    ``(lowest, lookup)``, lookup[c - lowest] the index of class c and -1
+    for the values between that are not classes, when the classes are
+    strictly increasing and span at most max_span values; else None.
+    """
+    cdef Py_ssize_t n = classes.shape[0]
+    cdef Py_ssize_t k
+    cdef uint64_t width
+    if n == 0:
+        return None
+    for k in range(1, n):
+        if classes[k] <= classes[k - 1]:
+            return None
+    # Unsigned: the classes' difference always fits.
+    width = <uint64_t> classes[n - 1] - <uint64_t> classes[0]
+    if width >= <uint64_t> max_span:
+        return None
+    cdef intp_t[::1] lookup = np.empty(width + 1, dtype=np.intp)
+    lookup[:] = -1
+    for k in range(n):
+        lookup[classes[k] - classes[0]] = k
+    return classes[0], np.asarray(lookup)
+
+
+def encode_by_lookup(
+    const int64_t[::1] y,
+    int64_t lowest,
+    const intp_t[::1] lookup,
+    intp_t[::1] out,
+    int n_threads,
+):
+    """out[i] = lookup[y_i - lowest]; returns the first row whose label is
+    outside the lookup or maps to -1 (not a class), or -1."""
+    cdef Py_ssize_t n = y.shape[0]
+    cdef Py_ssize_t span = lookup.shape[0]
+    cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
+    cdef intp_t[::1] first_bad = np.full(n_threads, n, dtype=np.intp)
+    cdef Py_ssize_t b, i, t
+    cdef uint64_t offset
+    for b in prange(n_chunks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        t = threadid()
+        if first_bad[t] < n:
+            continue
+        for i in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
+            # Unsigned: a label below lowest wraps past span, never overflows.
+            offset = <uint64_t> y[i] - <uint64_t> lowest
+            if offset >= <uint64_t> span or lookup[offset] < 0:
+                first_bad[t] = i
+                break
+            out[i] = lookup[offset]
+    return first_flagged(first_bad, n)
+
+
+def class_weights(
+    const intp_t[::1] label_ptr,
+    const intp_t[::1] label_class,
+    const double[:] label_weight,
+    double[::1] out,
+    int n_threads,
+):
+    """out[c] = the weight of the labels of class c.
+
+    A batch's labels (the label arrays: see "Labels" above). Summed per
+    chunk of VALUE_CHUNK rows, in row order, then over the chunks in order:
+    the same for any number of threads.
+    """
+    cdef bint soft = label_ptr.shape[0] > 0
+    cdef Py_ssize_t n = label_ptr.shape[0] - 1 if soft else label_class.shape[0]
+    cdef Py_ssize_t n_classes = out.shape[0]
+    cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
+    cdef double[:, ::1] chunk_sums = np.zeros((max(n_chunks, 1), n_classes))
+    cdef Py_ssize_t b, i, e
+    for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
+        for i in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
+            for e in range(label_ptr[i] if soft else i,
+                           label_ptr[i + 1] if soft else i + 1):
+                chunk_sums[b, label_class[e]] += label_weight[e]
+    sum_blocks(chunk_sums, out)
+
+
+def class_order(
+    const intp_t[::1] y,
+    intp_t[::1] order,
+    intp_t[::1] class_ptr,
+    int n_threads,
+):
+    """Rows grouped by class, each group in row order (a counting sort).
+
+    class_ptr (n_classes + 1) gets each group's start in order; y holds
+    class indices 0 .. n_classes - 1. Each thread counts, then places, the
+    classes of one contiguous part of the rows; a part's rows of a class go
+    after those of the parts before it, so the order is the same for any
+    number of threads (numpy.argsort(y, kind="stable")).
+    """
+    cdef Py_ssize_t n_samples = y.shape[0]
+    cdef Py_ssize_t n_classes = class_ptr.shape[0] - 1
+    cdef Py_ssize_t n_parts = max(1, min(n_threads, n_samples))
+    cdef Py_ssize_t part_rows = (n_samples + n_parts - 1) // n_parts
+    # A part's counts, then its next slot per class; rows a cache line (8
+    # counts) apart, so that threads write apart, and no longer than the
+    # classes, so that the bounds-checked build refuses a class past them.
+    cdef intp_t[:, :] slot = np.zeros(
+        (n_parts, n_classes + 8), dtype=np.intp
+    )[:, :n_classes]
+    cdef Py_ssize_t p, i, c
+    cdef intp_t start
+    for p in prange(n_parts, nogil=True, schedule="static", num_threads=n_threads):
+        for i in range(p * part_rows, min((p + 1) * part_rows, n_samples)):
+            slot[p, y[i]] += 1
+    with nogil:
+        class_ptr[0] = 0
+        for c in range(n_classes):
+            start = class_ptr[c]
+            for p in range(n_parts):
+                start = start + slot[p, c]
+                slot[p, c] = start - slot[p, c]
+            class_ptr[c + 1] = start
+    for p in prange(n_parts, nogil=True, schedule="static", num_threads=n_threads):
+        for i in range(p * part_rows, min((p + 1) * part_rows, n_samples)):
+            c = y[i]
+            order[slot[p, c]] = i
+            slot[p, c] += 1

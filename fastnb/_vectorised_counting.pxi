@@ -1,0 +1,385 @@
+# Included by _vectorised.pyx: the values checked before counting, and the count
+# families' sums.
+
+# ---------------------------------------------------------------------------
+# Values.  X's values are checked by the parallel kernels that read them:
+# here before counting (a fit must not count a refused value into the
+# model), as they are scored otherwise.
+# ---------------------------------------------------------------------------
+
+cdef inline bint _values_refused(
+    const floating* x, Py_ssize_t n, bint non_negative, bint allow_nan
+) noexcept nogil:
+    """Whether any of the n values at x is refused (fastnb_refused), by the
+    vectorised test of _rows.h."""
+    if floating is double:
+        return fastnb_row_refused_double(x, 1, n, non_negative, allow_nan)
+    else:
+        return fastnb_row_refused_float(x, 1, n, non_negative, allow_nan)
+
+
+def first_refused_value(
+    const floating[::1] values,
+    bint non_negative,
+    bint allow_nan,
+    int n_threads,
+):
+    """Index of the first value refused by fastnb_refused (infinite, NaN
+    unless allow_nan, negative when non_negative), or -1."""
+    cdef Py_ssize_t n = values.shape[0]
+    cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
+    cdef intp_t[::1] first_bad = np.full(n_threads, n, dtype=np.intp)
+    cdef Py_ssize_t b, p, t, start, stop
+    for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
+        t = threadid()
+        start = b * VALUE_CHUNK
+        stop = min(start + VALUE_CHUNK, n)
+        if first_bad[t] < n or not _values_refused(
+            &values[start], stop - start, non_negative, allow_nan
+        ):
+            continue
+        # The chunk holds one (a vectorised test of the whole chunk, as most
+        # hold none): find the first.
+        for p in range(start, stop):
+            if fastnb_refused(values[p], non_negative, allow_nan):
+                first_bad[t] = p
+                break
+    return first_flagged(first_bad, n)
+
+
+# ---------------------------------------------------------------------------
+# Counting: per-class sums of (weighted, optionally binarized) feature values.
+# (sample_weight may be a view of one value, stride 0: unit weights.)
+# Each entry of `out` is written by one thread only, summing rows in their
+# original order, so the result does not depend on the number of threads.
+# A NaN reaches them only from a model with missing="ignore" (check_values
+# refuses it otherwise), which passes allow_nan: it is a missing value,
+# counted as nothing in out and, if `missing` has rows (else it is empty),
+# its weight added to missing[class, feature] in the same order.  Without
+# allow_nan the loops have no test for NaN.
+# ---------------------------------------------------------------------------
+
+cdef enum:
+    # The kernels that take a class's CSR rows in turn fetch the values and
+    # indices of the row this many ahead: the rows of a class are scattered
+    # through X, so each would start with a wait on memory (2 and 4 measured
+    # the same, 15% off MultinomialNB's counting).
+    ROWS_AHEAD = 2
+
+
+cdef inline int _fetch_row(
+    const floating[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    Py_ssize_t i,
+) except -1 nogil:
+    """Fetch the cache lines of CSR row i's stored values and indices."""
+    cdef Py_ssize_t start = X_indptr[i], stop = X_indptr[i + 1]
+    if start < stop:
+        fastnb_prefetch(&X_data[start], (stop - start) * sizeof(floating))
+        fastnb_prefetch(&X_indices[start], (stop - start) * sizeof(index_t))
+    return 0
+
+
+cdef inline Py_ssize_t _first_at_least(
+    const index_t[::1] X_indices, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t column
+) noexcept nogil:
+    """The first place in start .. stop - 1 of a row of sorted indices whose
+    index is at least column, or stop if none is (a binary search)."""
+    cdef Py_ssize_t middle
+    while start < stop:
+        middle = start + (stop - start) // 2
+        if X_indices[middle] < column:
+            start = middle + 1
+        else:
+            stop = middle
+    return start
+
+
+cdef inline int _check_feature_edges(
+    const intp_t[::1] feature_edges, Py_ssize_t n_features
+) except -1:
+    """feature_edges must cut 0 .. n_features into blocks (gaussian_moments_csr)."""
+    cdef Py_ssize_t b
+    if feature_edges.shape[0] < 2 or feature_edges[0] != 0:
+        raise ValueError("feature_edges must start at 0 and hold a block at least")
+    for b in range(feature_edges.shape[0] - 1):
+        if feature_edges[b + 1] < feature_edges[b]:
+            raise ValueError("feature_edges must not decrease")
+    if feature_edges[feature_edges.shape[0] - 1] != n_features:
+        raise ValueError("feature_edges must end at the number of features")
+    return 0
+
+
+def discrete_count_csr(
+    const floating[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    const intp_t[::1] entries_by_class,
+    const intp_t[::1] class_ptr,
+    const intp_t[::1] entry_row,
+    const double[:] label_weight,
+    double threshold,
+    bint binarize,
+    double[:, ::1] out,
+    double[:, ::1] missing,
+    bint allow_nan,
+    int n_threads,
+):
+    """Add each CSR row's weighted values to its classes' rows of out; a task a class.
+
+    entries_by_class: the label entries grouped by class (class_order),
+    each group in row order; entry e is of row entry_row[e] (or row e if
+    entry_row is empty: hard labels) and weighs label_weight[e].
+    """
+    cdef Py_ssize_t n_classes = class_ptr.shape[0] - 1
+    cdef bint track = missing.shape[0] > 0
+    cdef bint soft = entry_row.shape[0] > 0
+    cdef Py_ssize_t c, q, e, i, p
+    cdef double w
+    # Each class row of `out` is summed by a single thread in row order.
+    # Dynamic: a class's cost is not its rows' number.  A class of scattered
+    # rows costs about twice as much a row as one of consecutive rows (314
+    # against 136 ns), so classes dealt out in turn, or shared out by their
+    # rows, left a multilabel fit's threads unequal (1.6 times the time at
+    # two threads).  On fewer cores than threads most classes go to the
+    # threads that wake first (4 to 7 of 16 busy in a 20-class batch).
+    for c in prange(n_classes, nogil=True, schedule="dynamic", num_threads=n_threads):
+        for q in range(class_ptr[c], class_ptr[c + 1]):
+            if q + ROWS_AHEAD < class_ptr[c + 1]:
+                e = entries_by_class[q + ROWS_AHEAD]
+                _fetch_row(X_data, X_indices, X_indptr, entry_row[e] if soft else e)
+            e = entries_by_class[q]
+            i = entry_row[e] if soft else e
+            w = label_weight[e]
+            if not allow_nan:
+                for p in range(X_indptr[i], X_indptr[i + 1]):
+                    out[c, X_indices[p]] += w * fastnb_counted(
+                        X_data[p], threshold, binarize
+                    )
+                continue
+            for p in range(X_indptr[i], X_indptr[i + 1]):
+                if X_data[p] != X_data[p]:
+                    if track:
+                        missing[c, X_indices[p]] += w
+                    continue
+                out[c, X_indices[p]] += w * fastnb_counted(
+                    X_data[p], threshold, binarize
+                )
+
+
+def discrete_count_csr_blocks(
+    const floating[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    const intp_t[::1] label_ptr,
+    const intp_t[::1] label_class,
+    const double[:] label_weight,
+    double threshold,
+    bint binarize,
+    Py_ssize_t n_features,
+    double[::1] out,
+    double[::1] missing,
+    bint allow_nan,
+    const intp_t[::1] piece_rows,
+    const intp_t[::1] chunk_pieces,
+    intp_t[:, ::1] piece_slots,
+    intp_t[::1] block_start,
+    double[::1] entry_value,
+    double[::1] entry_weight,
+    intp_t[::1] entry_key,
+    int n_threads,
+):
+    """discrete_count_csr's sums, a task a piece of rows, then a block of features.
+
+    The rows are cut in pieces (piece_rows: each piece's first row, and the
+    end), the pieces in chunks (chunk_pieces) of at most entry_value's
+    length of stored values times their row's labels. A chunk at a time:
+    each piece counts its values (once a label of their row) of each block
+    of features (piece_slots, a row a piece; feature j
+    is in block j % n_blocks, a power of two, so that the most frequent
+    features, often the first, fall in different blocks), then lays them
+    out by block, a block's values piece after piece, so in row order
+    (block_start: where each block's begin): each value as counted in
+    entry_value, a label's weight in entry_weight, and its place in out
+    as its key (-1 - the place, for a missing value, whose weight is
+    counted into missing), once for each label of its row, in their order;
+    then each block adds to out each weight times its value,
+    the product taken as discrete_count_csr takes it (so that a compiler
+    that fuses the multiply and the add fuses both alike). out and missing
+    are (n_classes, n_features) tables
+    flattened (missing empty if not kept), a value of class c and feature j
+    at c * n_features + j. So out[c, j] adds its values in row order, as
+    discrete_count_csr does, bit for bit, whatever the number of threads;
+    and the work is cut from the rows, however few the classes.
+    """
+    cdef Py_ssize_t n_blocks = piece_slots.shape[1]
+    cdef intp_t block_mask = n_blocks - 1
+    cdef Py_ssize_t n_chunks = chunk_pieces.shape[0] - 1
+    cdef bint track = missing.shape[0] > 0
+    cdef bint soft = label_ptr.shape[0] > 0
+    cdef Py_ssize_t chunk, first, n_pieces, p, i, q, k, b, e, e_start, e_stop
+    cdef intp_t place, slot, start
+    cdef double x, counted
+    for chunk in range(n_chunks):
+        first = chunk_pieces[chunk]
+        n_pieces = chunk_pieces[chunk + 1] - first
+        for p in prange(n_pieces, nogil=True, schedule="static", num_threads=n_threads):
+            for b in range(n_blocks):
+                piece_slots[p, b] = 0
+            for i in range(piece_rows[first + p], piece_rows[first + p + 1]):
+                e = label_ptr[i + 1] - label_ptr[i] if soft else 1
+                for q in range(X_indptr[i], X_indptr[i + 1]):
+                    piece_slots[p, X_indices[q] & block_mask] += e
+        with nogil:
+            start = 0
+            for b in range(n_blocks):
+                block_start[b] = start
+                for p in range(n_pieces):
+                    slot = piece_slots[p, b]
+                    piece_slots[p, b] = start
+                    start = start + slot
+            block_start[n_blocks] = start
+        for p in prange(n_pieces, nogil=True, schedule="static", num_threads=n_threads):
+            for i in range(piece_rows[first + p], piece_rows[first + p + 1]):
+                e_start = label_ptr[i] if soft else i
+                e_stop = label_ptr[i + 1] if soft else i + 1
+                for q in range(X_indptr[i], X_indptr[i + 1]):
+                    b = X_indices[q] & block_mask
+                    x = X_data[q]
+                    counted = fastnb_counted(x, threshold, binarize)
+                    for e in range(e_start, e_stop):
+                        slot = piece_slots[p, b]
+                        piece_slots[p, b] = slot + 1
+                        place = label_class[e] * n_features + X_indices[q]
+                        entry_weight[slot] = label_weight[e]
+                        if allow_nan and x != x:
+                            entry_key[slot] = -1 - place
+                        else:
+                            entry_value[slot] = counted
+                            entry_key[slot] = place
+        # Dynamic: the blocks hold unequal numbers of values.
+        for b in prange(
+            n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads
+        ):
+            for k in range(block_start[b], block_start[b + 1]):
+                place = entry_key[k]
+                if place >= 0:
+                    out[place] += entry_weight[k] * entry_value[k]
+                elif track:
+                    missing[-1 - place] += entry_weight[k]
+
+
+def discrete_count_csc(
+    const floating[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    const intp_t[::1] label_ptr,
+    const intp_t[::1] label_class,
+    const double[:] label_weight,
+    double threshold,
+    bint binarize,
+    double[:, ::1] out,
+    double[:, ::1] missing,
+    bint allow_nan,
+    int n_threads,
+):
+    """Add each CSC column's weighted values to out[class, column] of its
+    row's labels; a task a column."""
+    cdef Py_ssize_t n_features = X_indptr.shape[0] - 1
+    cdef bint track = missing.shape[0] > 0
+    cdef bint soft = label_ptr.shape[0] > 0
+    cdef Py_ssize_t j, p, r, e
+    for j in prange(n_features, nogil=True, schedule="static", num_threads=n_threads):
+        for p in range(X_indptr[j], X_indptr[j + 1]):
+            r = X_indices[p]
+            for e in range(label_ptr[r] if soft else r,
+                           label_ptr[r + 1] if soft else r + 1):
+                if allow_nan and X_data[p] != X_data[p]:
+                    if track:
+                        missing[label_class[e], j] += label_weight[e]
+                    continue
+                out[label_class[e], j] += label_weight[e] * fastnb_counted(
+                    X_data[p], threshold, binarize
+                )
+
+
+def discrete_count_dense(
+    const floating[:, :] X,
+    const intp_t[::1] label_ptr,
+    const intp_t[::1] label_class,
+    const double[:] label_weight,
+    double threshold,
+    bint binarize,
+    double[:, ::1] out,
+    double[:, ::1] missing,
+    bint allow_nan,
+    double[:, :, ::1] chunk_counts,
+    Py_ssize_t chunk_rows,
+    Py_ssize_t block_width,
+    int n_threads,
+):
+    """Add each dense row's weighted values to its classes' rows of out (C or F order).
+
+    The rows are cut in chunks of chunk_rows: the first is counted into
+    out, each other one, b, into chunk_counts[b - 1] (zeroed by the
+    caller), a task a chunk and a block of block_width columns; then those
+    are added to out in order, a task a block of columns.  When missing
+    values are counted, chunk_counts holds two tables a chunk: the counts,
+    then the missing weights, [b - 1, n_classes + c, j].
+    """
+    cdef Py_ssize_t n_samples = X.shape[0]
+    cdef Py_ssize_t n_features = X.shape[1]
+    cdef Py_ssize_t n_classes = out.shape[0]
+    cdef Py_ssize_t n_chunks = chunk_counts.shape[0] + 1
+    cdef Py_ssize_t n_blocks = (n_features + block_width - 1) // block_width
+    cdef bint track = missing.shape[0] > 0
+    cdef bint soft = label_ptr.shape[0] > 0
+    cdef Py_ssize_t task, b, i, j, c, e, j_start, j_stop
+    cdef double v, w
+    # Static: the tasks are of equal size, so each thread gets its share
+    # whichever threads wake first.
+    for task in prange(
+        n_chunks * n_blocks, nogil=True, schedule="static", num_threads=n_threads
+    ):
+        b = task // n_blocks
+        j_start = (task % n_blocks) * block_width
+        j_stop = min(j_start + block_width, n_features)
+        for i in range(b * chunk_rows, min((b + 1) * chunk_rows, n_samples)):
+            for e in range(label_ptr[i] if soft else i,
+                           label_ptr[i + 1] if soft else i + 1):
+                c = label_class[e]
+                w = label_weight[e]
+                if not allow_nan:
+                    for j in range(j_start, j_stop):
+                        v = w * fastnb_counted(X[i, j], threshold, binarize)
+                        if b == 0:
+                            out[c, j] += v
+                        else:
+                            chunk_counts[b - 1, c, j] += v
+                    continue
+                for j in range(j_start, j_stop):
+                    if X[i, j] != X[i, j]:
+                        if not track:
+                            continue
+                        if b == 0:
+                            missing[c, j] += w
+                        else:
+                            chunk_counts[b - 1, n_classes + c, j] += w
+                        continue
+                    v = w * fastnb_counted(X[i, j], threshold, binarize)
+                    if b == 0:
+                        out[c, j] += v
+                    else:
+                        chunk_counts[b - 1, c, j] += v
+    if n_chunks == 1:
+        return
+    for task in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        j_start = task * block_width
+        j_stop = min(j_start + block_width, n_features)
+        for c in range(n_classes):
+            for b in range(n_chunks - 1):
+                for j in range(j_start, j_stop):
+                    out[c, j] += chunk_counts[b, c, j]
+                    if track:
+                        missing[c, j] += chunk_counts[b, n_classes + c, j]

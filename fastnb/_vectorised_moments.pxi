@@ -1,0 +1,293 @@
+# Included by _vectorised.pyx: GaussianNB's moments (Welford).
+
+# ---------------------------------------------------------------------------
+# Gaussian moments: per class weighted count, mean and sum of squared
+# deviations (ssd) by the weighted form of Welford's update,
+#     W += w;  d = x - mean;  mean += (w / W) d;  ssd += w d (x - mean),
+# which never subtracts large sums of squares.  As in counting, each entry
+# is updated by one thread in row order.
+# ---------------------------------------------------------------------------
+
+cdef inline void _welford_row(
+    const floating* x,
+    Py_ssize_t n,
+    double w,
+    double step,
+    double* mean,
+    double* ssd,
+) noexcept nogil:
+    """Add the contiguous values x[0:n] with weight w to mean[0:n] and ssd[0:n].
+
+    No indexing that could fail: the caller takes the row pointers from its
+    memoryviews (bounds-checked in a debug build).
+    """
+    cdef Py_ssize_t j
+    cdef double d
+    for j in range(n):
+        d = x[j] - mean[j]
+        mean[j] = mean[j] + step * d
+        ssd[j] = ssd[j] + w * d * (x[j] - mean[j])
+
+
+cdef inline void _welford_row_observed(
+    const floating* x,
+    Py_ssize_t n,
+    double w,
+    double* observed,
+    double* mean,
+    double* ssd,
+) noexcept nogil:
+    """_welford_row for a model with missing="ignore": a NaN is left out, any
+    other value adds w to observed[j], its entry's weight, and is added with
+    step w / observed[j].
+
+    Without branches, so that compilers vectorise it: a NaN is taken as the
+    mean with weight 0, which changes nothing.
+    """
+    cdef Py_ssize_t j
+    cdef double d, value, weight
+    cdef bint present
+    for j in range(n):
+        present = x[j] == x[j]
+        value = x[j] if present else mean[j]
+        weight = w if present else 0.0
+        observed[j] = observed[j] + weight
+        d = value - mean[j]
+        mean[j] = mean[j] + (weight / (observed[j] if present else 1.0)) * d
+        ssd[j] = ssd[j] + weight * d * (value - mean[j])
+
+
+cdef enum:
+    # gaussian_moments_dense fetches the row about this many bytes ahead of
+    # the one it adds, on a C-order X: the hardware's own prefetching did not
+    # keep up with one thread's stream (15% off GaussianNB's fit of the
+    # bench's float64 blobs at one thread, on an AMD EPYC; 4 and 8 KB measured
+    # the same).
+    STREAM_AHEAD = 4096
+
+
+def gaussian_moments_dense(
+    const floating[:, :] X,
+    const intp_t[::1] label_ptr,
+    const intp_t[::1] label_class,
+    const double[:] label_weight,
+    Py_ssize_t chunk_rows,
+    double[:, ::1] weight,
+    double[:, :, ::1] observed,
+    double[:, :, ::1] mean,
+    double[:, :, ::1] ssd,
+    int n_threads,
+):
+    """Welford moments per class of each chunk of rows (C or F order X),
+    merged in order into weight[0], mean[0] and ssd[0].
+
+    A task is a chunk of chunk_rows rows, written to weight[b] (the weight
+    of each class in the chunk), mean[b] and ssd[b]; then the chunks are
+    merged, pairwise in order, a task an entry (class, feature), so the
+    result does not depend on the number of threads. For a model with
+    missing="ignore", observed has mean's shape and gets the weight of each
+    entry's values that are not NaN (a NaN is left out of its entry's
+    moments); otherwise it is empty, and NaN makes the moments NaN.
+    """
+    cdef Py_ssize_t n_samples = X.shape[0]
+    cdef Py_ssize_t n_features = X.shape[1]
+    cdef Py_ssize_t n_chunks = mean.shape[0]
+    cdef bint rows_contiguous = X.strides[1] == sizeof(floating) or n_features <= 1
+    cdef bint ignore = observed.shape[0] > 0
+    cdef Py_ssize_t row_bytes = n_features * sizeof(floating)
+    cdef Py_ssize_t ahead = max(1, STREAM_AHEAD // max(row_bytes, 1))
+    cdef bint soft = label_ptr.shape[0] > 0
+    cdef Py_ssize_t b, e, i, j, c, start, stop, q
+    cdef double w, m, d, x
+    # Static: the chunks have equal rows, so each thread gets its share
+    # whichever threads wake first.
+    for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
+        start = b * chunk_rows
+        stop = min(start + chunk_rows, n_samples)
+        if rows_contiguous:
+            for i in range(start, stop):
+                if i + ahead < stop:
+                    fastnb_prefetch(&X[i + ahead, 0], row_bytes)
+                for q in range(label_ptr[i] if soft else i,
+                               label_ptr[i + 1] if soft else i + 1):
+                    w = label_weight[q]
+                    if w > 0.0:
+                        c = label_class[q]
+                        weight[b, c] += w
+                        if ignore:
+                            _welford_row_observed(
+                                &X[i, 0], n_features, w, &observed[b, c, 0],
+                                &mean[b, c, 0], &ssd[b, c, 0],
+                            )
+                        else:
+                            _welford_row(
+                                &X[i, 0], n_features, w, w / weight[b, c],
+                                &mean[b, c, 0], &ssd[b, c, 0],
+                            )
+        else:
+            # A column at a time; the class weights are counted again for
+            # each, ending with the chunk's.
+            for j in range(n_features):
+                for c in range(weight.shape[1]):
+                    weight[b, c] = 0.0
+                for i in range(start, stop):
+                    for q in range(label_ptr[i] if soft else i,
+                                   label_ptr[i + 1] if soft else i + 1):
+                        w = label_weight[q]
+                        if w > 0.0:
+                            c = label_class[q]
+                            weight[b, c] += w
+                            x = X[i, j]
+                            if not ignore:
+                                d = x - mean[b, c, j]
+                                mean[b, c, j] += (w / weight[b, c]) * d
+                                ssd[b, c, j] += w * d * (x - mean[b, c, j])
+                            elif x == x:
+                                observed[b, c, j] += w
+                                d = x - mean[b, c, j]
+                                mean[b, c, j] += (w / observed[b, c, j]) * d
+                                ssd[b, c, j] += w * d * (x - mean[b, c, j])
+    if n_chunks == 1:
+        return
+    # A task an entry (class, feature): chunks are many, classes and features
+    # can be few.
+    for e in prange(
+        weight.shape[1] * n_features, nogil=True, schedule="static",
+        num_threads=n_threads,
+    ):
+        c = e // n_features
+        j = e % n_features
+        w = observed[0, c, j] if ignore else weight[0, c]
+        for i in range(1, n_chunks):
+            m = observed[i, c, j] if ignore else weight[i, c]
+            merge_into(
+                w, &mean[0, c, j], &ssd[0, c, j],
+                m, mean[i, c, j], ssd[i, c, j],
+            )
+            w = w + m
+        if ignore:
+            observed[0, c, j] = w
+    for i in range(1, n_chunks):
+        for c in range(weight.shape[1]):
+            weight[0, c] += weight[i, c]
+
+
+cdef inline int _welford_add(
+    double x,
+    double w,
+    Py_ssize_t c,
+    Py_ssize_t j,
+    double[:, ::1] weight,
+    double[:, ::1] mean,
+    double[:, ::1] ssd,
+) except -1 nogil:
+    """Add value x with weight w > 0 to the moments of entry (c, j)."""
+    cdef double d
+    weight[c, j] += w
+    d = x - mean[c, j]
+    mean[c, j] += (w / weight[c, j]) * d
+    ssd[c, j] += w * d * (x - mean[c, j])
+    return 0
+
+
+def gaussian_moments_csr(
+    const floating[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    const intp_t[::1] entries_by_class,
+    const intp_t[::1] class_ptr,
+    const intp_t[::1] entry_row,
+    const double[:] label_weight,
+    const intp_t[::1] feature_edges,
+    double[:, ::1] nz_weight,
+    double[:, ::1] missing,
+    double[:, ::1] mean,
+    double[:, ::1] ssd,
+    int n_threads,
+):
+    """Welford moments of the stored values only, per class; a task a class
+    and block of features.
+
+    The label entries as discrete_count_csr takes them. feature_edges: the
+    blocks of features, block b of features feature_edges[b] ..
+    feature_edges[b + 1] - 1, from 0 to n_features; with more than one,
+    each row's indices must be sorted (a task finds its block's in a row
+    by binary search). nz_weight[c, j]
+    gets the weight of the stored values; the implicit zeros are merged in
+    afterwards. For a model with missing="ignore", missing (as nz_weight)
+    gets the weight of the stored NaN, which are left out; otherwise it is
+    empty, and NaN makes the moments NaN.
+    """
+    cdef Py_ssize_t n_classes = class_ptr.shape[0] - 1
+    cdef Py_ssize_t n_blocks = feature_edges.shape[0] - 1
+    cdef bint ignore = missing.shape[0] > 0
+    cdef bint soft = entry_row.shape[0] > 0
+    cdef Py_ssize_t task, c, b, q, e, i, p, start, stop
+    cdef double w
+    _check_feature_edges(feature_edges, mean.shape[1])
+    # Dynamic, as discrete_count_csr's.  Each entry is summed by a single
+    # thread in row order, whatever the blocks (fastnb._threads.feature_blocks).
+    for task in prange(
+        n_classes * n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads
+    ):
+        c = task // n_blocks
+        b = task % n_blocks
+        for q in range(class_ptr[c], class_ptr[c + 1]):
+            if q + ROWS_AHEAD < class_ptr[c + 1]:
+                e = entries_by_class[q + ROWS_AHEAD]
+                _fetch_row(X_data, X_indices, X_indptr, entry_row[e] if soft else e)
+            e = entries_by_class[q]
+            i = entry_row[e] if soft else e
+            w = label_weight[e]
+            start = X_indptr[i]
+            stop = X_indptr[i + 1]
+            if n_blocks > 1:
+                start = _first_at_least(X_indices, start, stop, feature_edges[b])
+                stop = _first_at_least(X_indices, start, stop, feature_edges[b + 1])
+            if w > 0.0 and ignore:
+                for p in range(start, stop):
+                    if X_data[p] != X_data[p]:
+                        missing[c, X_indices[p]] += w
+                    else:
+                        _welford_add(
+                            X_data[p], w, c, X_indices[p], nz_weight, mean, ssd
+                        )
+            elif w > 0.0:
+                for p in range(start, stop):
+                    _welford_add(X_data[p], w, c, X_indices[p], nz_weight, mean, ssd)
+
+
+def gaussian_moments_csc(
+    const floating[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    const intp_t[::1] label_ptr,
+    const intp_t[::1] label_class,
+    const double[:] label_weight,
+    double[:, ::1] nz_weight,
+    double[:, ::1] missing,
+    double[:, ::1] mean,
+    double[:, ::1] ssd,
+    int n_threads,
+):
+    """Welford moments of the stored values only, per class; a task a column.
+
+    As gaussian_moments_csr, the labels as the label arrays.
+    """
+    cdef Py_ssize_t n_features = X_indptr.shape[0] - 1
+    cdef bint ignore = missing.shape[0] > 0
+    cdef bint soft = label_ptr.shape[0] > 0
+    cdef Py_ssize_t j, p, r, e
+    cdef double w
+    for j in prange(n_features, nogil=True, schedule="dynamic", num_threads=n_threads):
+        for p in range(X_indptr[j], X_indptr[j + 1]):
+            r = X_indices[p]
+            for e in range(label_ptr[r] if soft else r,
+                           label_ptr[r + 1] if soft else r + 1):
+                w = label_weight[e]
+                if w > 0.0 and ignore and X_data[p] != X_data[p]:
+                    missing[label_class[e], j] += w
+                elif w > 0.0:
+                    _welford_add(
+                        X_data[p], w, label_class[e], j, nz_weight, mean, ssd
+                    )
