@@ -234,22 +234,31 @@ def test_soft_labels_count_by_pieces_as_by_classes_bit_for_bit(
     )
 
 
-def test_fewer_classes_than_threads_count_by_pieces_of_rows(monkeypatch):
-    # Two classes on four threads: the counts of the pieces of rows, as one
-    # thread's task a class counts them.
-    X, y = tfidf_like(2000, 500, 2, seed=8)
+@pytest.mark.parametrize(
+    ("n_classes", "n_threads", "pieces"),
+    # Pieces where the threads are more than PIECES_COST (3.5) a class.
+    [(2, 16, True), (2, 8, True), (4, 16, True), (2, 4, False), (5, 16, False)],
+)
+def test_far_fewer_classes_than_threads_count_by_pieces_of_rows(
+    monkeypatch, n_classes, n_threads, pieces
+):
+    # The counts of the pieces of rows, or of a task a class on many
+    # threads, as one thread's task a class counts them.
+    X, y = tfidf_like(2000, 500, n_classes, seed=8)
     one = fastnb.MultinomialNB().fit(X, y)
     calls = []
-    monkeypatch.setattr(fastnb._discrete, "effective_n_threads", lambda work=None: 4)
+    monkeypatch.setattr(
+        fastnb._discrete, "effective_n_threads", lambda work=None: n_threads
+    )
     monkeypatch.setattr(
         _kernels,
         "discrete_count_csr_blocks",
         lambda *args: calls.append(args) or baseline_blocks(*args),
     )
-    four = fastnb.MultinomialNB().fit(X, y)
-    assert len(calls) == 1
-    assert_array_equal(four.feature_count_, one.feature_count_)
-    assert_array_equal(four.predict_proba(X), one.predict_proba(X))
+    many = fastnb.MultinomialNB().fit(X, y)
+    assert len(calls) == pieces
+    assert_array_equal(many.feature_count_, one.feature_count_)
+    assert_array_equal(many.predict_proba(X), one.predict_proba(X))
 
 
 baseline_blocks = _kernels.discrete_count_csr_blocks

@@ -119,9 +119,11 @@ def test_one_hot_probabilities_on_several_threads(case):
     assert_same_state(soft, hard)
 
 
-def test_one_class_csr_counts_by_blocks_of_features():
-    # Fewer classes than threads: MultinomialNB counts CSR rows by blocks of
-    # features, each stored value once a label of its row.
+def test_one_class_csr_counts_by_blocks_of_features(monkeypatch):
+    # Far fewer classes than threads (one on eight): MultinomialNB counts
+    # CSR rows by blocks of features, each stored value once a label of its
+    # row.
+    monkeypatch.setattr(fastnb._discrete, "effective_n_threads", lambda work=None: 8)
     rng = np.random.default_rng(3)
     X = sp.random(THREADED_ROWS, 50, density=0.1, format="csr", random_state=rng)
     y = np.zeros(X.shape[0], dtype=int)
