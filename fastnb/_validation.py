@@ -464,7 +464,11 @@ def partial_fit_classes(estimator, classes):
             and classes.dtype.kind in "iu"
         ):
             # What unique_labels makes of integers, without its checks of the
-            # target's type, which integers always pass (most of its time).
+            # target's type, which integers always pass (most of its time);
+            # classes given sorted and distinct, as most are, are copied
+            # without a sort.
+            if np.all(classes[1:] > classes[:-1]):
+                return classes.copy()
             return np.unique(classes)
         return unique_labels(classes)
     if (

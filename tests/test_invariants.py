@@ -427,6 +427,7 @@ def test_failed_fit_with_bad_parameters_changes_nothing(case, fault):
         np.array([7, 5, 7], dtype=np.int8),
         np.array([2**63, 1], dtype=np.uint64),
         np.array([5], dtype=np.int32),
+        np.array([1, 4, 9], dtype=np.uint16),  # sorted and distinct: copied
         np.array([2.0, 1.0]),
         np.array(["b", "a"]),
     ],
@@ -440,6 +441,7 @@ def test_first_partial_fit_takes_classes_as_unique_labels_makes_them(classes):
     expected = unique_labels(classes)
     assert model.classes_.dtype == expected.dtype
     np.testing.assert_array_equal(model.classes_, expected)
+    assert not np.shares_memory(model.classes_, np.asarray(classes))
 
 
 def test_a_checked_setting_does_not_pass_one_of_other_types():
