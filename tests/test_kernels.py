@@ -3,6 +3,7 @@
 (The estimators' results against the thread count: test_invariants.)
 """
 
+import sys
 import tracemalloc
 
 import numpy as np
@@ -246,22 +247,25 @@ def test_far_fewer_classes_than_threads_count_by_pieces_of_rows(
     # threads, as one thread's task a class counts them.
     X, y = tfidf_like(2000, 500, n_classes, seed=8)
     one = fastnb.MultinomialNB().fit(X, y)
-    calls = []
-    monkeypatch.setattr(
-        fastnb._discrete, "effective_n_threads", lambda work=None: n_threads
+    pieces_kernel = "discrete_count_csr_blocks"
+    many, calls = fit_on_threads(
+        monkeypatch, fastnb.MultinomialNB(), X, y, n_threads, pieces_kernel
     )
-    monkeypatch.setattr(
-        _kernels,
-        "discrete_count_csr_blocks",
-        lambda *args: calls.append(args) or baseline_blocks(*args),
-    )
-    many = fastnb.MultinomialNB().fit(X, y)
     assert len(calls) == pieces
     assert_array_equal(many.feature_count_, one.feature_count_)
     assert_array_equal(many.predict_proba(X), one.predict_proba(X))
 
 
-baseline_blocks = _kernels.discrete_count_csr_blocks
+def fit_on_threads(monkeypatch, model, X, y, n_threads, kernel):
+    """``(model fitted on X, y with its family's kernels on n_threads, the
+    arguments of each call of the named kernel)``."""
+    family = sys.modules[type(model).__module__]
+    monkeypatch.setattr(family, "effective_n_threads", lambda work=None: n_threads)
+    original, calls = getattr(_kernels, kernel), []
+    monkeypatch.setattr(
+        _kernels, kernel, lambda *args: calls.append(args) or original(*args)
+    )
+    return model.fit(X, y), calls
 
 
 @pytest.mark.parametrize("n_threads", [1, 3])
@@ -311,20 +315,12 @@ def test_few_classes_on_many_threads_take_blocks_of_features(monkeypatch):
     # model of one thread's one block, bit for bit.
     X, y = tfidf_like(2000, 4096, 2, seed=8)
     one = fastnb.GaussianNB().fit(X, y)
-    edges = []
-    monkeypatch.setattr(fastnb._gaussian, "effective_n_threads", lambda work=None: 16)
-    monkeypatch.setattr(
-        _kernels,
-        "gaussian_moments_csr",
-        lambda *args: edges.append(args[7]) or baseline_sparse_moments(*args),
+    sixteen, calls = fit_on_threads(
+        monkeypatch, fastnb.GaussianNB(), X, y, 16, "gaussian_moments_csr"
     )
-    sixteen = fastnb.GaussianNB().fit(X, y)
-    assert_array_equal(edges[0], np.arange(9) * 512)
+    assert_array_equal(calls[0][7], np.arange(9) * 512)  # feature_edges
     assert_array_equal(sixteen.theta_, one.theta_)
     assert_array_equal(sixteen.var_, one.var_)
-
-
-baseline_sparse_moments = _kernels.gaussian_moments_csr
 
 
 @pytest.mark.parametrize(
