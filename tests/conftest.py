@@ -21,14 +21,24 @@ it, scikit-learn's array-API checks skip, and its ``array_api_dispatch``
 refuses to turn on. pytest itself has no setting for environment
 variables (that takes the pytest-env plugin), and pytest-xdist's workers
 inherit it from the process that starts them.
+
+The ``newsgroups_data`` fixture builds scikit-learn's 20 Newsgroups cache
+once for the whole run, whatever the number of workers: building it takes
+about 11 s, and test_documents.py and test_real_data.py both read it.
 """
 
 import os
+import shutil
+import subprocess
+import sys
+import time
 
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 import pytest  # noqa: E402 (after SCIPY_ARRAY_API is set)
 from hypothesis import settings  # noqa: E402
+
+from _helpers import data_dir, require_data  # noqa: E402
 
 settings.register_profile("repeatable", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False, database=None)
@@ -56,3 +66,76 @@ def pytest_configure(config):
     )
     if getattr(config.option, "dist", "no") == "load" and not named:
         config.option.dist = "worksteal"
+
+
+# Where make_sklearn_cache.py writes scikit-learn's 20 Newsgroups cache when
+# run without arguments (what the user guide's example reads).
+NEWSGROUPS_CACHE = "20newsgroups/sklearn_data/20news-bydate_py3.pkz"
+# The longest a worker waits for another to build something for the run.
+BUILD_WAIT_SECONDS = 600
+
+
+def run_folder(tmp_path_factory):
+    """A temporary folder of this run that every xdist worker shares (a
+    worker's own base folder is inside the run's)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def build_once(folder, build):
+    """Run ``build(folder)`` once for the run: the first worker to get here
+    builds, the others wait for it (a lock folder, made atomically), then
+    find ``folder`` built. A build that raises is tried again by the next."""
+    done = folder.with_name(folder.name + ".done")
+    lock = folder.with_name(folder.name + ".lock")
+    deadline = time.monotonic() + BUILD_WAIT_SECONDS
+    while not done.exists():
+        try:
+            lock.mkdir()
+        except FileExistsError:
+            if time.monotonic() > deadline:
+                message = f"{lock} was held for {BUILD_WAIT_SECONDS} s"
+                raise TimeoutError(message) from None
+            time.sleep(0.1)
+            continue
+        try:
+            if not done.exists():
+                shutil.rmtree(folder, ignore_errors=True)
+                folder.mkdir()
+                build(folder)
+                done.touch()
+        finally:
+            lock.rmdir()
+    return folder
+
+
+def build_newsgroups_cache(folder):
+    """scikit-learn's 20 Newsgroups cache, built as the user guide says
+    (make_sklearn_cache.py run without arguments, beside the archive), in
+    ``folder/20newsgroups`` (the shared folder may be read-only)."""
+    archive = data_dir() / "20newsgroups" / "20news-bydate.tar.gz"
+    copy = folder / "20newsgroups"
+    copy.mkdir()
+    (copy / archive.name).symlink_to(archive)
+    shutil.copy(archive.parent / "make_sklearn_cache.py", copy)
+    subprocess.run(
+        [sys.executable, "make_sklearn_cache.py"],
+        cwd=copy,
+        check=True,
+        capture_output=True,
+        timeout=BUILD_WAIT_SECONDS,
+    )
+    assert (folder / NEWSGROUPS_CACHE).exists()
+
+
+@pytest.fixture(scope="session")
+def newsgroups_data(tmp_path_factory):
+    """A data folder holding scikit-learn's 20 Newsgroups cache under
+    ``20newsgroups/sklearn_data``: the shared folder where it has one, else a
+    copy built once for the run. Skips where the data set is absent."""
+    if (data_dir() / NEWSGROUPS_CACHE).exists():
+        return data_dir()
+    require_data("20newsgroups/20news-bydate.tar.gz")
+    require_data("20newsgroups/make_sklearn_cache.py")
+    folder = run_folder(tmp_path_factory) / "newsgroups-data"
+    return build_once(folder, build_newsgroups_cache)

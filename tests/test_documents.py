@@ -21,7 +21,6 @@ follow the output after ", as"), or in a plain block introduced by
 import importlib.util
 import os
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -54,9 +53,6 @@ DATA_FILES = {
     "sms_spam": "sms_spam/SMSSpamCollection",
     "20newsgroups": "20newsgroups/20news-bydate.tar.gz",
 }
-# Where make_sklearn_cache.py writes scikit-learn's 20 Newsgroups cache by
-# default, and the file it writes (what the guide's example reads).
-NEWSGROUPS_CACHE = "20newsgroups/sklearn_data/20news-bydate_py3.pkz"
 # Files examples write to the working folder.
 WRITTEN = ["reading-a-model.png", "spam.skops"]
 # A print call whose line states its output in a comment.
@@ -135,30 +131,6 @@ def needed_packages(code):
         needed |= {module.split(".")[0]} & OPTIONAL
         needed |= NEEDED_BY.get(module, set())
     return sorted(needed)
-
-
-@pytest.fixture(scope="session")
-def newsgroups_data(tmp_path_factory):
-    """A data folder holding scikit-learn's 20 Newsgroups cache, built as the
-    guide says (make_sklearn_cache.py, run without arguments), in a copy
-    where the shared folder has none (it may be read-only)."""
-    if (data_dir() / NEWSGROUPS_CACHE).exists():
-        return data_dir()
-    archive = require_data(DATA_FILES["20newsgroups"])
-    folder = tmp_path_factory.mktemp("data")
-    copy = folder / "20newsgroups"
-    copy.mkdir()
-    (copy / archive.name).symlink_to(archive)
-    shutil.copy(archive.parent / "make_sklearn_cache.py", copy)
-    subprocess.run(
-        [sys.executable, "make_sklearn_cache.py"],
-        cwd=copy,
-        check=True,
-        capture_output=True,
-        timeout=600,
-    )
-    assert (folder / NEWSGROUPS_CACHE).exists()
-    return folder
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.id for e in EXAMPLES])

@@ -4,14 +4,16 @@ The data live in the shared folder beside the repository (see its README);
 every test here skips, naming the missing file, when it is absent.
 """
 
-import importlib.util
-
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn import naive_bayes as sk_nb
 from sklearn.datasets import fetch_20newsgroups
-from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+from sklearn.feature_extraction.text import (
+    CountVectorizer,
+    TfidfTransformer,
+    TfidfVectorizer,
+)
 from sklearn.model_selection import train_test_split
 
 import fastnb
@@ -104,19 +106,10 @@ def test_sms_spam(name, vectorizer, sms):
 
 
 @pytest.fixture(scope="session")
-def newsgroups_home(tmp_path_factory):
-    """A scikit-learn data home holding the 20 Newsgroups cache, built from
-    the shared archive."""
-    archive = require_data("20newsgroups/20news-bydate.tar.gz")
-    script = archive.with_name("make_sklearn_cache.py")
-    if not script.exists():
-        pytest.skip(f"{script} is not available")
-    spec = importlib.util.spec_from_file_location("make_sklearn_cache", script)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    data_home = tmp_path_factory.mktemp("sklearn_data")
-    module.build(str(data_home))
-    return data_home
+def newsgroups_home(newsgroups_data):
+    """A scikit-learn data home holding the 20 Newsgroups cache (conftest.py
+    builds it once for the run)."""
+    return newsgroups_data / "20newsgroups" / "sklearn_data"
 
 
 def fetch_newsgroups(data_home, **options):
@@ -135,11 +128,23 @@ def newsgroups(newsgroups_home):
     return fetch_newsgroups(newsgroups_home)
 
 
-@pytest.fixture(scope="module", params=list(VECTORIZERS))
-def newsgroups_vectorized(request, newsgroups):
+@pytest.fixture(scope="module")
+def newsgroups_counts(newsgroups):
+    """Word counts of the train and test posts (the vocabulary of the train)."""
     train, test = newsgroups
     assert (len(train.data), len(test.data)) == (11314, 7532)
-    X_train, X_test = vectorized(request.param, train.data, test.data)
+    return vectorized("count", train.data, test.data)
+
+
+@pytest.fixture(scope="module", params=list(VECTORIZERS))
+def newsgroups_vectorized(request, newsgroups, newsgroups_counts):
+    """The posts as counts or as tf-idf (TfidfVectorizer is CountVectorizer
+    then TfidfTransformer: the counts are not made twice)."""
+    train, test = newsgroups
+    X_train, X_test = newsgroups_counts
+    if request.param == "tfidf":
+        weighting = TfidfTransformer().fit(X_train)
+        X_train, X_test = weighting.transform(X_train), weighting.transform(X_test)
     return request.param, X_train, train.target, X_test, test.target
 
 
