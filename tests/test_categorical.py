@@ -2,6 +2,7 @@
 codes against their dense X."""
 
 import copy
+import functools
 import sys
 import tracemalloc
 import warnings
@@ -572,8 +573,14 @@ def make_big_codes(widest=None, seed=0):
     code up to 2 j + 10 in about one row in a thousand, so that chunks of
     rows meet new largest codes late. With ``widest``, the last feature
     takes a code up to it in one row in ten (tables too large to count in
-    one pass).
+    one pass). Copies of arrays made once (the bad-code tests take them
+    some 350 times).
     """
+    return tuple(values.copy() for values in _big_codes(widest, seed))
+
+
+@functools.cache
+def _big_codes(widest, seed):
     rng = np.random.default_rng(seed)
     y = BIG_LABELS[rng.integers(0, len(BIG_LABELS), BIG_SAMPLES)]
     class_index = np.searchsorted(BIG_LABELS, y)
@@ -588,7 +595,17 @@ def make_big_codes(widest=None, seed=0):
         wide = rng.random(BIG_SAMPLES) < 0.1
         X[wide, -1] = rng.integers(0, widest + 1, wide.sum())
         X[rng.integers(BIG_SAMPLES), -1] = widest
-    return X, y, rng.uniform(0.2, 3.0, BIG_SAMPLES)
+    arrays = X, y, rng.uniform(0.2, 3.0, BIG_SAMPLES)
+    for values in arrays:
+        values.flags.writeable = False
+    return arrays
+
+
+@functools.cache
+def big_sparse_codes(container):
+    """make_big_codes' codes as a sparse matrix (with some zeros stored), made
+    once a container: nothing changes it."""
+    return sparse_with_zeros(make_big_codes()[0], container)
 
 
 class RecordedKernels:
@@ -1066,7 +1083,7 @@ def test_sparse_fit_and_predict_report_the_first_bad_code(
         with pytest.raises(ValueError, match=message):
             fastnb.CategoricalNB(max_categories=100).fit(X_sparse, y)
         model = fastnb.CategoricalNB(max_categories=100)
-        good = sparse_with_zeros(make_big_codes()[0], container)
+        good = big_sparse_codes(container)
         model.partial_fit(good, y, classes=BIG_LABELS)
         before = copy.deepcopy(model)
         with pytest.raises(ValueError, match=message):
