@@ -518,8 +518,14 @@ def categorical_count_csr(
     cdef Py_ssize_t b, i, j, p, c, row
     cdef double w
     cdef code_t x
+    # The chunks dealt out in turn: each thread gets its share however
+    # late it wakes, and rows that grow denser down X are shared out too.
     for b in prange(
-        tables.shape[0], nogil=True, schedule="dynamic", num_threads=n_threads
+        tables.shape[0],
+        nogil=True,
+        schedule="static",
+        chunksize=1,
+        num_threads=n_threads,
     ):
         for i in range(b * chunk_rows, min((b + 1) * chunk_rows, n_samples)):
             c = y[i]
