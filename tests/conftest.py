@@ -68,8 +68,10 @@ def pytest_configure(config):
         config.option.dist = "worksteal"
 
 
-# Where make_sklearn_cache.py writes scikit-learn's 20 Newsgroups cache when
-# run without arguments (what the user guide's example reads).
+# The shared folder's 20 Newsgroups archive, and where make_sklearn_cache.py
+# (beside it) writes scikit-learn's cache of it when run without arguments
+# (what the user guide's example reads).
+NEWSGROUPS_ARCHIVE = "20newsgroups/20news-bydate.tar.gz"
 NEWSGROUPS_CACHE = "20newsgroups/sklearn_data/20news-bydate_py3.pkz"
 # The longest a worker waits for another to build something for the run.
 BUILD_WAIT_SECONDS = 600
@@ -113,7 +115,7 @@ def build_newsgroups_cache(folder):
     """scikit-learn's 20 Newsgroups cache, built as the user guide says
     (make_sklearn_cache.py run without arguments, beside the archive), in
     ``folder/20newsgroups`` (the shared folder may be read-only)."""
-    archive = data_dir() / "20newsgroups" / "20news-bydate.tar.gz"
+    archive = data_dir() / NEWSGROUPS_ARCHIVE
     copy = folder / "20newsgroups"
     copy.mkdir()
     (copy / archive.name).symlink_to(archive)
@@ -135,7 +137,7 @@ def newsgroups_data(tmp_path_factory):
     copy built once for the run. Skips where the data set is absent."""
     if (data_dir() / NEWSGROUPS_CACHE).exists():
         return data_dir()
-    require_data("20newsgroups/20news-bydate.tar.gz")
+    require_data(NEWSGROUPS_ARCHIVE)
     require_data("20newsgroups/make_sklearn_cache.py")
     folder = run_folder(tmp_path_factory) / "newsgroups-data"
     return build_once(folder, build_newsgroups_cache)
