@@ -77,31 +77,8 @@ def accumulate_counts(X, y, sample_weight, out, binarize, missing=None, nan=Fals
         missing = np.empty((0, 0))
     labels = label_arrays(y, sample_weight)
     counting = (threshold, binarize is not None, out, missing, nan)
-    csr = sp.issparse(X) and X.format == "csr"
-    if csr and n_threads > PIECES_COST * out.shape[0]:
-        # Far fewer classes than threads: a task a class would leave most
-        # threads idle, so the rows are cut in pieces (the same sums, bit
-        # for bit, at PIECES_COST times the work).
-        layout = csr_pieces(row_entries(X.indptr, labels[0]), out.shape[1])
-        _kernels.discrete_count_csr_blocks(
-            *sparse_arrays(X),
-            *labels,
-            threshold,
-            binarize is not None,
-            out.shape[1],
-            out.reshape(-1),
-            missing.reshape(-1),
-            nan,
-            *layout,
-            n_threads,
-        )
-    elif csr:
-        _kernels.discrete_count_csr(
-            *sparse_arrays(X),
-            *rows_by_class(y, sample_weight, out.shape[0]),
-            *counting,
-            n_threads,
-        )
+    if sp.issparse(X) and X.format == "csr":
+        count_csr(X, y, sample_weight, labels, counting, n_threads)
     elif sp.issparse(X):
         _kernels.discrete_count_csc(*sparse_arrays(X), *labels, *counting, n_threads)
     else:
@@ -132,13 +109,246 @@ def row_entries(indptr, label_ptr):
     return entries
 
 
+def count_csr_tasks(X, by_class, tasks, n_dealt, counting, n_threads, parts=None):
+    """Run discrete_count_csr's tasks (the last n_dealt dealt out in turn)
+    over CSR X (rows_by_class's label entries by_class, ``counting`` as
+    accumulate_counts makes it), the parts into ``parts`` (part and
+    part_missing; none if None); returns the kernel's answer."""
+    if parts is None:
+        parts = (np.empty((0, 0)), np.empty((0, 0)))
+    entries_by_class, _, entry_row, label_weight = by_class
+    return _kernels.discrete_count_csr(
+        *sparse_arrays(X),
+        entries_by_class,
+        entry_row,
+        label_weight,
+        tasks,
+        n_dealt,
+        *counting,
+        *parts,
+        n_threads,
+    )
+
+
+def count_csr(X, y, sample_weight, labels, counting, n_threads):
+    """accumulate_counts for CSR X (``labels`` and ``counting`` as it makes
+    them), by class_tasks's tasks.
+
+    Where they cut classes in parts, the parts' sums are added to the
+    counts only where every sum is exact (add_parts: whole numbers, none
+    negative, below 2**53), and so the same as a class's sums in row order;
+    if they are not, the classes cut are counted again as a task each, or,
+    where the classes are fewer than PIECES_COST a thread, every class is
+    counted by discrete_count_csr_blocks (the classes not cut are then
+    counted once the parts are known to add up).
+    """
+    threshold, binarize, out, missing, nan = counting
+    by_class = rows_by_class(y, sample_weight, out.shape[0])
+    tracked = missing.shape[0] > 0
+    tasks, part_class, dealt = class_tasks(
+        X.indptr,
+        by_class,
+        out.shape[1],
+        1 + tracked,
+        n_threads,
+        cut=whole_weights(labels[2]),
+    )
+    classes = tasks[tasks[:, 3] < 0]
+    few_classes = n_threads > PIECES_COST * out.shape[0]
+    if len(part_class):
+        parts = (
+            np.empty((len(part_class), out.shape[1])),
+            np.empty((len(part_class), out.shape[1]) if tracked else (0, 0)),
+        )
+        # Where the classes are counted by rows if the parts' sums are not
+        # exact, the classes not cut are counted once they are.
+        first = tasks[tasks[:, 3] >= 0] if few_classes else tasks
+        if count_csr_tasks(
+            X, by_class, first, len(first), counting, n_threads, parts
+        ) and _kernels.add_parts(out, missing, *parts, part_class, n_threads):
+            if few_classes:
+                count_csr_tasks(X, by_class, classes, 0, counting, n_threads)
+            return
+        if not few_classes:
+            cut = whole_class_tasks(by_class[1])[np.unique(part_class)]
+            count_csr_tasks(X, by_class, cut, 0, counting, n_threads)
+            return
+    if few_classes:
+        # Far fewer classes than threads, and parts whose sums are not
+        # exact: a task a class would leave most threads idle, so the rows
+        # are cut in pieces (the same sums, bit for bit, at PIECES_COST
+        # times the work).
+        layout = csr_pieces(row_entries(X.indptr, labels[0]), out.shape[1])
+        _kernels.discrete_count_csr_blocks(
+            *sparse_arrays(X),
+            *labels,
+            threshold,
+            binarize,
+            out.shape[1],
+            out.reshape(-1),
+            missing.reshape(-1),
+            nan,
+            *layout,
+            n_threads,
+        )
+    else:
+        count_csr_tasks(
+            X, by_class, classes, len(classes) if dealt else 0, counting, n_threads
+        )
+
+
+def whole_weights(label_weight):
+    """Whether every label weight is a whole number, none negative."""
+    if label_weight.strides == (0,):
+        label_weight = label_weight[:1]
+    return bool(
+        np.all(label_weight >= 0) and np.all(label_weight == np.floor(label_weight))
+    )
+
+
+# What cutting a class in parts costs, in the time of counting one value
+# of a whole class (measured at one thread on 20,000 documents of the
+# bench's corpus, 65,536 features, 2 classes cut in 9 and in 31 parts): the
+# values of a part are also checked (_whole), PART_CHECK_COST a value; each
+# part's row of n_features is zeroed, counted into from cold, and added to
+# its class's, PART_ROW_COST a feature. class_tasks tries parts of a
+# TASKS_PER_THREAD'th of a thread's share, for each of them, with their rows
+# held within PART_BYTES.
+PART_CHECK_COST = 0.15
+PART_ROW_COST = 0.7
+# The costs leave out finding the parts, two more passes of threads (the
+# parts added) and page faults: two classes of 85% and 15% of the values on
+# two threads, cut in parts for 0.78 of the time by the costs, took 1.25
+# times as long. Parts must do better than PARTS_MARGIN.
+PARTS_MARGIN = 0.75
+TASKS_PER_THREAD = (1, 2, 4)
+PART_BYTES = 64 << 20
+
+
+def class_tasks(indptr, by_class, n_features, tables, n_threads, cut=True):
+    """discrete_count_csr's tasks for a CSR matrix of these row offsets and
+    its label entries grouped by class (by_class, of rows_by_class):
+    ``(tasks, part_class, dealt)``: each part's task counts into its row
+    of part, of class part_class[row]; dealt: whether the tasks are about
+    equal, to be dealt out in turn (else taken by the next thread free).
+
+    A task a class, the largest first; or, if ``cut`` and where it would
+    end sooner (parts_layout), the larger classes cut in parts of about
+    equal numbers of values, a task each, the largest first (and dealt).
+    """
+    entries_by_class, class_ptr, entry_row, _ = by_class
+    tasks = whole_class_tasks(class_ptr)
+    no_parts = np.empty(0, dtype=np.intp)
+    class_rows = np.diff(class_ptr)
+    # The classes' numbers of entries, at hand, tell whether parts could
+    # pay before their values are counted.
+    if not (cut and n_threads > 1 and uneven(class_rows, n_threads)):
+        return largest_first(tasks, class_rows), no_parts, about_equal(class_rows)
+    rows = entry_row[entries_by_class] if len(entry_row) else entries_by_class
+    ends = np.zeros(len(entries_by_class) + 1, dtype=np.intp)
+    np.cumsum(np.diff(indptr)[rows], out=ends[1:])
+    class_values = np.diff(ends[class_ptr])
+    most_parts = PART_BYTES // (8 * tables * max(n_features, 1))
+    n_parts = parts_layout(class_values, n_features, most_parts, n_threads)
+    split = np.flatnonzero(n_parts)
+    if not len(split):
+        return largest_first(tasks, class_values), no_parts, about_equal(class_values)
+    # Part i (0 .. k - 1) of a class of k parts starts at the first entry
+    # whose values end at least i / k of the class's values in.
+    part_class = np.repeat(split, n_parts[split])
+    firsts = np.cumsum(n_parts[split]) - n_parts[split]
+    part = np.arange(len(part_class)) - np.repeat(firsts, n_parts[split])
+    shares = (
+        ends[class_ptr[part_class]]
+        + class_values[part_class] * part / n_parts[part_class]
+    )
+    starts = np.searchsorted(ends, shares).clip(
+        class_ptr[part_class], class_ptr[part_class + 1]
+    )
+    stops = np.empty_like(starts)
+    stops[:-1] = starts[1:]
+    stops[firsts + n_parts[split] - 1] = class_ptr[split + 1]
+    parts = np.column_stack([starts, stops, part_class, np.arange(len(part_class))])
+    tasks = np.concatenate([np.delete(tasks, split, axis=0), parts])
+    sizes = ends[tasks[:, 1]] - ends[tasks[:, 0]]
+    return largest_first(tasks, sizes), part_class, True
+
+
+def largest_first(tasks, sizes):
+    """The tasks in order of their sizes, the largest first (so that the
+    threads that take them in turn end about together), C-contiguous."""
+    return np.ascontiguousarray(tasks[np.argsort(-sizes, kind="stable")])
+
+
+def about_equal(sizes):
+    """Whether tasks of these sizes are about equal: none over twice the mean."""
+    return len(sizes) > 0 and sizes.max() <= 2 * sizes.mean()
+
+
+def parts_layout(class_values, n_features, most_parts, n_threads):
+    """How many parts to cut each class of these numbers of values in (0:
+    none) for the least time on n_threads, by the costs above: none, or
+    each class of more values than a part cut, parts of a
+    TASKS_PER_THREAD'th of a thread's share (at most most_parts in all),
+    if that takes less than PARTS_MARGIN of the time of none."""
+    best = (
+        PARTS_MARGIN * slowest_thread(class_values, n_threads),
+        np.zeros_like(class_values),
+    )
+    for tasks_per_thread in TASKS_PER_THREAD:
+        part_values = class_values.sum() / (tasks_per_thread * n_threads)
+        n_parts = np.ceil(class_values / part_values).astype(np.intp)
+        n_parts[n_parts < 2] = 0
+        if not n_parts.any() or n_parts.sum() > most_parts:
+            continue
+        cut = n_parts > 0
+        values = class_values[cut] / n_parts[cut]
+        part_cost = (1 + PART_CHECK_COST) * values + PART_ROW_COST * n_features
+        costs = np.r_[class_values[~cut], np.repeat(part_cost, n_parts[cut])]
+        time = slowest_thread(costs, n_threads)
+        if time < best[0]:
+            best = (time, n_parts)
+    return best[1]
+
+
+def slowest_thread(costs, n_threads):
+    """The slowest thread's share of tasks of these costs, dealt out in turn
+    to n_threads threads, the largest first (about the share of tasks
+    taken, the largest first, by the next thread free)."""
+    dealt = np.zeros(-(-len(costs) // n_threads) * n_threads)
+    dealt[: len(costs)] = np.sort(costs)[::-1]
+    return float(dealt.reshape(-1, n_threads).sum(axis=0).max())
+
+
+def uneven(sizes, n_threads):
+    """Whether tasks of these sizes would leave n_threads threads so unequal
+    that parts might pay: PARTS_MARGIN of the slowest thread's share more
+    than 1 + PART_CHECK_COST times an even share."""
+    total = float(sizes.sum())
+    return total > 0 and (
+        PARTS_MARGIN * slowest_thread(sizes, n_threads)
+        > (1 + PART_CHECK_COST) * total / n_threads
+    )
+
+
+def whole_class_tasks(class_ptr):
+    """discrete_count_csr's tasks of whole classes: each one's first entry,
+    the end of its entries and the class (its fourth column unused)."""
+    n_classes = len(class_ptr) - 1
+    tasks = np.empty((n_classes, 4), dtype=np.intp)
+    tasks[:, 0], tasks[:, 1] = class_ptr[:-1], class_ptr[1:]
+    tasks[:, 2], tasks[:, 3] = np.arange(n_classes), -1
+    return tasks
+
+
 # discrete_count_csr_blocks takes this many times the work of a task a class
 # (100,000 documents of the bench's corpus, 2 classes: 3.1 times the time at
 # one thread, 4.3 times the CPU time at four; 2.7 to 4.3 for 2, 5 and 20
-# classes at one and two threads): accumulate_counts cuts the rows in pieces
-# only where the threads are more than this many a class, so that the
-# pieces' share of a thread is less than the largest class's (2 classes: 8
-# threads or more; on 4 a task a class is about twice as fast).
+# classes at one and two threads): count_csr cuts the rows in pieces only
+# where the threads are more than this many a class, so that the pieces'
+# share of a thread is less than the largest class's (2 classes: 8 threads
+# or more; on 4 a task a class is about twice as fast), and the classes'
+# parts (class_tasks, far less work) do not sum exactly.
 PIECES_COST = 3.5
 
 # discrete_count_csr_blocks lays out this many stored values at a time (24

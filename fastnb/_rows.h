@@ -845,6 +845,26 @@ static inline int fastnb_code_f32(float x, int64_t* code)
 #define FASTNB_FIT_FLOAT_CODE_OR_NAN(v, limit)                                \
     (FASTNB_FIT_FLOAT_CODE(v, limit) | ((v) != (v)))
 
+/* Whether each of the n values at x is a whole number, not negative, or
+ * NaN: the count kernels cut a class's sums in parts only where they are
+ * exact. Below BIG (2^52 for a double, 2^23 for a float), adding BIG rounds
+ * a value to a whole number, and taking it away again gives it back only
+ * if it was one; from BIG on every value is whole (and the test refuses
+ * some: it need not take every one). A pass OR-ed into an integer as wide
+ * as a value, as fastnb_row_refused's, so that it vectorises. */
+#define FASTNB_ROW_WHOLE(T, U, BIG)                                           \
+    static inline int fastnb_row_whole_##T(const T* x, Py_ssize_t n)          \
+    {                                                                         \
+        U refused = 0;                                                        \
+        for (Py_ssize_t j = 0; j < n; j++) {                                  \
+            const T v = x[j];                                                 \
+            refused |= (U) ((v == v) & ((v < 0) | ((v + BIG) - BIG != v)));   \
+        }                                                                     \
+        return refused == 0;                                                  \
+    }
+FASTNB_ROW_WHOLE(double, uint64_t, 0x1p52)
+FASTNB_ROW_WHOLE(float, uint32_t, 0x1p23f)
+
 /* scores[k] += sum_j table[offsets[j] + code_j, k] for a dense row of
  * category codes x (elements x_stride apart), read by CODE: feature j owns
  * the table rows offsets[j] .. offsets[j + 1] - 1 (of n_rows), the last of

@@ -81,8 +81,8 @@ CHUNK_ROWS = 512
 # search and reads that part of the row again, which costs: measured on
 # 100,000 documents of the bench's corpus at one thread, each block past the
 # first added 0.2 to 0.3 of the one-block time (and 0.1 to 0.5 to
-# discrete_count_csr's: its classes take the rows in pieces instead,
-# fastnb._discrete.accumulate_counts). BLOCK_COST is that share, taken high.
+# discrete_count_csr's: its classes take the rows in parts or pieces
+# instead, fastnb._discrete.count_csr). BLOCK_COST is that share, taken high.
 BLOCK_COST = 0.5
 MAX_FEATURE_BLOCKS = 8
 BLOCK_FEATURES = 256

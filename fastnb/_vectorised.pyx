@@ -47,6 +47,8 @@ from fastnb._rows cimport (
     fastnb_refused,
     fastnb_row_refused_double,
     fastnb_row_refused_float,
+    fastnb_row_whole_double,
+    fastnb_row_whole_float,
     fastnb_whole,
     gaussian_csr_row,
     gaussian_dense_row,

@@ -51,13 +51,16 @@ def first_refused_value(
 # Counting: per-class sums of (weighted, optionally binarized) feature values.
 # (sample_weight may be a view of one value, stride 0: unit weights.)
 # Each entry of `out` is written by one thread only, summing rows in their
-# original order, so the result does not depend on the number of threads.
+# original order, so the result does not depend on the number of threads;
+# or, where discrete_count_csr cuts a class in parts, summed from the parts
+# only if every sum is exact (add_parts), and so the same.
 # A NaN reaches them only from a model with missing="ignore" (check_values
 # refuses it otherwise), which passes allow_nan: it is a missing value,
 # counted as nothing in out and, if `missing` has rows (else it is empty),
 # its weight added to missing[class, feature] in the same order.  Without
 # allow_nan the loops have no test for NaN.
 # ---------------------------------------------------------------------------
+
 
 cdef enum:
     # The kernels that take a class's CSR rows in turn fetch the values and
@@ -111,61 +114,267 @@ cdef inline int _check_feature_edges(
     return 0
 
 
-def discrete_count_csr(
+cdef inline bint _whole(const floating* x, Py_ssize_t n) noexcept nogil:
+    """Whether each of the n values at x is a whole number, not negative,
+    or NaN (fastnb_row_whole)."""
+    if floating is double:
+        return fastnb_row_whole_double(x, n)
+    else:
+        return fastnb_row_whole_float(x, n)
+
+
+cdef inline bint _count_entries(
     const floating[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
     const intp_t[::1] entries_by_class,
-    const intp_t[::1] class_ptr,
     const intp_t[::1] entry_row,
     const double[:] label_weight,
+    Py_ssize_t first,
+    Py_ssize_t stop,
+    double threshold,
+    bint binarize,
+    bint allow_nan,
+    double[:, ::1] sums,
+    double[:, ::1] missed,
+    Py_ssize_t row,
+    bint whole,
+) except? -1 nogil:
+    """Add the rows of entries entries_by_class[first:stop], in order, to
+    sums[row] (and their missing values' weights to missed[row], unless
+    missed is empty). If whole, stops at the end of the first row that
+    holds a value other than a whole number, not negative, as counted
+    (_whole; binarized values are 0 or 1), and returns whether there was
+    one."""
+    cdef bint track = missed.shape[0] > 0
+    cdef bint soft = entry_row.shape[0] > 0
+    cdef Py_ssize_t q, e, i, p
+    cdef double w
+    for q in range(first, stop):
+        if q + ROWS_AHEAD < stop:
+            e = entries_by_class[q + ROWS_AHEAD]
+            _fetch_row(X_data, X_indices, X_indptr, entry_row[e] if soft else e)
+        e = entries_by_class[q]
+        i = entry_row[e] if soft else e
+        w = label_weight[e]
+        if not allow_nan:
+            for p in range(X_indptr[i], X_indptr[i + 1]):
+                sums[row, X_indices[p]] += w * fastnb_counted(
+                    X_data[p], threshold, binarize
+                )
+        else:
+            for p in range(X_indptr[i], X_indptr[i + 1]):
+                if X_data[p] != X_data[p]:
+                    if track:
+                        missed[row, X_indices[p]] += w
+                    continue
+                sums[row, X_indices[p]] += w * fastnb_counted(
+                    X_data[p], threshold, binarize
+                )
+        if (
+            whole
+            and not binarize
+            and X_indptr[i] < X_indptr[i + 1]
+            and not _whole(&X_data[X_indptr[i]], X_indptr[i + 1] - X_indptr[i])
+        ):
+            return True
+    return False
+
+
+cdef inline bint _count_task(
+    const floating[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    const intp_t[::1] entries_by_class,
+    const intp_t[::1] entry_row,
+    const double[:] label_weight,
+    const intp_t[:, ::1] tasks,
+    Py_ssize_t t,
     double threshold,
     bint binarize,
     double[:, ::1] out,
     double[:, ::1] missing,
     bint allow_nan,
+    double[:, ::1] part,
+    double[:, ::1] part_missing,
+) except? -1 nogil:
+    """Count discrete_count_csr's task t into its class's row of out, or
+    into its row of part (and of part_missing), zeroed first; returns
+    whether a part met a value other than a whole number, not negative."""
+    cdef Py_ssize_t s = tasks[t, 3], j
+    if s < 0:
+        return _count_entries(
+            X_data, X_indices, X_indptr, entries_by_class, entry_row,
+            label_weight, tasks[t, 0], tasks[t, 1], threshold, binarize,
+            allow_nan, out, missing, tasks[t, 2], False,
+        )
+    for j in range(part.shape[1]):
+        part[s, j] = 0
+    if part_missing.shape[0] > 0:
+        for j in range(part_missing.shape[1]):
+            part_missing[s, j] = 0
+    return _count_entries(
+        X_data, X_indices, X_indptr, entries_by_class, entry_row,
+        label_weight, tasks[t, 0], tasks[t, 1], threshold, binarize,
+        allow_nan, part, part_missing, s, True,
+    )
+
+
+def discrete_count_csr(
+    const floating[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    const intp_t[::1] entries_by_class,
+    const intp_t[::1] entry_row,
+    const double[:] label_weight,
+    const intp_t[:, ::1] tasks,
+    Py_ssize_t n_dealt,
+    double threshold,
+    bint binarize,
+    double[:, ::1] out,
+    double[:, ::1] missing,
+    bint allow_nan,
+    double[:, ::1] part,
+    double[:, ::1] part_missing,
     int n_threads,
 ):
-    """Add each CSR row's weighted values to its classes' rows of out; a task a class.
+    """Add each CSR row's weighted values to its classes' rows of out, or
+    to rows of part: a task a class, or a part of one. Returns whether the
+    parts counted whole numbers only, none negative (as add_parts needs);
+    if not, a part that met another value stopped at the end of its row.
 
     entries_by_class: the label entries grouped by class (class_order),
     each group in row order; entry e is of row entry_row[e] (or row e if
-    entry_row is empty: hard labels) and weighs label_weight[e].
+    entry_row is empty: hard labels) and weighs label_weight[e]. A task
+    (a row of tasks) is its first entry, the end of its entries, their
+    class, and -1 to count them into the class's row of out (the class's
+    values then summed in row order, whatever the number of threads), or
+    the row of part (and of part_missing, for missing values) they are
+    counted into, zeroed first.
+
+    The tasks are taken by the next thread free, but for the last n_dealt,
+    about equal, dealt out in turn. (A class's cost is not its rows'
+    number: a class of scattered rows costs about twice as much a row as
+    one of consecutive rows, 314 against 136 ns, so the classes of a
+    multilabel fit, one of them of every row, dealt out in turn left its
+    threads unequal: 1.6 times the time at two threads.)
     """
-    cdef Py_ssize_t n_classes = class_ptr.shape[0] - 1
+    cdef Py_ssize_t n_taken = tasks.shape[0] - n_dealt
+    cdef uint8_t[::1] other = np.zeros(max(tasks.shape[0], 1), dtype=np.uint8)
+    cdef Py_ssize_t t
+    for t in prange(n_taken, nogil=True, schedule="dynamic", num_threads=n_threads):
+        other[t] = _count_task(
+            X_data, X_indices, X_indptr, entries_by_class, entry_row,
+            label_weight, tasks, t, threshold, binarize, out, missing,
+            allow_nan, part, part_missing,
+        )
+    for t in prange(
+        n_dealt, nogil=True, schedule="static", chunksize=1, num_threads=n_threads
+    ):
+        other[n_taken + t] = _count_task(
+            X_data, X_indices, X_indptr, entries_by_class, entry_row,
+            label_weight, tasks, n_taken + t, threshold, binarize, out,
+            missing, allow_nan, part, part_missing,
+        )
+    for t in range(tasks.shape[0]):
+        if other[t]:
+            return False
+    return True
+
+
+cdef enum:
+    # add_parts adds the parts' rows into out this many features at a time:
+    # a task.
+    PART_BLOCK = 4096
+
+
+cdef inline bint _add_up(
+    const double[:, ::1] table,
+    double[:, ::1] part,
+    const intp_t[::1] part_class,
+    Py_ssize_t start,
+    Py_ssize_t stop,
+) noexcept nogil:
+    """For each class c of part_class (its rows of part one after another,
+    the first s), part[s, start:stop] set to table[c, start:stop] plus all
+    of c's rows of part, in order; returns whether every sum was exact:
+    the table's values whole numbers, none negative (and the parts' too,
+    as discrete_count_csr checks), and every total below 2**53, so that
+    every partial sum, in any order, is below it too."""
+    cdef Py_ssize_t first = 0, s, c, j
+    cdef int exact = 1
+    while first < part_class.shape[0]:
+        c = part_class[first]
+        exact = exact & _whole(&table[c, start], stop - start)
+        for j in range(start, stop):
+            part[first, j] = table[c, j] + part[first, j]
+        s = first + 1
+        while s < part_class.shape[0] and part_class[s] == c:
+            for j in range(start, stop):
+                part[first, j] = part[first, j] + part[s, j]
+            s = s + 1
+        for j in range(start, stop):
+            exact = exact & (part[first, j] < 9007199254740992.0)
+        first = s
+    return exact
+
+
+cdef inline void _copy_totals(
+    double[:, ::1] table,
+    const double[:, ::1] part,
+    const intp_t[::1] part_class,
+    Py_ssize_t start,
+    Py_ssize_t stop,
+) noexcept nogil:
+    """table[c, start:stop] = _add_up's totals, for each class c of part_class."""
+    cdef Py_ssize_t s, j
+    for s in range(part_class.shape[0]):
+        if s == 0 or part_class[s - 1] != part_class[s]:
+            for j in range(start, stop):
+                table[part_class[s], j] = part[s, j]
+
+
+def add_parts(
+    double[:, ::1] out,
+    double[:, ::1] missing,
+    double[:, ::1] part,
+    double[:, ::1] part_missing,
+    const intp_t[::1] part_class,
+    int n_threads,
+):
+    """Add each class's rows of part to its row of out (part_class: the
+    class of each, a class's rows one after another; and of part_missing
+    to missing, unless it is empty), where every sum is exact: the parts
+    hold whole numbers, none negative (discrete_count_csr checks), and so
+    must those rows of out and missing, each total below 2**53, so that
+    every partial sum, in any order, is below it too. The totals are then
+    those of discrete_count_csr's whole classes, summed in row order.
+    Returns whether it added them; if not, out and missing are as they
+    were. (The parts are overwritten.)
+    """
+    cdef Py_ssize_t n_features = out.shape[1]
+    cdef Py_ssize_t n_blocks = (n_features + PART_BLOCK - 1) // PART_BLOCK
     cdef bint track = missing.shape[0] > 0
-    cdef bint soft = entry_row.shape[0] > 0
-    cdef Py_ssize_t c, q, e, i, p
-    cdef double w
-    # Each class row of `out` is summed by a single thread in row order.
-    # Dynamic: a class's cost is not its rows' number.  A class of scattered
-    # rows costs about twice as much a row as one of consecutive rows (314
-    # against 136 ns), so classes dealt out in turn, or shared out by their
-    # rows, left a multilabel fit's threads unequal (1.6 times the time at
-    # two threads).  On fewer cores than threads most classes go to the
-    # threads that wake first (4 to 7 of 16 busy in a 20-class batch).
-    for c in prange(n_classes, nogil=True, schedule="dynamic", num_threads=n_threads):
-        for q in range(class_ptr[c], class_ptr[c + 1]):
-            if q + ROWS_AHEAD < class_ptr[c + 1]:
-                e = entries_by_class[q + ROWS_AHEAD]
-                _fetch_row(X_data, X_indices, X_indptr, entry_row[e] if soft else e)
-            e = entries_by_class[q]
-            i = entry_row[e] if soft else e
-            w = label_weight[e]
-            if not allow_nan:
-                for p in range(X_indptr[i], X_indptr[i + 1]):
-                    out[c, X_indices[p]] += w * fastnb_counted(
-                        X_data[p], threshold, binarize
-                    )
-                continue
-            for p in range(X_indptr[i], X_indptr[i + 1]):
-                if X_data[p] != X_data[p]:
-                    if track:
-                        missing[c, X_indices[p]] += w
-                    continue
-                out[c, X_indices[p]] += w * fastnb_counted(
-                    X_data[p], threshold, binarize
-                )
+    cdef uint8_t[::1] exact = np.ones(max(n_blocks, 1), dtype=np.uint8)
+    cdef Py_ssize_t b, start, stop
+    for b in prange(n_blocks, nogil=True, schedule="static", num_threads=n_threads):
+        start = b * PART_BLOCK
+        stop = min(start + PART_BLOCK, n_features)
+        exact[b] = _add_up(out, part, part_class, start, stop)
+        if track:
+            exact[b] = exact[b] & _add_up(
+                missing, part_missing, part_class, start, stop
+            )
+    for b in range(n_blocks):
+        if not exact[b]:
+            return False
+    for b in prange(n_blocks, nogil=True, schedule="static", num_threads=n_threads):
+        start = b * PART_BLOCK
+        stop = min(start + PART_BLOCK, n_features)
+        _copy_totals(out, part, part_class, start, stop)
+        if track:
+            _copy_totals(missing, part_missing, part_class, start, stop)
+    return True
 
 
 def discrete_count_csr_blocks(

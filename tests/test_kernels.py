@@ -13,6 +13,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from threadpoolctl import threadpool_limits
 
 import fastnb
+from fastnb._discrete import whole_class_tasks
 from fastnb._gaussian import sparse_gaussian_table
 from fastnb._labels import NO_ROWS, rows_by_class, soft_labels
 from fastnb._simd import kernel_set
@@ -35,6 +36,10 @@ def tfidf_like(n_samples, n_features, n_classes, seed=0):
     X.data = rng.random(X.nnz) ** 3
     y = rng.integers(0, n_classes, n_samples)
     return X, y
+
+
+# discrete_count_csr's part and part_missing, for tasks of whole classes only.
+NO_PARTS = {"part": np.empty((0, 0)), "part_missing": np.empty((0, 0))}
 
 
 def count_with(kernel, args, options, n_threads, shape):
@@ -66,6 +71,7 @@ def test_counting_does_not_depend_on_thread_count(n_threads):
     shape = (5, X.shape[1])
     rows_by_class = np.argsort(y, kind="stable")
     class_ptr = np.concatenate([[0], np.cumsum(np.bincount(y))]).astype(np.intp)
+    class_tasks = whole_class_tasks(class_ptr)
     Xc = X.tocsc()
     csr_parts = (X.data, X.indices, X.indptr)
     dense = X.toarray()
@@ -78,8 +84,13 @@ def test_counting_does_not_depend_on_thread_count(n_threads):
     cases = {
         "csr": (
             _kernels.discrete_count_csr,
-            (*csr_parts, rows_by_class, class_ptr, NO_ROWS, weights),
-            {},
+            (*csr_parts, rows_by_class, NO_ROWS, weights, class_tasks, 0),
+            NO_PARTS,
+        ),
+        "csr dealt": (
+            _kernels.discrete_count_csr,
+            (*csr_parts, rows_by_class, NO_ROWS, weights, class_tasks, 5),
+            NO_PARTS,
         ),
         "csc": (
             _kernels.discrete_count_csc,
@@ -103,6 +114,7 @@ def test_counting_does_not_depend_on_thread_count(n_threads):
         parallel = count_with(kernel, args, options, n_threads, shape)
         assert np.array_equal(np.stack(serial), np.stack(parallel)), name
         counted[name] = np.stack(serial)
+    assert_array_equal(counted["csr dealt"], counted["csr"])
     # Summed in another order (dense: by chunks of rows), to rounding.
     for name in ("csc", "dense C", "dense F"):
         np.testing.assert_allclose(counted[name], counted["csr"], rtol=1e-13)
@@ -150,13 +162,15 @@ def test_counting_by_pieces_of_rows_is_the_class_tasks_sum_bit_for_bit(
         X.indices,
         X.indptr,
         order,
-        class_ptr,
         NO_ROWS,
         weights,
+        whole_class_tasks(class_ptr),
+        0,
         0.25,
         binarize,
         *expected,
         True,
+        *NO_PARTS.values(),
         n_threads,
     )
     counts, missing = np.zeros(shape), np.zeros(shape)
@@ -200,13 +214,19 @@ def test_soft_labels_count_by_pieces_as_by_classes_bit_for_bit(
     labels = soft_labels(proba, X.shape[0], 3, rng.random(X.shape[0]))
     shape = (3, X.shape[1])
     expected = np.zeros(shape), np.zeros(shape)
+    order, class_ptr, entry_row, label_weight = rows_by_class(labels, None, 3)
     kernels.discrete_count_csr(
         *sparse_arrays(X),
-        *rows_by_class(labels, None, 3),
+        order,
+        entry_row,
+        label_weight,
+        whole_class_tasks(class_ptr),
+        0,
         0.0,
         False,
         *expected,
         True,
+        *NO_PARTS.values(),
         n_threads,
     )
     counts, missing = np.zeros(shape), np.zeros(shape)
@@ -266,6 +286,213 @@ def fit_on_threads(monkeypatch, model, X, y, n_threads, kernel):
         _kernels, kernel, lambda *args: calls.append(args) or original(*args)
     )
     return model.fit(X, y), calls
+
+
+def whole_counts(n_samples, n_features, n_classes, seed=0):
+    """tfidf_like's matrix with whole counts (1 to 5) for values."""
+    X, y = tfidf_like(n_samples, n_features, n_classes, seed)
+    X.data = np.ceil(X.data * 5)
+    return X, y
+
+
+def added_parts(monkeypatch):
+    """What each call of add_parts returns, from now on."""
+    original, answers = _kernels.add_parts, []
+    monkeypatch.setattr(
+        _kernels,
+        "add_parts",
+        lambda *args: answers.append(original(*args)) or answers[-1],
+    )
+    return answers
+
+
+@pytest.mark.parametrize(("n_classes", "in_parts"), [(2, True), (3, True), (20, False)])
+@pytest.mark.parametrize("estimator", ESTIMATORS)
+def test_whole_counts_on_many_threads_count_classes_in_parts(
+    monkeypatch, estimator, n_classes, in_parts
+):
+    # Counts are whole numbers, their sums exact in any order: the classes
+    # are cut in parts of rows, every thread has some, and the model is one
+    # thread's, bit for bit. Twenty about equal classes on sixteen threads
+    # are not cut (parts would not end sooner), but dealt out in turn.
+    X, y = whole_counts(4000, 300, n_classes, seed=3)
+    one = estimator().fit(X, y)
+    answers = added_parts(monkeypatch)
+    many, calls = fit_on_threads(
+        monkeypatch, estimator(), X, y, 16, "discrete_count_csr"
+    )
+    tasks, n_dealt = calls[0][6:8]
+    assert answers == ([True] if in_parts else [])
+    assert n_dealt == len(tasks) >= (16 if in_parts else n_classes)
+    assert_array_equal(many.feature_count_, one.feature_count_)
+    assert_array_equal(many.predict_proba(X), one.predict_proba(X))
+
+
+def test_parts_of_whole_weights_and_soft_labels_are_exact(monkeypatch):
+    X, y = whole_counts(3000, 200, 2, seed=5)
+    weights = np.random.default_rng(5).integers(0, 4, X.shape[0]).astype(float)
+    proba = np.eye(2)[y]
+    proba[::3] = 0.5  # half a label each
+    soft_weights = np.full(X.shape[0], 2.0)
+    one_hard = fastnb.MultinomialNB().fit(X, y, sample_weight=weights)
+    one_soft = fastnb.MultinomialNB().fit(
+        X, class_proba=proba, sample_weight=soft_weights
+    )
+    answers = added_parts(monkeypatch)
+    monkeypatch.setattr(fastnb._discrete, "effective_n_threads", lambda work=None: 16)
+    hard = fastnb.MultinomialNB().fit(X, y, sample_weight=weights)
+    soft = fastnb.MultinomialNB().fit(X, class_proba=proba, sample_weight=soft_weights)
+    assert answers == [True, True]
+    assert_array_equal(hard.feature_count_, one_hard.feature_count_)
+    assert_array_equal(soft.feature_count_, one_soft.feature_count_)
+
+
+@pytest.mark.parametrize("estimator", [fastnb.BernoulliNB, fastnb.PoissonNB])
+def test_missing_values_counted_in_parts(monkeypatch, estimator):
+    X, y = whole_counts(3000, 200, 2, seed=6)
+    X.data[np.random.default_rng(6).random(X.nnz) < 0.1] = np.nan
+    one = estimator(missing="ignore").fit(X, y)
+    answers = added_parts(monkeypatch)
+    many, _ = fit_on_threads(
+        monkeypatch, estimator(missing="ignore"), X, y, 16, "add_parts"
+    )
+    assert answers == [True]
+    assert_array_equal(many.feature_count_, one.feature_count_)
+    missing = one._statistics["missing_count"]
+    assert_array_equal(many._statistics["missing_count"], missing)
+    assert np.count_nonzero(missing)
+
+
+def fit_batches(model, batches):
+    for X, y, weights in batches:
+        model.partial_fit(X, y, classes=[0, 1], sample_weight=weights)
+    return model
+
+
+@pytest.mark.parametrize(
+    "case", ["fractions", "fractional counts before", "sums past 2**53", "weights"]
+)
+def test_sums_that_are_not_exact_are_not_counted_in_parts(monkeypatch, case):
+    # Whatever stops the parts' sums from being exact, the counts are one
+    # thread's, bit for bit.
+    X, y = whole_counts(3000, 200, 2, seed=7)
+    weights = None
+    batches = [(X, y, None)]
+    if case == "fractions":
+        X.data[::50] += 0.5
+    elif case == "fractional counts before":
+        # A first batch of fractional weights: the counts it leaves are not
+        # whole numbers, which the parts of the next would add to.
+        first = np.full(X.shape[0], 0.3)
+        batches = [(X, y, first), (X, y, None)]
+    elif case == "sums past 2**53":
+        # Whole numbers, but sums that round (in another order, otherwise).
+        X.data += 2.0**50
+    else:
+        weights = np.full(X.shape[0], 1.5)
+        batches = [(X, y, weights)]
+    one = fit_batches(fastnb.MultinomialNB(), batches)
+    answers = added_parts(monkeypatch)
+    monkeypatch.setattr(fastnb._discrete, "effective_n_threads", lambda work=None: 4)
+    many = fit_batches(fastnb.MultinomialNB(), batches)
+    assert True not in answers
+    assert_array_equal(many.feature_count_, one.feature_count_)
+
+
+def test_class_tasks_cut_classes_in_parts_of_their_entries_in_order():
+    X, y = whole_counts(6000, 300, 3, seed=8)
+    y[y == 2] = 0  # an empty class, and two of unequal sizes
+    y[:4000][y[:4000] == 1] = 0
+    by_class = rows_by_class(y.astype(np.intp), None, 3)
+    tasks, part_class, dealt = fastnb._discrete.class_tasks(
+        X.indptr, by_class, X.shape[1], 1, 16
+    )
+    class_ptr = by_class[1]
+    parts = tasks[tasks[:, 3] >= 0]
+    assert dealt and len(tasks) >= 16 and len(parts) == len(part_class)
+    # Each part's row is its place among its class's parts, the rows of a
+    # class one after another, and together they hold the class's entries.
+    for c in np.unique(part_class):
+        mine = parts[parts[:, 2] == c]
+        mine = mine[np.argsort(mine[:, 3])]
+        assert_array_equal(part_class[mine[:, 3]], c)
+        assert_array_equal(np.diff(mine[:, 3]), 1)
+        assert mine[0, 0] == class_ptr[c] and mine[-1, 1] == class_ptr[c + 1]
+        assert_array_equal(mine[1:, 0], mine[:-1, 1])
+    whole = tasks[tasks[:, 3] < 0]
+    assert_array_equal(
+        whole[:, :2], np.c_[class_ptr[whole[:, 2]], class_ptr[whole[:, 2] + 1]]
+    )
+    # The largest first: the numbers of stored values their entries hold.
+    rows = by_class[0]
+    ends = np.r_[0, np.cumsum(np.diff(X.indptr)[rows])]
+    sizes = ends[tasks[:, 1]] - ends[tasks[:, 0]]
+    assert (np.diff(sizes) <= 0).all()
+    # One thread: a task a class.
+    tasks, part_class, _ = fastnb._discrete.class_tasks(
+        X.indptr, by_class, X.shape[1], 1, 1
+    )
+    assert len(part_class) == 0 and len(tasks) == 3
+
+
+@pytest.mark.parametrize("kernels", KERNEL_VARIANTS, ids=lambda m: m.__name__)
+def test_parts_report_values_that_are_not_whole_counts(kernels):
+    X, y = whole_counts(400, 50, 1, seed=9)
+    order = np.arange(X.shape[0], dtype=np.intp)
+    tasks = np.array([[0, 200, 0, 0], [200, 400, 0, 1]], dtype=np.intp)
+    weights = np.ones(X.shape[0])
+
+    def count(data, binarize=False):
+        parts = np.empty((2, 50)), np.empty((0, 0))
+        return kernels.discrete_count_csr(
+            data,
+            X.indices,
+            X.indptr,
+            order,
+            NO_ROWS,
+            weights,
+            tasks,
+            2,
+            0.5,
+            binarize,
+            np.zeros((1, 50)),
+            np.empty((0, 0)),
+            True,
+            *parts,
+            2,
+        )
+
+    assert count(X.data)
+    for bad in (0.5, -1.0):
+        data = X.data.copy()
+        data[X.indptr[300]] = bad
+        assert not count(data)
+        assert count(data, binarize=True)  # binarized: 0 or 1
+    data = X.data.copy()
+    data[::7] = np.nan  # missing: counted as nothing
+    assert count(data)
+
+
+def test_add_parts_adds_only_exact_sums():
+    part = np.array([[1.0, 2.0, 0.0], [3.0, 0.0, 5.0], [4.0, 4.0, 4.0]])
+    part_class = np.array([1, 1, 0], dtype=np.intp)
+    none = np.empty((0, 0))
+
+    def add(out):
+        before = out.copy()
+        added = _kernels.add_parts(out, none, part.copy(), none, part_class, 2)
+        return added, before
+
+    out = np.array([[1.0, 1.0, 1.0], [0.0, 10.0, 2.0]])
+    added, before = add(out)
+    assert added
+    assert_array_equal(out, [[5.0, 5.0, 5.0], [4.0, 12.0, 7.0]])
+    for bad in (0.5, -2.0, 2.0**53 - 2):
+        out = np.zeros((2, 3))
+        out[1, 1] = bad
+        added, before = add(out)
+        assert not added
+        assert_array_equal(out, before)
 
 
 @pytest.mark.parametrize("n_threads", [1, 3])
@@ -661,14 +888,16 @@ def out_of_range_calls():
             lambda: k.discrete_count_csr(
                 *bad_column(csr),
                 rows,
-                class_ptr,
                 NO_ROWS,
                 weights,
+                whole_class_tasks(class_ptr),
+                0,
                 0.0,
                 False,
                 counts(),
                 no_missing,
                 False,
+                *NO_PARTS.values(),
                 2,
             ),
             bounds,
@@ -677,14 +906,16 @@ def out_of_range_calls():
             lambda: k.discrete_count_csr(
                 *sparse_arrays(csr),
                 np.array([0, 1, 3], dtype=np.intp),
-                class_ptr,
                 NO_ROWS,
                 weights,
+                whole_class_tasks(class_ptr),
+                0,
                 0.0,
                 False,
                 counts(),
                 no_missing,
                 False,
+                *NO_PARTS.values(),
                 2,
             ),
             bounds,
@@ -770,14 +1001,16 @@ def out_of_range_calls():
             lambda: k.discrete_count_csr(
                 *sparse_arrays(sp.csr_matrix(with_nan)),
                 rows,
-                class_ptr,
                 NO_ROWS,
                 weights,
+                whole_class_tasks(class_ptr),
+                0,
                 0.0,
                 False,
                 counts(),
                 narrow(),
                 True,
+                *NO_PARTS.values(),
                 2,
             ),
             bounds,
