@@ -288,13 +288,13 @@ cdef enum:
     PART_BLOCK = 4096
 
 
-cdef inline bint _add_up(
+cdef inline int _add_up(
     const double[:, ::1] table,
     double[:, ::1] part,
     const intp_t[::1] part_class,
     Py_ssize_t start,
     Py_ssize_t stop,
-) noexcept nogil:
+) except -1 nogil:
     """For each class c of part_class (its rows of part one after another,
     the first s), part[s, start:stop] set to table[c, start:stop] plus all
     of c's rows of part, in order; returns whether every sum was exact:
@@ -319,19 +319,20 @@ cdef inline bint _add_up(
     return exact
 
 
-cdef inline void _copy_totals(
+cdef inline int _copy_totals(
     double[:, ::1] table,
     const double[:, ::1] part,
     const intp_t[::1] part_class,
     Py_ssize_t start,
     Py_ssize_t stop,
-) noexcept nogil:
+) except -1 nogil:
     """table[c, start:stop] = _add_up's totals, for each class c of part_class."""
     cdef Py_ssize_t s, j
     for s in range(part_class.shape[0]):
         if s == 0 or part_class[s - 1] != part_class[s]:
             for j in range(start, stop):
                 table[part_class[s], j] = part[s, j]
+    return 0
 
 
 def add_parts(
