@@ -401,13 +401,15 @@ def count_table_width(n_classes):
 def new_tables(feature_count):
     """Empty outputs of a table kernel for counts (n_classes, n_features):
     the class-major attribute, the feature-major scoring table with its
-    classes zero-padded to count_table_width, and the thread count.
+    classes padded to count_table_width (the kernel zeroes the padding, on
+    its threads: a memset of the main thread took 0.5 ms of a 20-class
+    fit of 65,536 features), and the thread count.
     """
     n_classes, n_features = feature_count.shape
     n_padded = count_table_width(n_classes)
     return (
         np.empty((n_classes, n_features)),
-        np.zeros((n_features, n_padded)),
+        np.empty((n_features, n_padded)),
         effective_n_threads(n_classes * n_features),
     )
 
@@ -418,10 +420,11 @@ def per_feature(value, n_features):
 
 
 def missing_table(statistics, table):
-    """The output for a table kernel's terms of missing values: zeros of the
-    scoring table's shape if the model keeps missing_count, else empty."""
+    """The output for a table kernel's terms of missing values: of the
+    scoring table's shape (padded, as new_tables) if the model keeps
+    missing_count, else empty."""
     if "missing_count" in statistics:
-        return np.zeros_like(table)
+        return np.empty_like(table)
     return np.empty((0, 0))
 
 

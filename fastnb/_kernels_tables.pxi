@@ -330,6 +330,19 @@ cdef inline double _log_count(
     return log(count + pseudo)
 
 
+cdef inline int _zero_padding(
+    double[:, ::1] table, Py_ssize_t n_classes, Py_ssize_t start, Py_ssize_t stop
+) except -1 nogil:
+    """table[start:stop, n_classes:] = 0: the padding columns of a block of
+    a count family's scoring table's rows (new_tables leaves them unset, so
+    that the threads zero them rather than the main thread)."""
+    cdef Py_ssize_t j, c
+    for j in range(start, stop):
+        for c in range(n_classes, table.shape[1]):
+            table[j, c] = 0
+    return 0
+
+
 def multinomial_tables(
     const double[:, ::1] feature_count,
     const double[:] pseudo,
@@ -338,7 +351,7 @@ def multinomial_tables(
     int n_threads,
 ):
     """log_prob[c, j] = log(N_cj + a_j) - log(sum_j' (N_cj' + a_j')), and
-    table[j, c] = log_prob[c, j]; a = pseudo."""
+    table[j, c] = log_prob[c, j] (its padding columns zeroed); a = pseudo."""
     cdef Py_ssize_t n_classes = feature_count.shape[0]
     cdef Py_ssize_t n_features = feature_count.shape[1]
     cdef Py_ssize_t n_blocks = table_blocks(n_features)
@@ -370,6 +383,7 @@ def multinomial_tables(
                     value = value - log_total[c]
                     log_prob[c, j] = value
                     table[j, c] = value
+        _zero_padding(table, n_classes, start, stop)
 
 
 def complement_tables(
@@ -381,7 +395,8 @@ def complement_tables(
     double[:, ::1] table,
     int n_threads,
 ):
-    """Complement NB's weights (and table[j, c] = weights[c, j]).
+    """Complement NB's weights (and table[j, c] = weights[c, j], its padding
+    columns zeroed).
 
     feature_all[j] = sum_c N_cj; with the complement counts M_cj =
     feature_all[j] + a_j - N_cj, logged = log(M_cj / sum_j' M_cj'), and
@@ -420,6 +435,7 @@ def complement_tables(
                 weights[c, j] = value
                 table[j, c] = value
             block_sums[b, c] = total
+        _zero_padding(table, n_classes, start, stop)
     if not norm:
         return
     sum_blocks(block_sums, class_sums)
@@ -451,10 +467,10 @@ def bernoulli_tables(
     total_j); log(1 - p) is the score of an absent feature, summed over j
     into absent_sums[c], and table[j, c] = log p - log(1 - p); if missing
     has rows (missing="ignore"), missing[j, c] = -log(1 - p), the term of a
-    missing value. Where p = 1 (no smoothing), log(1 - p) = -inf: such a
-    feature is certain (certain[c, j] = 1, which the caller has zeroed),
-    left out of the sums and the tables (its log(1 - p) taken as 0) and
-    checked apart.
+    missing value (the tables' padding columns zeroed). Where p = 1 (no
+    smoothing), log(1 - p) = -inf: such a feature is certain (certain[c, j]
+    = 1, which the caller has zeroed), left out of the sums and the tables
+    (its log(1 - p) taken as 0) and checked apart.
     """
     cdef Py_ssize_t n_classes = feature_count.shape[0]
     cdef Py_ssize_t n_features = feature_count.shape[1]
@@ -482,6 +498,16 @@ def bernoulli_tables(
                 if track:
                     missing[j, c] = -absent
             block_sums[b, c] = total
+        _zero_padding(
+            table, n_classes, b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)
+        )
+        if track:
+            _zero_padding(
+                missing,
+                n_classes,
+                b * TABLE_BLOCK,
+                min((b + 1) * TABLE_BLOCK, n_features),
+            )
     sum_blocks(block_sums, absent_sums)
     return np.sum(block_certain)
 
@@ -499,7 +525,8 @@ def poisson_tables(
 ):
     """Poisson NB's smoothed rates, table[j, c] = log rate[c, j], and
     rate_sums[c] = sum_j rate[c, j]; if missing has rows (missing="ignore"),
-    missing[j, c] = rate[c, j], the term of a missing value.
+    missing[j, c] = rate[c, j], the term of a missing value (the tables'
+    padding columns zeroed).
 
     class_count[c, j] is the weight of class c's samples in which feature j
     was seen: N_c (a stride-0 view), or less where values were missing.
@@ -539,4 +566,7 @@ def poisson_tables(
                     missing[j, c] = value
                 total = total + value
             block_sums[b, c] = total
+        _zero_padding(table, n_classes, start, stop)
+        if track:
+            _zero_padding(missing, n_classes, start, stop)
     sum_blocks(block_sums, rate_sums)

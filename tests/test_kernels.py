@@ -573,6 +573,45 @@ def test_feature_blocks_are_as_many_as_shorten_the_slowest_thread(
         assert np.diff(edges).min() >= fastnb._threads.BLOCK_FEATURES
 
 
+@pytest.mark.parametrize(
+    "make",
+    [
+        fastnb.MultinomialNB,
+        fastnb.ComplementNB,
+        lambda: fastnb.ComplementNB(norm=True),
+        lambda: fastnb.BernoulliNB(missing="ignore"),
+        lambda: fastnb.PoissonNB(missing="ignore"),
+    ],
+)
+def test_count_tables_zero_their_padding(monkeypatch, make):
+    # new_tables and missing_table leave the padding columns unset, for the
+    # table kernels to zero on their threads: poisoned with NaN here, they
+    # come out zero, and the model predicts as one fitted without poison.
+    X, y = whole_counts(300, 50, 3, seed=10)
+    expected = make().fit(X, y).predict_proba(X)
+
+    def poisoned(make_tables):
+        def make_poisoned(*args):
+            tables = make_tables(*args)
+            for table in tables if isinstance(tables, tuple) else (tables,):
+                if isinstance(table, np.ndarray) and table.ndim == 2:
+                    table.fill(np.nan)
+            return tables
+
+        return make_poisoned
+
+    for name in ("new_tables", "missing_table"):
+        original = getattr(fastnb._discrete, name)
+        monkeypatch.setattr(fastnb._discrete, name, poisoned(original))
+    model = make().fit(X, y)
+    scoring = model._final_tables()[1]
+    tables = [scoring["table"], scoring.get("missing", np.zeros((50, 4)))]
+    for table in tables:
+        assert table.shape == (50, 4)
+        assert_array_equal(table[:, 3:], 0.0)
+    assert_array_equal(model.predict_proba(X), expected)
+
+
 @pytest.mark.parametrize("n_classes", [1, 2, 3, 4, 5, 9])
 @pytest.mark.parametrize("layout", ["csr", "dense"])
 @pytest.mark.parametrize("kernels", KERNEL_VARIANTS, ids=lambda m: m.__name__)
