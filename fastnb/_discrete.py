@@ -240,9 +240,11 @@ def class_tasks(indptr, by_class, n_features, tables, n_threads, cut=True):
     tasks = whole_class_tasks(class_ptr)
     no_parts = np.empty(0, dtype=np.intp)
     class_rows = np.diff(class_ptr)
-    # The classes' numbers of entries, at hand, tell whether parts could
-    # pay before their values are counted.
-    if not (cut and n_threads > 1 and uneven(class_rows, n_threads)):
+    # The classes' numbers of entries, at hand, and X's of stored values
+    # tell whether parts could pay before the classes' values are counted.
+    n_rows, n_entries = len(indptr) - 1, len(entries_by_class)
+    n_values = (int(indptr[-1]) - int(indptr[0])) * n_entries / max(n_rows, 1)
+    if not (cut and parts_might_pay(class_rows, n_values, n_features, n_threads)):
         return largest_first(tasks, class_rows), no_parts, about_equal(class_rows)
     rows = entry_row[entries_by_class] if len(entry_row) else entries_by_class
     ends = np.zeros(len(entries_by_class) + 1, dtype=np.intp)
@@ -320,15 +322,17 @@ def slowest_thread(costs, n_threads):
     return float(dealt.reshape(-1, n_threads).sum(axis=0).max())
 
 
-def uneven(sizes, n_threads):
-    """Whether tasks of these sizes would leave n_threads threads so unequal
-    that parts might pay: PARTS_MARGIN of the slowest thread's share more
-    than 1 + PART_CHECK_COST times an even share."""
+def parts_might_pay(sizes, n_values, n_features, n_threads):
+    """Whether parts might end in less than PARTS_MARGIN of the time of
+    whole classes of these sizes (n_values stored values in all): at best
+    each thread counts an even share of the values, checked, into one
+    part's row."""
     total = float(sizes.sum())
-    return total > 0 and (
-        PARTS_MARGIN * slowest_thread(sizes, n_threads)
-        > (1 + PART_CHECK_COST) * total / n_threads
-    )
+    if n_threads == 1 or not total:
+        return False
+    whole = slowest_thread(sizes, n_threads) / total * n_values
+    best = (1 + PART_CHECK_COST) * n_values / n_threads + PART_ROW_COST * n_features
+    return best < PARTS_MARGIN * whole
 
 
 def whole_class_tasks(class_ptr):
