@@ -48,7 +48,7 @@ from fastnb._statistics import (
     combined_by_rule,
     empty_statistics,
 )
-from fastnb._threads import effective_n_threads, thread_scratch
+from fastnb._threads import effective_n_threads, thread_scratch, zeroed
 from fastnb._validation import (
     check_sample_weight,
     encode_fit_labels,
@@ -462,7 +462,9 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """Zeroed statistics over X's features, which ``_batch_statistics``
         fills (those declared of kind "own" left out)."""
         sizes = self._axis_sizes(None, n_classes, X.shape[1])
-        return empty_statistics(self._declared_statistics(), sizes, X.dtype)
+        return empty_statistics(
+            self._declared_statistics(), sizes, X.dtype, zeros=zeroed
+        )
 
     def _axis_sizes(self, statistics, n_classes, n_features):
         """Each axis name the declarations use -> its size."""

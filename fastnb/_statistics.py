@@ -91,13 +91,13 @@ def check_declared(statistics, declared, sizes, values=True):
             check_rows_agree(statistics, statistic.name, upper_bound=statistic.bounded)
 
 
-def empty_statistics(declared, sizes, dtype):
+def empty_statistics(declared, sizes, dtype, zeros=np.zeros):
     """Zeroed statistics of the declared arrays (those of kind "own" left
-    out), which a family's batch statistics fill."""
+    out), which a family's batch statistics fill; ``zeros`` makes each."""
     statistics = {}
     for statistic in declared:
         if statistic.kind == "array":
-            statistics[statistic.name] = np.zeros(statistic.sized(sizes))
+            statistics[statistic.name] = zeros(statistic.sized(sizes))
         elif statistic.kind == "dtype":
             statistics[statistic.name] = dtype
     return statistics

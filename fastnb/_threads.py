@@ -130,6 +130,20 @@ def pad_classes(table, block=None):
     return padded
 
 
+def zeroed(shape):
+    """np.zeros(shape), zeroed by the kernels' threads where it is large
+    enough for more than one: np.zeros is a memset of the main thread
+    wherever the allocator hands back used memory (0.4 to 1 ms of a
+    20-class fit of 65,536 features)."""
+    size = int(np.prod(shape))
+    n_threads = effective_n_threads(size)
+    if n_threads == 1:
+        return np.zeros(shape)
+    array = np.empty(shape)
+    _kernels.zero_values(array.reshape(-1), n_threads)
+    return array
+
+
 def thread_scratch(n_threads, n_classes):
     """Per-thread blocks of score rows for the scoring kernels,
     (n_threads, rows, n_classes), rows at most SCORE_ROWS.

@@ -47,6 +47,19 @@ def first_refused_value(
     return first_flagged(first_bad, n)
 
 
+def zero_values(double[::1] values, int n_threads):
+    """values[:] = 0, a chunk of VALUE_CHUNK a task: a new table of
+    statistics zeroed by the threads, not by a memset of the main thread
+    (fastnb._threads.zeroed)."""
+    cdef Py_ssize_t n = values.shape[0]
+    cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
+    cdef Py_ssize_t b, p, start
+    for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
+        start = b * VALUE_CHUNK
+        for p in range(start, min(start + VALUE_CHUNK, n)):
+            values[p] = 0
+
+
 # ---------------------------------------------------------------------------
 # Counting: per-class sums of (weighted, optionally binarized) feature values.
 # (sample_weight may be a view of one value, stride 0: unit weights.)

@@ -612,6 +612,35 @@ def test_count_tables_zero_their_padding(monkeypatch, make):
     assert_array_equal(model.predict_proba(X), expected)
 
 
+@pytest.mark.parametrize("n_threads", [1, 3])
+@pytest.mark.parametrize("size", [0, 1, 16383, 16384, 16385, 100_003])
+def test_zero_values_zeroes_every_value(size, n_threads):
+    values = np.full(size, np.nan)
+    _kernels.zero_values(values, n_threads)
+    assert_array_equal(values, np.zeros(size))
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (20, 65_536)])
+def test_statistics_are_zeroed_on_the_threads_where_large(monkeypatch, shape):
+    # Large statistics tables are zeroed by zero_values, on the threads; an
+    # allocation that hands back used memory shows in np.empty's values.
+    poisoned = lambda shape: np.full(shape, np.nan)  # noqa: E731
+    monkeypatch.setattr(fastnb._threads.np, "empty", poisoned)
+    # Four threads for the large table, whatever this machine has.
+    monkeypatch.setattr(
+        fastnb._threads,
+        "effective_n_threads",
+        lambda work=None: 1 if work < 2 * fastnb._threads.WORK_PER_THREAD else 4,
+    )
+    calls = []
+    original = _kernels.zero_values
+    monkeypatch.setattr(
+        _kernels, "zero_values", lambda *args: calls.append(1) or original(*args)
+    )
+    assert_array_equal(fastnb._threads.zeroed(shape), np.zeros(shape))
+    assert len(calls) == (shape[1] > 4)
+
+
 @pytest.mark.parametrize("n_classes", [1, 2, 3, 4, 5, 9])
 @pytest.mark.parametrize("layout", ["csr", "dense"])
 @pytest.mark.parametrize("kernels", KERNEL_VARIANTS, ids=lambda m: m.__name__)
