@@ -478,12 +478,14 @@ def bernoulli_tables(
     cdef double[:, ::1] block_sums = np.zeros((n_blocks, n_classes))
     cdef intp_t[::1] block_certain = np.zeros(n_blocks, dtype=np.intp)
     cdef bint track = missing.shape[0] > 0
-    cdef Py_ssize_t b, c, j
+    cdef Py_ssize_t b, c, j, start, stop
     cdef double total, value, absent
     for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
+        start = b * TABLE_BLOCK
+        stop = min(start + TABLE_BLOCK, n_features)
         for c in range(n_classes):
             total = 0.0
-            for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
+            for j in range(start, stop):
                 value = log(feature_count[c, j] + pseudo_on[j]) - log(
                     class_count[c, j] + pseudo_total[j]
                 )
@@ -498,16 +500,9 @@ def bernoulli_tables(
                 if track:
                     missing[j, c] = -absent
             block_sums[b, c] = total
-        _zero_padding(
-            table, n_classes, b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)
-        )
+        _zero_padding(table, n_classes, start, stop)
         if track:
-            _zero_padding(
-                missing,
-                n_classes,
-                b * TABLE_BLOCK,
-                min((b + 1) * TABLE_BLOCK, n_features),
-            )
+            _zero_padding(missing, n_classes, start, stop)
     sum_blocks(block_sums, absent_sums)
     return np.sum(block_certain)
 

@@ -50,6 +50,7 @@ from fastnb._rows cimport (
     fastnb_row_whole_double,
     fastnb_row_whole_float,
     fastnb_whole,
+    fastnb_zero,
     gaussian_csr_row,
     gaussian_dense_row,
     index_t,

@@ -53,11 +53,10 @@ def zero_values(double[::1] values, int n_threads):
     (fastnb._threads.zeroed)."""
     cdef Py_ssize_t n = values.shape[0]
     cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
-    cdef Py_ssize_t b, p, start
+    cdef Py_ssize_t b, start
     for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
         start = b * VALUE_CHUNK
-        for p in range(start, min(start + VALUE_CHUNK, n)):
-            values[p] = 0
+        fastnb_zero(&values[start], min(VALUE_CHUNK, n - start))
 
 
 # ---------------------------------------------------------------------------
@@ -295,12 +294,6 @@ def discrete_count_csr(
     return True
 
 
-cdef enum:
-    # add_parts adds the parts' rows into out this many features at a time:
-    # a task.
-    PART_BLOCK = 4096
-
-
 cdef inline int _add_up(
     const double[:, ::1] table,
     double[:, ::1] part,
@@ -364,16 +357,17 @@ def add_parts(
     every partial sum, in any order, is below it too. The totals are then
     those of discrete_count_csr's whole classes, summed in row order.
     Returns whether it added them; if not, out and missing are as they
-    were. (The parts are overwritten.)
+    were. (The parts are overwritten.) A task a block of TABLE_BLOCK
+    features.
     """
     cdef Py_ssize_t n_features = out.shape[1]
-    cdef Py_ssize_t n_blocks = (n_features + PART_BLOCK - 1) // PART_BLOCK
+    cdef Py_ssize_t n_blocks = table_blocks(n_features)
     cdef bint track = missing.shape[0] > 0
     cdef uint8_t[::1] exact = np.ones(max(n_blocks, 1), dtype=np.uint8)
     cdef Py_ssize_t b, start, stop
     for b in prange(n_blocks, nogil=True, schedule="static", num_threads=n_threads):
-        start = b * PART_BLOCK
-        stop = min(start + PART_BLOCK, n_features)
+        start = b * TABLE_BLOCK
+        stop = min(start + TABLE_BLOCK, n_features)
         exact[b] = _add_up(out, part, part_class, start, stop)
         if track:
             exact[b] = exact[b] & _add_up(
@@ -383,8 +377,8 @@ def add_parts(
         if not exact[b]:
             return False
     for b in prange(n_blocks, nogil=True, schedule="static", num_threads=n_threads):
-        start = b * PART_BLOCK
-        stop = min(start + PART_BLOCK, n_features)
+        start = b * TABLE_BLOCK
+        stop = min(start + TABLE_BLOCK, n_features)
         _copy_totals(out, part, part_class, start, stop)
         if track:
             _copy_totals(missing, part_missing, part_class, start, stop)
