@@ -115,7 +115,7 @@ def class_moments(X, y, sample_weight, n_classes, ignore=False):
     if X.format == "csr":
         _kernels.gaussian_moments_csr(
             *sparse_arrays(X),
-            *rows_by_class(y, sample_weight, n_classes),
+            *rows_by_class(y, sample_weight, n_classes, data_size(X)),
             # (Canonical: each row's indices are sorted, as blocks need.)
             feature_blocks(n_classes, n_features, n_threads),
             stored,

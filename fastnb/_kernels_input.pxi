@@ -234,3 +234,42 @@ def class_order(
             c = y[i]
             order[slot[p, c]] = i
             slot[p, c] += 1
+
+
+def entry_value_ends(
+    const index_t[::1] indptr,
+    const intp_t[::1] entries,
+    const intp_t[::1] entry_row,
+    intp_t[::1] ends,
+    int n_threads,
+):
+    """ends[k + 1] = the stored values of the rows of entries[0 .. k] of a
+    CSR matrix of these row offsets (ends[0] = 0): entry e's row is
+    entry_row[e], or e where entry_row is empty (hard labels).
+
+    Each chunk of VALUE_CHUNK entries sums its rows' values, then writes
+    its running sums from the chunks' before it. The rows are checked
+    before the call (entries grouped by class_order).
+    """
+    cdef bint soft = entry_row.shape[0] > 0
+    cdef Py_ssize_t n = entries.shape[0]
+    cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
+    cdef intp_t[::1] chunk_start = np.zeros(n_chunks + 1, dtype=np.intp)
+    cdef Py_ssize_t b, k, row
+    cdef intp_t total
+    for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
+        total = 0
+        for k in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
+            row = entry_row[entries[k]] if soft else entries[k]
+            total = total + (indptr[row + 1] - indptr[row])
+        chunk_start[b + 1] = total
+    ends[0] = 0
+    with nogil:
+        for b in range(n_chunks):
+            chunk_start[b + 1] = chunk_start[b + 1] + chunk_start[b]
+    for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
+        total = chunk_start[b]
+        for k in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
+            row = entry_row[entries[k]] if soft else entries[k]
+            total = total + (indptr[row + 1] - indptr[row])
+            ends[k + 1] = total

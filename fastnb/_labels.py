@@ -232,16 +232,19 @@ def class_weights(y, sample_weight, n_classes, work=None):
     return weights
 
 
-def rows_by_class(y, sample_weight, n_classes):
+def rows_by_class(y, sample_weight, n_classes, work=None):
     """The labels grouped by class for the kernels that make each class one
     task over CSR rows: ``(entries_by_class, class_ptr, entry_row,
     label_weight)``, each class's entries in row order, starting at
-    class_ptr[c]; entry_row empty for hard labels (entry i is row i)."""
+    class_ptr[c]; entry_row empty for hard labels (entry i is row i).
+
+    ``work``: as class_weights'. (A 100,000-row batch's labels alone get
+    one thread: 0.7 ms of a binary text batch on the main thread.)
+    """
     _, label_class, label_weight = label_arrays(y, sample_weight)
     order = np.empty(len(label_class), dtype=np.intp)
     class_ptr = np.empty(n_classes + 1, dtype=np.intp)
-    _kernels.class_order(
-        label_class, order, class_ptr, effective_n_threads(len(label_class))
-    )
+    n_threads = effective_n_threads(len(label_class) if work is None else work)
+    _kernels.class_order(label_class, order, class_ptr, n_threads)
     entry_row = y.rows() if isinstance(y, SoftLabels) else NO_ROWS
     return order, class_ptr, entry_row, label_weight

@@ -1156,6 +1156,16 @@ def out_of_range_calls():
             ),
             bounds,
         ),
+        "entry_value_ends row": (
+            lambda: k.entry_value_ends(
+                np.array([0, 1, 2]),
+                np.array([0, 2]),
+                NO_ROWS,
+                np.empty(3, dtype=np.intp),
+                2,
+            ),
+            bounds,
+        ),
         "class_order class": (
             lambda: k.class_order(
                 bad_y, np.empty(3, dtype=np.intp), np.empty(3, dtype=np.intp), 2
@@ -2115,6 +2125,28 @@ def test_class_order_is_a_stable_sort_for_any_thread_count(n_samples, n_threads)
     _kernels.class_order(y, order, class_ptr, n_threads)
     assert_array_equal(order, np.argsort(y, kind="stable"))
     assert_array_equal(class_ptr, np.r_[0, np.cumsum(np.bincount(y, minlength=8))])
+
+
+@pytest.mark.parametrize("index", [np.int32, np.int64])
+@pytest.mark.parametrize("n_threads", [1, 2, 7])
+@pytest.mark.parametrize("n_entries", [0, 1, 40_000])
+def test_entry_value_ends_are_the_running_sums_of_rows_values(
+    n_entries, n_threads, index
+):
+    # 40,000 entries: three chunks of VALUE_CHUNK, the last one short.
+    rng = np.random.default_rng(8)
+    indptr = np.r_[0, np.cumsum(rng.integers(0, 9, 30_000))].astype(index)
+    entries = rng.integers(0, 30_000, n_entries).astype(np.intp)
+    values = np.diff(indptr)
+    for entry_row, rows in [
+        (NO_ROWS, entries),
+        # soft labels: entries are label entries, each of entry_row's row
+        (rng.permutation(30_000).astype(np.intp), None),
+    ]:
+        rows = entry_row[entries] if rows is None else rows
+        ends = np.full(n_entries + 1, -1, dtype=np.intp)
+        _kernels.entry_value_ends(indptr, entries, entry_row, ends, n_threads)
+        assert_array_equal(ends, np.r_[0, np.cumsum(values[rows])])
 
 
 def test_structure_check_finds_whether_indices_are_canonical():
