@@ -45,6 +45,7 @@ from fastnb._threads import (
     pad_classes,
     padded_class_count,
     thread_scratch,
+    zeroed,
 )
 from fastnb._validation import (
     check_class_prior,
@@ -395,7 +396,7 @@ def count_codes(
         if n_chunks == 1:
             tables = counts.reshape(1, -1)
         else:
-            tables = np.zeros((n_chunks, counts.size))
+            tables = zeroed((n_chunks, counts.size))
         # Tasks are chunks x blocks of columns, about two a thread.
         n_blocks = min(n_features, -(-2 * n_threads // n_chunks))
         _kernels.categorical_count_dense(
@@ -493,7 +494,7 @@ def count_sparse_codes(
         if n_chunks == 1:
             tables = counts.reshape(1, -1)
         else:
-            tables = np.zeros((n_chunks, counts.size))
+            tables = zeroed((n_chunks, counts.size))
         _kernels.categorical_count_csr(
             data,
             indices,

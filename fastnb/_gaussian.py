@@ -46,6 +46,7 @@ from fastnb._threads import (
     pad_classes,
     padded_class_count,
     thread_scratch,
+    zeroed,
 )
 from fastnb._validation import (
     MISSING_CONSTRAINT,
@@ -151,8 +152,8 @@ def dense_class_moments(X, y, sample_weight, n_classes, n_threads, ignore=False)
         X = np.ascontiguousarray(X)
     chunk_rows, n_chunks = dense_row_chunks(n_samples, 2 * n_classes * n_features)
     chunk_count = np.zeros((n_chunks, n_classes))
-    chunk_mean = np.zeros((n_chunks, n_classes, n_features))
-    chunk_ssd = np.zeros((n_chunks, n_classes, n_features))
+    chunk_mean = zeroed((n_chunks, n_classes, n_features))
+    chunk_ssd = zeroed((n_chunks, n_classes, n_features))
     # The weight of each entry's values that are not NaN (missing="ignore").
     chunk_observed = np.zeros(chunk_mean.shape if ignore else (0, 0, 0))
     _kernels.gaussian_moments_dense(

@@ -5,6 +5,7 @@ classes padded to whole register blocks, and each thread's scratch rows.
 A leaf of the package: it imports nothing of fastnb but the kernels.
 """
 
+import math
 import os
 
 import numpy as np
@@ -135,7 +136,7 @@ def zeroed(shape):
     enough for more than one: np.zeros is a memset of the main thread
     wherever the allocator hands back used memory (0.4 to 1 ms of a
     20-class fit of 65,536 features)."""
-    size = int(np.prod(shape))
+    size = math.prod(shape)
     n_threads = effective_n_threads(size)
     if n_threads == 1:
         return np.zeros(shape)
