@@ -293,16 +293,23 @@ def about_equal(sizes):
 def parts_layout(class_values, n_features, most_parts, n_threads):
     """How many parts to cut each class of these numbers of values in (0:
     none) for the least time on n_threads, by the costs above: none, or
-    each class of more values than a part cut, parts of a
-    TASKS_PER_THREAD'th of a thread's share (at most most_parts in all),
-    if that takes less than PARTS_MARGIN of the time of none."""
+    the classes cut in TASKS_PER_THREAD rounds of the threads' parts in
+    all (at most most_parts), each class its share of them (the parts
+    left over by rounding down to the largest remainders), those of less
+    than two parts not cut, if that takes less than PARTS_MARGIN of the
+    time of none. (Each class's share rounded up made a part more than
+    the rounds: a round more for one thread, a quarter more time for a
+    binary text batch on 16 threads.)"""
     best = (
         PARTS_MARGIN * slowest_thread(class_values, n_threads),
         np.zeros_like(class_values),
     )
     for tasks_per_thread in TASKS_PER_THREAD:
-        part_values = class_values.sum() / (tasks_per_thread * n_threads)
-        n_parts = np.ceil(class_values / part_values).astype(np.intp)
+        n_tasks = tasks_per_thread * n_threads
+        shares = class_values * (n_tasks / class_values.sum())
+        n_parts = np.floor(shares).astype(np.intp)
+        left = max(n_tasks - int(n_parts.sum()), 0)
+        n_parts[np.argsort(n_parts - shares, kind="stable")[:left]] += 1
         n_parts[n_parts < 2] = 0
         if not n_parts.any() or n_parts.sum() > most_parts:
             continue
