@@ -540,3 +540,32 @@ def test_a_rebound_feature_count_is_refused_after_predictions(case):
     message = "does not match the fitted statistics|feature_names_in_ must be"
     with pytest.raises(ValueError, match=message):
         model.predict(X)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
+def test_partial_fit_checks_only_shapes_it_did_not_make(case, monkeypatch):
+    # The statistics a partial_fit sums from a checked batch need no check of
+    # their shapes before the next call; a feature count rebound since, or
+    # statistics rebound, are checked (and refused) all the same.
+    X, y, _ = case.make(n_samples=60, seed=0)
+    classes = np.unique(y)
+    model = case.estimator().partial_fit(X, y, classes=classes)
+    checks = []
+    original = type(model)._check_statistics
+    monkeypatch.setattr(
+        type(model),
+        "_check_statistics",
+        lambda self, *args, **kwargs: (
+            checks.append(1) or original(self, *args, **kwargs)
+        ),
+    )
+    model.partial_fit(X, y)
+    model.predict(X)
+    assert checks == []
+    model._statistics = dict(model._statistics)
+    model.predict(X)
+    assert checks == [1]
+    model.n_features_in_ += 1
+    message = "does not match the fitted statistics|feature_names_in_ must be"
+    with pytest.raises(ValueError, match=message):
+        model.partial_fit(X, y)
