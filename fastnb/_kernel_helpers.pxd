@@ -61,3 +61,25 @@ cdef inline void sum_blocks(
         for b in range(block_sums.shape[0]):
             total = total + block_sums[b, c]
         out[c] = total
+
+
+cdef inline Py_ssize_t dealt_slots(Py_ssize_t n_tasks, int n_threads) noexcept nogil:
+    """The slots of n_tasks tasks dealt out in turn to n_threads threads
+    (dealt_task): whole rounds of the threads."""
+    return (n_tasks + n_threads - 1) // n_threads * n_threads
+
+
+cdef inline Py_ssize_t dealt_task(
+    Py_ssize_t slot, Py_ssize_t n_tasks, int n_threads
+) noexcept nogil:
+    """The task of a slot of a loop over dealt_slots(n_tasks, n_threads)
+    slots, static, a slot at a time (slot s to thread s % n_threads), or -1
+    for none: each round of the threads takes its tasks in reverse, so
+    that thread 0, the main thread, which also wakes the others and runs
+    the Python around the kernels, takes the last task of each round and
+    none of a round that is not full. A thread's tasks still come in
+    increasing order; the tasks' order is the one a thread count changes
+    nothing in (a task a chunk, its own table)."""
+    cdef Py_ssize_t place = slot % n_threads
+    cdef Py_ssize_t task = slot - place + n_threads - 1 - place
+    return task if task < n_tasks else -1

@@ -25,6 +25,8 @@ import numpy as np
 from fastnb._kernel_helpers cimport (
     TABLE_BLOCK,
     VALUE_CHUNK,
+    dealt_slots,
+    dealt_task,
     first_flagged,
     merge_into,
     missing_code,

@@ -515,18 +515,22 @@ def categorical_count_csr(
     cdef bint weighted = sample_weight.shape[0] > 0
     # A chunk with a code outside the table, for each thread.
     cdef intp_t[::1] outside = np.full(n_threads, -1, dtype=np.intp)
-    cdef Py_ssize_t b, i, j, p, c, row
+    cdef Py_ssize_t s, b, i, j, p, c, row
     cdef double w
     cdef code_t x
-    # The chunks dealt out in turn: each thread gets its share however
-    # late it wakes, and rows that grow denser down X are shared out too.
-    for b in prange(
-        tables.shape[0],
+    # The chunks dealt out in turn (dealt_task): each thread gets its share
+    # however late it wakes, and rows that grow denser down X are shared
+    # out too.
+    for s in prange(
+        dealt_slots(tables.shape[0], n_threads),
         nogil=True,
         schedule="static",
         chunksize=1,
         num_threads=n_threads,
     ):
+        b = dealt_task(s, tables.shape[0], n_threads)
+        if b < 0:
+            continue
         for i in range(b * chunk_rows, min((b + 1) * chunk_rows, n_samples)):
             c = y[i]
             w = sample_weight[i] if weighted else 1.0

@@ -265,17 +265,15 @@ def discrete_count_csr(
     counted into, zeroed first.
 
     The tasks are taken by the next thread free, but for the last n_dealt,
-    about equal, dealt out in turn, each round from the last thread to the
-    first: the main thread, which also wakes the others and runs the
-    Python around the kernels, takes the smallest task of each round and
-    none of a last round that is not full. (A class's cost is not its rows'
+    about equal, dealt out in turn (dealt_task: the main thread takes the
+    smallest of each round, and none of a round that is not full). (A
+    class's cost is not its rows'
     number: a class of scattered rows costs about twice as much a row as
     one of consecutive rows, 314 against 136 ns, so the classes of a
     multilabel fit, one of them of every row, dealt out in turn left its
     threads unequal: 1.6 times the time at two threads.)
     """
     cdef Py_ssize_t n_taken = tasks.shape[0] - n_dealt
-    cdef Py_ssize_t n_slots = (n_dealt + n_threads - 1) // n_threads * n_threads
     cdef uint8_t[::1] other = np.zeros(max(tasks.shape[0], 1), dtype=np.uint8)
     cdef Py_ssize_t t, s
     for t in prange(n_taken, nogil=True, schedule="dynamic", num_threads=n_threads):
@@ -285,12 +283,14 @@ def discrete_count_csr(
             allow_nan, part, part_missing,
         )
     for s in prange(
-        n_slots, nogil=True, schedule="static", chunksize=1, num_threads=n_threads
+        dealt_slots(n_dealt, n_threads),
+        nogil=True,
+        schedule="static",
+        chunksize=1,
+        num_threads=n_threads,
     ):
-        # Slot s goes to thread s % n_threads: in each round, the tasks in
-        # reverse.
-        t = s - s % n_threads + n_threads - 1 - s % n_threads
-        if t >= n_dealt:
+        t = dealt_task(s, n_dealt, n_threads)
+        if t < 0:
             continue
         other[n_taken + t] = _count_task(
             X_data, X_indices, X_indptr, entries_by_class, entry_row,
