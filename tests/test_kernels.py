@@ -889,6 +889,25 @@ def out_of_range_calls():
             2,
         )
 
+    def count_by_classes(csr_arrays, entries, tasks, n_dealt, parts):
+        """discrete_count_csr of these CSR arrays, label entries grouped by
+        class, tasks (n_dealt of them dealt) and part rows."""
+        return k.discrete_count_csr(
+            *csr_arrays,
+            entries,
+            NO_ROWS,
+            weights,
+            tasks,
+            n_dealt,
+            0.0,
+            False,
+            counts(),
+            no_missing,
+            False,
+            *parts,
+            2,
+        )
+
     def chunks():
         """The counts of the second chunk of two rows (the rows 2 and 3)."""
         return np.zeros((1, 2, 4))
@@ -953,57 +972,32 @@ def out_of_range_calls():
     bounds = "[Oo]ut of bounds"
     return {
         "discrete_count_csr column": (
-            lambda: k.discrete_count_csr(
-                *bad_column(csr),
+            lambda: count_by_classes(
+                bad_column(csr),
                 rows,
-                NO_ROWS,
-                weights,
                 whole_class_tasks(class_ptr),
                 0,
-                0.0,
-                False,
-                counts(),
-                no_missing,
-                False,
-                *NO_PARTS.values(),
-                2,
+                NO_PARTS.values(),
             ),
             bounds,
         ),
         "discrete_count_csr sample": (
-            lambda: k.discrete_count_csr(
-                *sparse_arrays(csr),
+            lambda: count_by_classes(
+                sparse_arrays(csr),
                 np.array([0, 1, 3], dtype=np.intp),
-                NO_ROWS,
-                weights,
                 whole_class_tasks(class_ptr),
                 0,
-                0.0,
-                False,
-                counts(),
-                no_missing,
-                False,
-                *NO_PARTS.values(),
-                2,
+                NO_PARTS.values(),
             ),
             bounds,
         ),
         "discrete_count_csr part": (
-            lambda: k.discrete_count_csr(
-                *sparse_arrays(csr),
+            lambda: count_by_classes(
+                sparse_arrays(csr),
                 rows,
-                NO_ROWS,
-                weights,
                 np.array([[0, 2, 0, 0], [2, 3, 1, 1]], dtype=np.intp),
                 2,
-                0.0,
-                False,
-                counts(),
-                no_missing,
-                False,
-                np.zeros((1, csr.shape[1])),
-                np.empty((0, 0)),
-                2,
+                (np.zeros((1, csr.shape[1])), np.empty((0, 0))),
             ),
             bounds,
         ),
