@@ -249,7 +249,7 @@ def class_tasks(indptr, by_class, n_features, tables, n_threads, cut=True):
         return largest_first(tasks, class_rows), no_parts, about_equal(class_rows)
     # (On the threads: a new array of one number an entry, written on the
     # main thread, page-faulted for 1 ms of a 100,000-row binary batch.)
-    ends = np.empty(len(entries_by_class) + 1, dtype=np.intp)
+    ends = np.empty(n_entries + 1, dtype=np.intp)
     _kernels.entry_value_ends(indptr, entries_by_class, entry_row, ends, n_threads)
     class_values = np.diff(ends[class_ptr])
     most_parts = PART_BYTES // (8 * tables * max(n_features, 1))

@@ -213,18 +213,17 @@ cdef inline bint _count_task(
     """Count discrete_count_csr's task t into its class's row of out, or
     into its row of part (and of part_missing), zeroed first; returns
     whether a part met a value other than a whole number, not negative."""
-    cdef Py_ssize_t s = tasks[t, 3], j
+    cdef Py_ssize_t s = tasks[t, 3]
     if s < 0:
         return _count_entries(
             X_data, X_indices, X_indptr, entries_by_class, entry_row,
             label_weight, tasks[t, 0], tasks[t, 1], threshold, binarize,
             allow_nan, out, missing, tasks[t, 2], False,
         )
-    for j in range(part.shape[1]):
-        part[s, j] = 0
-    if part_missing.shape[0] > 0:
-        for j in range(part_missing.shape[1]):
-            part_missing[s, j] = 0
+    if part.shape[1] > 0:
+        fastnb_zero(&part[s, 0], part.shape[1])
+        if part_missing.shape[0] > 0:
+            fastnb_zero(&part_missing[s, 0], part_missing.shape[1])
     return _count_entries(
         X_data, X_indices, X_indptr, entries_by_class, entry_row,
         label_weight, tasks[t, 0], tasks[t, 1], threshold, binarize,
