@@ -491,10 +491,11 @@ def count_sparse_codes(
         )
     else:
         chunk_rows, n_chunks = sparse_count_chunks(n_samples, len(data), counts.size)
+        # (Each chunk's task zeroes its table.)
         if n_chunks == 1:
             tables = counts.reshape(1, -1)
         else:
-            tables = zeroed((n_chunks, counts.size))
+            tables = np.empty((n_chunks, counts.size))
         _kernels.categorical_count_csr(
             data,
             indices,

@@ -43,7 +43,6 @@ from fastnb._threads import (
     effective_n_threads,
     padded_class_count,
     thread_scratch,
-    zeroed,
 )
 from fastnb._validation import (
     MISSING_CONSTRAINT,
@@ -86,7 +85,8 @@ def accumulate_counts(X, y, sample_weight, out, binarize, missing=None, nan=Fals
         # Each chunk's counts, and then its missing weights if they are kept.
         tables = 1 + (missing.shape[0] > 0)
         chunk_rows, n_chunks = dense_row_chunks(X.shape[0], tables * out.size)
-        chunk_counts = zeroed((n_chunks - 1, tables * out.shape[0], out.shape[1]))
+        # (Each task zeroes its part of a chunk's table.)
+        chunk_counts = np.empty((n_chunks - 1, tables * out.shape[0], out.shape[1]))
         block_width = dense_block_width(X.shape[1], n_threads)
         _kernels.discrete_count_dense(
             X,

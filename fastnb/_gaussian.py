@@ -46,7 +46,6 @@ from fastnb._threads import (
     pad_classes,
     padded_class_count,
     thread_scratch,
-    zeroed,
 )
 from fastnb._validation import (
     MISSING_CONSTRAINT,
@@ -151,11 +150,12 @@ def dense_class_moments(X, y, sample_weight, n_classes, n_threads, ignore=False)
     if not (X.flags.c_contiguous or X.flags.f_contiguous):
         X = np.ascontiguousarray(X)
     chunk_rows, n_chunks = dense_row_chunks(n_samples, 2 * n_classes * n_features)
-    chunk_count = np.zeros((n_chunks, n_classes))
-    chunk_mean = zeroed((n_chunks, n_classes, n_features))
-    chunk_ssd = zeroed((n_chunks, n_classes, n_features))
+    # Each chunk's task zeroes its tables.
+    chunk_count = np.empty((n_chunks, n_classes))
+    chunk_mean = np.empty((n_chunks, n_classes, n_features))
+    chunk_ssd = np.empty((n_chunks, n_classes, n_features))
     # The weight of each entry's values that are not NaN (missing="ignore").
-    chunk_observed = np.zeros(chunk_mean.shape if ignore else (0, 0, 0))
+    chunk_observed = np.empty(chunk_mean.shape if ignore else (0, 0, 0))
     _kernels.gaussian_moments_dense(
         X,
         *label_arrays(y, sample_weight),

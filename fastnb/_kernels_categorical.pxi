@@ -505,7 +505,8 @@ def categorical_count_csr(
 
     tables[b, (offsets[j] + x) * n_classes + y[i]] += w[i] for each stored
     code x at (i, j) of chunk b's rows (chunk_rows rows from b *
-    chunk_rows), in row order; a task a chunk. No sample_weight means unit
+    chunk_rows), in row order; a task a chunk, which zeroes its table first
+    (the caller's may be uninitialised). No sample_weight means unit
     weights. With missing, feature j's last row (offsets[j + 1] - 1) counts
     its stored NaN (missing values), the rows before it its codes. A code
     outside the feature's rows for codes raises IndexError (a checked X has
@@ -531,6 +532,7 @@ def categorical_count_csr(
         b = dealt_task(s, tables.shape[0], n_threads)
         if b < 0:
             continue
+        fastnb_zero(&tables[b, 0], tables.shape[1])
         for i in range(b * chunk_rows, min((b + 1) * chunk_rows, n_samples)):
             c = y[i]
             w = sample_weight[i] if weighted else 1.0

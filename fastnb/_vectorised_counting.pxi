@@ -547,11 +547,12 @@ def discrete_count_dense(
     """Add each dense row's weighted values to its classes' rows of out (C or F order).
 
     The rows are cut in chunks of chunk_rows: the first is counted into
-    out, each other one, b, into chunk_counts[b - 1] (zeroed by the
-    caller), a task a chunk and a block of block_width columns; then those
-    are added to out in order, a task a block of columns.  When missing
-    values are counted, chunk_counts holds two tables a chunk: the counts,
-    then the missing weights, [b - 1, n_classes + c, j].
+    out, each other one, b, into chunk_counts[b - 1], a task a chunk and a
+    block of block_width columns, which zeroes its part of the chunk's
+    table first (the caller's may be uninitialised); then those are added
+    to out in order, a task a block of columns. When missing values are
+    counted, chunk_counts holds two tables a chunk: the counts, then the
+    missing weights, [b - 1, n_classes + c, j].
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
@@ -560,7 +561,7 @@ def discrete_count_dense(
     cdef Py_ssize_t n_blocks = (n_features + block_width - 1) // block_width
     cdef bint track = missing.shape[0] > 0
     cdef bint soft = label_ptr.shape[0] > 0
-    cdef Py_ssize_t task, b, i, j, c, e, j_start, j_stop
+    cdef Py_ssize_t task, b, i, j, c, e, r, j_start, j_stop
     cdef double v, w
     # Static: the tasks are of equal size, so each thread gets its share
     # whichever threads wake first.
@@ -570,6 +571,9 @@ def discrete_count_dense(
         b = task // n_blocks
         j_start = (task % n_blocks) * block_width
         j_stop = min(j_start + block_width, n_features)
+        if b > 0:
+            for r in range(chunk_counts.shape[1]):
+                fastnb_zero(&chunk_counts[b - 1, r, j_start], j_stop - j_start)
         for i in range(b * chunk_rows, min((b + 1) * chunk_rows, n_samples)):
             for e in range(label_ptr[i] if soft else i,
                            label_ptr[i + 1] if soft else i + 1):

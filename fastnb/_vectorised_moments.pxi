@@ -81,16 +81,19 @@ def gaussian_moments_dense(
     """Welford moments per class of each chunk of rows (C or F order X),
     merged in order into weight[0], mean[0] and ssd[0].
 
-    A task is a chunk of chunk_rows rows, written to weight[b] (the weight
-    of each class in the chunk), mean[b] and ssd[b]; then the chunks are
-    merged, pairwise in order, a task an entry (class, feature), so the
-    result does not depend on the number of threads. For a model with
-    missing="ignore", observed has mean's shape and gets the weight of each
-    entry's values that are not NaN (a NaN is left out of its entry's
-    moments); otherwise it is empty, and NaN makes the moments NaN.
+    The chunks' tables are zeroed first, on the threads (the caller's may
+    be uninitialised). A task is a chunk of chunk_rows rows, written to
+    weight[b] (the weight of each class in the chunk), mean[b] and ssd[b];
+    then the chunks are merged, pairwise in order, a task an entry (class,
+    feature), so the result does not depend on the number of threads. For
+    a model with missing="ignore", observed has mean's shape and gets the
+    weight of each entry's values that are not NaN (a NaN is left out of
+    its entry's moments); otherwise it is empty, and NaN makes the moments
+    NaN.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_features = X.shape[1]
+    cdef Py_ssize_t n_classes = weight.shape[1]
     cdef Py_ssize_t n_chunks = mean.shape[0]
     cdef bint rows_contiguous = X.strides[1] == sizeof(floating) or n_features <= 1
     cdef bint ignore = observed.shape[0] > 0
@@ -99,6 +102,15 @@ def gaussian_moments_dense(
     cdef bint soft = label_ptr.shape[0] > 0
     cdef Py_ssize_t b, e, i, j, c, start, stop, q
     cdef double w, m, d, x
+    # (A loop of its own: zeroing in the chunk's task below made GCC's code
+    # for an F-order X 5-9% slower.)
+    for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
+        fastnb_zero(&weight[b, 0], n_classes)
+        for c in range(n_classes):
+            fastnb_zero(&mean[b, c, 0], n_features)
+            fastnb_zero(&ssd[b, c, 0], n_features)
+            if ignore:
+                fastnb_zero(&observed[b, c, 0], n_features)
     # Static: the chunks have equal rows, so each thread gets its share
     # whichever threads wake first.
     for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
@@ -152,8 +164,7 @@ def gaussian_moments_dense(
     # A task an entry (class, feature): chunks are many, classes and features
     # can be few.
     for e in prange(
-        weight.shape[1] * n_features, nogil=True, schedule="static",
-        num_threads=n_threads,
+        n_classes * n_features, nogil=True, schedule="static", num_threads=n_threads
     ):
         c = e // n_features
         j = e % n_features
@@ -168,7 +179,7 @@ def gaussian_moments_dense(
         if ignore:
             observed[0, c, j] = w
     for i in range(1, n_chunks):
-        for c in range(weight.shape[1]):
+        for c in range(n_classes):
             weight[0, c] += weight[i, c]
 
 

@@ -126,6 +126,73 @@ def test_counting_does_not_depend_on_thread_count(n_threads):
 
 
 @pytest.mark.parametrize("n_threads", [1, 3])
+def test_chunk_kernels_zero_their_own_chunk_tables(n_threads):
+    # The callers hand these kernels each chunk's tables uninitialised
+    # (np.empty): whatever the memory held (NaN here) must not reach the sums.
+    rng = np.random.default_rng(3)
+    X, y = tfidf_like(3000, 40, 5)
+    dense = X.toarray()
+    weights = rng.random(3000)
+
+    def dense_counts(chunk_counts):
+        out, missing = np.zeros((5, 40)), np.zeros((5, 40))
+        _kernels.discrete_count_dense(
+            dense, NO_ROWS, y, weights, 0.0, False, out, missing, True,
+            chunk_counts, 500, 16, n_threads,
+        )  # fmt: skip
+        return out, missing
+
+    def moments(data, fill, observed_shape):
+        chunk_tables = (
+            np.full((6, 5), fill),
+            np.full(observed_shape, fill),
+            np.full((6, 5, 40), fill),
+            np.full((6, 5, 40), fill),
+        )
+        _kernels.gaussian_moments_dense(
+            data, NO_ROWS, y, weights, 500, *chunk_tables, n_threads
+        )
+        return [table[0] for table in chunk_tables if table.size]
+
+    stored = rng.random((3000, 20)) < 0.3
+    codes = sp.csr_matrix(rng.integers(0, 4, (3000, 20)) * stored)
+    offsets = np.arange(0, 84, 4, dtype=np.intp)
+
+    def code_counts(tables):
+        _kernels.categorical_count_csr(
+            *sparse_arrays(codes), y, weights, offsets, 5, 500, tables, False, n_threads
+        )
+        return tables
+
+    with_nan = dense.copy()
+    with_nan[rng.random(dense.shape) < 0.05] = np.nan
+    pairs = {
+        "discrete_count_dense": (
+            dense_counts(np.zeros((5, 10, 40))),
+            dense_counts(np.full((5, 10, 40), np.nan)),
+        ),
+        "categorical_count_csr": (
+            code_counts(np.zeros((6, 400))),
+            code_counts(np.full((6, 400), np.nan)),
+        ),
+    }
+    for name, data, observed_shape in (
+        ("C", dense, (0, 0, 0)),
+        ("F", np.asfortranarray(dense), (0, 0, 0)),
+        ("C, missing ignored", with_nan, (6, 5, 40)),
+        ("F, missing ignored", np.asfortranarray(with_nan), (6, 5, 40)),
+    ):
+        pairs[f"gaussian_moments_dense {name}"] = (
+            moments(data, 0.0, observed_shape),
+            moments(data, np.nan, observed_shape),
+        )
+    for name, (from_zeros, from_garbage) in pairs.items():
+        for expected, got in zip(from_zeros, from_garbage, strict=True):
+            assert not np.isnan(got).any(), name
+            assert_array_equal(got, expected, err_msg=name)
+
+
+@pytest.mark.parametrize("n_threads", [1, 3])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("binarize", [False, True])
