@@ -5,6 +5,7 @@ classes padded to whole register blocks, and each thread's scratch rows.
 A leaf of the package: it imports nothing of fastnb but the kernels.
 """
 
+import contextvars
 import math
 import os
 
@@ -16,9 +17,25 @@ from fastnb._simd import kernels as _kernels
 # costs more than small inputs save, and on a busy machine far more.
 WORK_PER_THREAD = 1 << 16
 
+# The most threads the kernels may use in this context, or None for no cap:
+# fastnb.dask sets it in each task to the task's share of the CPUs, so that
+# the threads that run a worker's tasks do not each start a team as large
+# as the machine. A context variable: each thread, and each task, has its own.
+THREAD_CAP: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "fastnb_thread_cap", default=None
+)
+
+
+def usable_cpus():
+    """The CPUs this process may run on (its affinity, where the system has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
 
 def effective_n_threads(work=None):
-    """Number of threads the kernels use: OpenMP's limit, capped by usable CPUs.
+    """Number of threads the kernels use: OpenMP's limit, capped by usable
+    CPUs and by THREAD_CAP.
 
     OpenMP's limit follows ``OMP_NUM_THREADS`` and ``threadpoolctl``. With
     ``work`` (how many values the kernel touches: nonzeros, or rows x
@@ -30,11 +47,11 @@ def effective_n_threads(work=None):
     """
     if work is not None and work < 2 * WORK_PER_THREAD:
         return 1  # without asking the system: small inputs are most calls
-    if hasattr(os, "sched_getaffinity"):
-        n_cpus = len(os.sched_getaffinity(0))
-    else:
-        n_cpus = os.cpu_count() or 1
-    return max(1, min(_kernels.openmp_max_threads(), n_cpus))
+    n_threads = min(_kernels.openmp_max_threads(), usable_cpus())
+    cap = THREAD_CAP.get()
+    if cap is not None:
+        n_threads = min(n_threads, cap)
+    return max(1, n_threads)
 
 
 def data_size(X):

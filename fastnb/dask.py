@@ -35,13 +35,16 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
+import threading
 from typing import TYPE_CHECKING, Any, Self
 
 try:
     import dask
     import dask.array as da
+    from dask.system import CPU_COUNT
 except ImportError as exc:  # pragma: no cover - the extra is not installed
     raise ImportError(
         "fastnb.dask needs Dask: pip install 'fastnb[dask]' (dask and distributed)."
@@ -51,12 +54,13 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 try:
-    from distributed import KilledWorker
+    from distributed import KilledWorker, get_worker
 
     # The errors of a task whose every worker died while running it.
     LOST_WORKER_ERRORS: tuple[type[Exception], ...] = (KilledWorker,)
 except ImportError:  # pragma: no cover - Dask's local schedulers lose no worker
     LOST_WORKER_ERRORS = ()
+    get_worker = None
 
 import fastnb
 from fastnb._base import unchanged_on_error
@@ -70,6 +74,7 @@ from fastnb._state import (
     expand_classes,
     in_fit_order,
 )
+from fastnb._threads import THREAD_CAP, usable_cpus
 from fastnb._validation import (
     check_sample_weight,
     partial_fit_classes,
@@ -253,13 +258,51 @@ def blocks_of(collection, optimize):
     return list(np.ravel(blocks)) if isinstance(collection, da.Array) else list(blocks)
 
 
+def task_threads():
+    """The threads a task's kernels may use: the usable CPUs shared out among
+    the threads that run tasks in this process, so that together they do
+    not start more threads than there are CPUs.
+
+    Those threads are a dask.distributed worker's ``nthreads``; outside a
+    worker, in a thread other than the main one (the pool of Dask's local
+    threaded scheduler), Dask's ``num_workers`` setting, by default one a
+    CPU. None (no cap) in the main thread: the synchronous scheduler, or a
+    process-based scheduler's processes. (A worker process started by a
+    nanny has ``OMP_NUM_THREADS=1`` already, Dask's default.)
+    """
+    worker = None
+    if get_worker is not None:
+        try:
+            worker = get_worker()
+        except ValueError:  # not in a task of a worker
+            pass
+    if worker is not None:
+        n_task_threads = worker.state.nthreads
+    elif threading.current_thread() is threading.main_thread():
+        return None
+    else:
+        n_task_threads = dask.config.get("num_workers", None) or CPU_COUNT
+    return max(1, usable_cpus() // max(1, n_task_threads))
+
+
+@contextlib.contextmanager
+def task_share():
+    """Within the block: the kernels use at most ``task_threads()`` threads."""
+    token = THREAD_CAP.set(task_threads())
+    try:
+        yield
+    finally:
+        THREAD_CAP.reset(token)
+
+
 def block_state(model, X, y, sample_weight, class_proba, classes, where, settings):
     """The state of one block of rows (see fastnb._state.batch_state), or None
-    for a block without rows; under fastnb's ``settings`` (the client's)."""
+    for a block without rows; under fastnb's ``settings`` (the client's), its
+    kernels on the task's share of the threads (``task_share``)."""
     if X.shape[0] == 0:
         return None
     try:
-        with fastnb.config_context(**settings):
+        with fastnb.config_context(**settings), task_share():
             return batch_state(
                 model,
                 X,
@@ -275,9 +318,9 @@ def block_state(model, X, y, sample_weight, class_proba, classes, where, setting
 
 def combined(states, settings):
     """The states combined in order, the empty blocks' (None) left out, under
-    fastnb's ``settings`` (the client's)."""
+    fastnb's ``settings`` (the client's), on the task's share of the threads."""
     result = None
-    with fastnb.config_context(**settings):
+    with fastnb.config_context(**settings), task_share():
         for state in states:
             if state is not None:
                 result = state if result is None else combine_states(result, state)
@@ -379,14 +422,15 @@ def needed_keys(collection):
 
 
 def apply_method(X, model, method, cost=None):
-    """``model.method(X)`` on one block of rows (an empty one too); ``cost``
-    (checked) for ``predict``'s."""
+    """``model.method(X)`` on one block of rows (an empty one too), on the
+    task's share of the threads; ``cost`` (checked) for ``predict``'s."""
     if X.shape[0] == 0:
         shape = (0,) if method == "predict" else (0, len(model.classes_))
         return np.empty(shape, dtype=output_dtype(model, method, X))
-    if cost is not None:
-        return model.predict(X, cost=cost)
-    return getattr(model, method)(X)
+    with task_share():
+        if cost is not None:
+            return model.predict(X, cost=cost)
+        return getattr(model, method)(X)
 
 
 def output_dtype(model, method, X):
@@ -403,10 +447,12 @@ def output_dtype(model, method, X):
 
 
 def block_accuracy(model, X, y, sample_weight):
-    """(weight of the rows predicted right, weight of all rows) of one block."""
+    """(weight of the rows predicted right, weight of all rows) of one block,
+    predicted on the task's share of the threads."""
     if X.shape[0] == 0:
         return 0.0, 0.0
-    right = model.predict(X) == np.asarray(y)
+    with task_share():
+        right = model.predict(X) == np.asarray(y)
     if sample_weight is None:
         return float(right.sum()), float(len(right))
     weights = check_sample_weight(sample_weight, len(right), allow_all_zero=True)

@@ -840,3 +840,69 @@ def test_merge_of_dask_fits_equals_the_dask_fit_on_both(fitted, case):
     merged = fastnb.merge(parts)
     assert type(merged) is type(whole)
     assert_same_fit(merged, whole)
+
+
+# ---------------------------------------------------------------------------
+# Threads: a worker's task threads share the CPUs
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def kernel_threads(monkeypatch):
+    """The thread counts the dense counting kernel is called with, on a
+    machine that shows 4 usable CPUs; skips where OpenMP allows only one
+    thread (then no cap can show)."""
+    from fastnb._simd import kernels
+
+    if kernels.openmp_max_threads() < 2:
+        pytest.skip("OpenMP allows one thread here: a cap would not show")
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: set(range(4)))
+    counting = kernels.discrete_count_dense
+    seen = []
+
+    def spy(*args):
+        seen.append(args[-1])
+        return counting(*args)
+
+    monkeypatch.setattr(kernels, "discrete_count_dense", spy)
+    return seen
+
+
+def threads_blocks():
+    """Two blocks of 4,000 x 64 counts (256,000 values: each large enough
+    for every thread), y and the in-memory model."""
+    X = np.random.default_rng(0).poisson(1.0, (8000, 64)).astype(float)
+    y = np.arange(8000) % 3
+    return da.from_array(X, chunks=(4000, -1)), da.from_array(y, chunks=4000)
+
+
+def test_a_workers_task_threads_share_the_cpus(kernel_threads):
+    # One worker of 4 task threads in this process: each task's kernels get
+    # 4 CPUs / 4 threads = 1 thread, where the caller's get all it may.
+    from distributed import Client, LocalCluster
+
+    X, y = threads_blocks()
+    fastnb.MultinomialNB().fit(X.compute(), y.compute())
+    assert kernel_threads[0] >= 2  # the caller's own fit: uncapped
+    with (
+        LocalCluster(
+            n_workers=1, threads_per_worker=4, processes=False, dashboard_address=None
+        ) as cluster,
+        Client(cluster),
+    ):
+        fastnb.dask.MultinomialNB().fit(X, y)
+    assert kernel_threads[1:] == [1, 1]
+
+
+@pytest.mark.parametrize(
+    ("scheduler", "per_task"), [("threads", 1), ("sync", None)], ids=str
+)
+def test_local_schedulers_task_threads(kernel_threads, scheduler, per_task):
+    # Dask's threaded scheduler of 4 threads shares the 4 CPUs out, one a
+    # task; the synchronous one runs the tasks in the caller's thread,
+    # uncapped.
+    X, y = threads_blocks()
+    with dask.config.set(scheduler=scheduler, num_workers=4):
+        fastnb.dask.MultinomialNB().fit(X, y)
+    uncapped = min(fastnb._simd.kernels.openmp_max_threads(), 4)
+    assert kernel_threads == [per_task or uncapped] * 2
