@@ -150,7 +150,7 @@ def dense_class_moments(X, y, sample_weight, n_classes, n_threads, ignore=False)
     if not (X.flags.c_contiguous or X.flags.f_contiguous):
         X = np.ascontiguousarray(X)
     chunk_rows, n_chunks = dense_row_chunks(n_samples, 2 * n_classes * n_features)
-    # Each chunk's task zeroes its tables.
+    # (The kernel zeroes the chunks' tables, on its threads.)
     chunk_count = np.empty((n_chunks, n_classes))
     chunk_mean = np.empty((n_chunks, n_classes, n_features))
     chunk_ssd = np.empty((n_chunks, n_classes, n_features))
