@@ -266,11 +266,11 @@ def discrete_count_csr(
     The tasks are taken by the next thread free, but for the last n_dealt,
     about equal, dealt out in turn (dealt_task: the main thread takes the
     smallest of each round, and none of a round that is not full). (A
-    class's cost is not its rows'
-    number: a class of scattered rows costs about twice as much a row as
-    one of consecutive rows, 314 against 136 ns, so the classes of a
-    multilabel fit, one of them of every row, dealt out in turn left its
-    threads unequal: 1.6 times the time at two threads.)
+    class's cost is not its rows' number: a class of scattered rows costs
+    about twice as much a row as one of consecutive rows, 314 against 136
+    ns, so the classes of a multilabel fit, one of them of every row, dealt
+    out in turn left its threads unequal: 1.6 times the time at two
+    threads.)
     """
     cdef Py_ssize_t n_taken = tasks.shape[0] - n_dealt
     cdef uint8_t[::1] other = np.zeros(max(tasks.shape[0], 1), dtype=np.uint8)

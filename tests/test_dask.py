@@ -871,8 +871,8 @@ def kernel_threads(monkeypatch):
 
 
 def threads_blocks():
-    """Two blocks of 4,000 x 64 counts (256,000 values: each large enough
-    for every thread), y and the in-memory model."""
+    """X, two blocks of 4,000 x 64 counts (256,000 values: each large enough
+    for every thread), and y, cut alike, as Dask arrays."""
     X = np.random.default_rng(0).poisson(1.0, (8000, 64)).astype(float)
     y = np.arange(8000) % 3
     return da.from_array(X, chunks=(4000, -1)), da.from_array(y, chunks=4000)
