@@ -24,10 +24,10 @@ import numpy as np
 
 from fastnb._kernel_helpers cimport (
     TABLE_BLOCK,
-    VALUE_CHUNK,
     dealt_slots,
     dealt_task,
     first_flagged,
+    label_chunk,
     merge_into,
     missing_code,
     sum_blocks,

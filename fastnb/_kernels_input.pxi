@@ -76,12 +76,13 @@ def sparse_structure_error(
 def label_range(const int64_t[::1] y, int n_threads):
     """(least, greatest) label of a non-empty y."""
     cdef Py_ssize_t n = y.shape[0]
-    cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
+    cdef Py_ssize_t chunk = label_chunk(n)
+    cdef Py_ssize_t n_chunks = (n + chunk - 1) // chunk
     cdef int64_t[::1] least = np.full(n_chunks, y[0], dtype=np.int64)
     cdef int64_t[::1] greatest = np.full(n_chunks, y[0], dtype=np.int64)
     cdef Py_ssize_t b, i
     for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
-        for i in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
+        for i in range(b * chunk, min((b + 1) * chunk, n)):
             if y[i] < least[b]:
                 least[b] = y[i]
             if y[i] > greatest[b]:
@@ -102,11 +103,12 @@ def label_presence(
     two.
     """
     cdef Py_ssize_t n = y.shape[0]
-    cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
+    cdef Py_ssize_t chunk = label_chunk(n)
+    cdef Py_ssize_t n_chunks = (n + chunk - 1) // chunk
     cdef Py_ssize_t b, i, t
     for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
         t = threadid()
-        for i in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
+        for i in range(b * chunk, min((b + 1) * chunk, n)):
             present[t, y[i] - lowest] = 1
 
 
@@ -147,7 +149,8 @@ def encode_by_lookup(
     outside the lookup or maps to -1 (not a class), or -1."""
     cdef Py_ssize_t n = y.shape[0]
     cdef Py_ssize_t span = lookup.shape[0]
-    cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
+    cdef Py_ssize_t chunk = label_chunk(n)
+    cdef Py_ssize_t n_chunks = (n + chunk - 1) // chunk
     cdef intp_t[::1] first_bad = np.full(n_threads, n, dtype=np.intp)
     cdef Py_ssize_t b, i, t
     cdef uint64_t offset
@@ -155,7 +158,7 @@ def encode_by_lookup(
         t = threadid()
         if first_bad[t] < n:
             continue
-        for i in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
+        for i in range(b * chunk, min((b + 1) * chunk, n)):
             # Unsigned: a label below lowest wraps past span, never overflows.
             offset = <uint64_t> y[i] - <uint64_t> lowest
             if offset >= <uint64_t> span or lookup[offset] < 0:
@@ -175,17 +178,18 @@ def class_weights(
     """out[c] = the weight of the labels of class c.
 
     A batch's labels (the label arrays: see "Labels" above). Summed per
-    chunk of VALUE_CHUNK rows, in row order, then over the chunks in order:
+    chunk of rows (label_chunk), in row order, then over the chunks in order:
     the same for any number of threads.
     """
     cdef bint soft = label_ptr.shape[0] > 0
     cdef Py_ssize_t n = label_ptr.shape[0] - 1 if soft else label_class.shape[0]
     cdef Py_ssize_t n_classes = out.shape[0]
-    cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
+    cdef Py_ssize_t chunk = label_chunk(n)
+    cdef Py_ssize_t n_chunks = (n + chunk - 1) // chunk
     cdef double[:, ::1] chunk_sums = np.zeros((max(n_chunks, 1), n_classes))
     cdef Py_ssize_t b, i, e
     for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
-        for i in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
+        for i in range(b * chunk, min((b + 1) * chunk, n)):
             for e in range(label_ptr[i] if soft else i,
                            label_ptr[i + 1] if soft else i + 1):
                 chunk_sums[b, label_class[e]] += label_weight[e]
@@ -247,19 +251,20 @@ def entry_value_ends(
     CSR matrix of these row offsets (ends[0] = 0): entry e's row is
     entry_row[e], or e where entry_row is empty (hard labels).
 
-    Each chunk of VALUE_CHUNK entries sums its rows' values, then writes
+    Each chunk of entries (label_chunk) sums its rows' values, then writes
     its running sums from the chunks' before it. The rows are checked
     before the call (entries grouped by class_order).
     """
     cdef bint soft = entry_row.shape[0] > 0
     cdef Py_ssize_t n = entries.shape[0]
-    cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
+    cdef Py_ssize_t chunk = label_chunk(n)
+    cdef Py_ssize_t n_chunks = (n + chunk - 1) // chunk
     cdef intp_t[::1] chunk_start = np.zeros(n_chunks + 1, dtype=np.intp)
     cdef Py_ssize_t b, k, row
     cdef intp_t total
     for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
         total = 0
-        for k in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
+        for k in range(b * chunk, min((b + 1) * chunk, n)):
             row = entry_row[entries[k]] if soft else entries[k]
             total = total + (indptr[row + 1] - indptr[row])
         chunk_start[b + 1] = total
@@ -269,7 +274,7 @@ def entry_value_ends(
             chunk_start[b + 1] = chunk_start[b + 1] + chunk_start[b]
     for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
         total = chunk_start[b]
-        for k in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
+        for k in range(b * chunk, min((b + 1) * chunk, n)):
             row = entry_row[entries[k]] if soft else entries[k]
             total = total + (indptr[row + 1] - indptr[row])
             ends[k + 1] = total

@@ -2194,7 +2194,7 @@ def test_class_order_is_a_stable_sort_for_any_thread_count(n_samples, n_threads)
 def test_entry_value_ends_are_the_running_sums_of_rows_values(
     n_entries, n_threads, index
 ):
-    # 40,000 entries: three chunks of VALUE_CHUNK, the last one short.
+    # 40,000 entries: 40 chunks of 1,024 (label_chunk), the last one short.
     rng = np.random.default_rng(8)
     indptr = np.r_[0, np.cumsum(rng.integers(0, 9, 30_000))].astype(index)
     entries = rng.integers(0, 30_000, n_entries).astype(np.intp)
@@ -2384,9 +2384,11 @@ def test_moments_merge_by_the_pairwise_formula():
 
 
 @pytest.mark.parametrize("n_threads", [2, 3, 7])
-def test_class_weights_do_not_depend_on_thread_count(n_threads):
+# label_chunk: 64 chunks of 1,563 labels; 92 of VALUE_CHUNK.
+@pytest.mark.parametrize("n_labels", [100_000, 1_500_000])
+def test_class_weights_do_not_depend_on_thread_count(n_threads, n_labels):
     rng = np.random.default_rng(11)
-    y = rng.integers(0, 6, 100_000).astype(np.intp)
+    y = rng.integers(0, 6, n_labels).astype(np.intp)
     weights = rng.random(len(y))
     sums = {threads: np.zeros(7) for threads in (1, n_threads)}
     for threads, out in sums.items():
