@@ -106,7 +106,11 @@ def class_moments(X, y, sample_weight, n_classes, ignore=False):
     n_threads = effective_n_threads(data_size(X))
     if not sp.issparse(X):
         return dense_class_moments(X, y, sample_weight, n_classes, n_threads, ignore)
-    count = class_weights(y, sample_weight, n_classes, data_size(X))
+    # In row order, as the kernels add the stored values' weights: the
+    # implicit zeros' weight, count less theirs, is then 0 where every row
+    # stores a value, not a rounding error (which, merged as zeros far
+    # from the mean, would swamp the variance).
+    count = class_weights(y, sample_weight, n_classes, data_size(X), in_row_order=True)
     mean = np.zeros((n_classes, n_features))
     ssd = np.zeros((n_classes, n_features))
     X = summed_duplicates(X)  # a repeated entry is one value, not two samples

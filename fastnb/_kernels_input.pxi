@@ -173,18 +173,23 @@ def class_weights(
     const intp_t[::1] label_class,
     const double[:] label_weight,
     double[::1] out,
+    bint in_row_order,
     int n_threads,
 ):
     """out[c] = the weight of the labels of class c.
 
     A batch's labels (the label arrays: see "Labels" above). Summed per
     chunk of rows (label_chunk), in row order, then over the chunks in order:
-    the same for any number of threads.
+    the same for any number of threads. With in_row_order, one chunk, on
+    one thread: each class's weights added one after another in row order,
+    as the sparse moments kernels add the weights of a class's stored
+    values, so that the two sums are equal, bit for bit, where every row
+    of the class stores a value.
     """
     cdef bint soft = label_ptr.shape[0] > 0
     cdef Py_ssize_t n = label_ptr.shape[0] - 1 if soft else label_class.shape[0]
     cdef Py_ssize_t n_classes = out.shape[0]
-    cdef Py_ssize_t chunk = label_chunk(n)
+    cdef Py_ssize_t chunk = max(n, 1) if in_row_order else label_chunk(n)
     cdef Py_ssize_t n_chunks = (n + chunk - 1) // chunk
     cdef double[:, ::1] chunk_sums = np.zeros((max(n_chunks, 1), n_classes))
     cdef Py_ssize_t b, i, e

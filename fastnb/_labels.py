@@ -219,16 +219,26 @@ def first_and_rest(labels):
     )
 
 
-def class_weights(y, sample_weight, n_classes, work=None):
+def class_weights(y, sample_weight, n_classes, work=None, in_row_order=False):
     """Weighted number of samples of each class (float64, n_classes), summed
     by a parallel kernel; y holds class indices, or SoftLabels.
 
     ``work``: the values the call's other kernels touch (its threads are
-    awake for those anyway); by default the labels.
+    awake for those anyway); by default the labels. ``in_row_order``: each
+    class's weights added one after another in row order, on one thread,
+    as the sparse moments kernels add those of its stored values (so that
+    a class's weight less that of its stored values of a feature is 0,
+    not a rounding error, where every row stores one).
     """
     weights = np.zeros(n_classes)
-    n_threads = effective_n_threads(len(y) if work is None else work)
-    _kernels.class_weights(*label_arrays(y, sample_weight), weights, n_threads)
+    labels = label_arrays(y, sample_weight)
+    # Unit weights (weights_or_ones: a view of one 1.0) sum exactly.
+    in_row_order = in_row_order and labels[2].strides != (0,)
+    if in_row_order:
+        n_threads = 1
+    else:
+        n_threads = effective_n_threads(len(y) if work is None else work)
+    _kernels.class_weights(*labels, weights, in_row_order, n_threads)
     return weights
 
 

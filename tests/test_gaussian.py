@@ -486,9 +486,12 @@ OFFSET = 1e8
 @pytest.mark.parametrize("how", ["fit", "partial_fit"])
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 @pytest.mark.parametrize("container", ["dense C", "dense F", "CSR int32", "CSC int32"])
-def test_huge_offset_gives_accurate_variances(container, weighted, how):
+# Sparse X: the implicit zeros' weight is the class's less its stored
+# values', 0 here only if both are summed in the same order (20,000 rows:
+# more than one task of class weights, whatever their size).
+@pytest.mark.parametrize("n_samples", [3000, 20_000])
+def test_huge_offset_gives_accurate_variances(container, weighted, how, n_samples):
     rng = np.random.default_rng(17)
-    n_samples = 3000
     y = rng.integers(0, 3, size=n_samples)
     X = OFFSET + rng.normal(scale=[1.0, 0.1, 5.0], size=(n_samples, 3))
     # Exact: the values are within a factor 2 of the offset (Sterbenz).
@@ -522,6 +525,21 @@ def test_huge_offset_gives_accurate_variances(container, weighted, how):
                 sample_weight=None if sample_weight is None else w[chunk],
             )
     assert_allclose(model.var_, expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize("sparse_format", ["csr", "csc"])
+def test_huge_offset_with_soft_labels_sparse_as_dense(sparse_format):
+    # Soft labels weigh each row's classes by fractions: the class weights
+    # and the stored values' must still be summed alike.
+    rng = np.random.default_rng(1)
+    X = OFFSET + rng.normal(scale=[1.0, 0.1, 5.0], size=(20_000, 3))
+    proba = rng.dirichlet(np.ones(3), 20_000)
+    dense = GaussianNB(var_smoothing=0.0).fit(X, class_proba=proba)
+    sparse = GaussianNB(var_smoothing=0.0).fit(
+        sp.csr_matrix(X).asformat(sparse_format), class_proba=proba
+    )
+    assert_allclose(sparse.var_, dense.var_, rtol=1e-6)
+    assert_allclose(sparse.theta_, dense.theta_, rtol=1e-12)
 
 
 # ---------------------------------------------------------------------------

@@ -2392,7 +2392,7 @@ def test_class_weights_do_not_depend_on_thread_count(n_threads, n_labels):
     weights = rng.random(len(y))
     sums = {threads: np.zeros(7) for threads in (1, n_threads)}
     for threads, out in sums.items():
-        _kernels.class_weights(NO_ROWS, y, weights, out, threads)
+        _kernels.class_weights(NO_ROWS, y, weights, out, False, threads)
     assert_array_equal(sums[n_threads], sums[1])
     np.testing.assert_allclose(sums[1], np.bincount(y, weights, 7), rtol=1e-12)
 
