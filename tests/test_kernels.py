@@ -15,7 +15,7 @@ from threadpoolctl import threadpool_limits
 import fastnb
 from fastnb._discrete import whole_class_tasks
 from fastnb._gaussian import sparse_gaussian_table
-from fastnb._labels import NO_ROWS, rows_by_class, soft_labels
+from fastnb._labels import NO_ROWS, label_arrays, rows_by_class, soft_labels
 from fastnb._simd import kernel_set
 from fastnb._simd import kernels as _kernels
 from fastnb._threads import effective_n_threads, pad_classes, thread_scratch
@@ -602,6 +602,75 @@ def test_sparse_moments_refuse_blocks_that_do_not_cut_the_features(edges):
         _kernels.gaussian_moments_csr(
             *sparse_arrays(X), *labels, np.array(edges, dtype=np.intp), *out, 2
         )
+
+
+@pytest.mark.parametrize("n_threads", [1, 3])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("ignore", [False, True])
+@pytest.mark.parametrize("soft", [False, True])
+def test_dense_moments_of_f_order_are_those_of_c_order(n_threads, dtype, ignore, soft):
+    # An F-order X is added a tile of rows and block of columns at a time:
+    # 700 rows in chunks of 300 (tiles of 64, the last ones short), 150
+    # features (blocks of 64, the last one short); the same steps in the
+    # same order as the rows of its C-order copy, so the same bits.
+    rng = np.random.default_rng(12)
+    X = rng.normal(size=(700, 150)).astype(dtype)
+    if ignore:
+        X[rng.random(X.shape) < 0.1] = np.nan
+    weights = rng.random(700)
+    if soft:
+        proba = rng.dirichlet(np.ones(4) * 0.3, 700)
+        proba[proba < 0.2] = 0.0
+        proba /= proba.sum(axis=1, keepdims=True)
+        labels = label_arrays(soft_labels(proba, 700, 4, weights), None)
+    else:
+        labels = (NO_ROWS, rng.integers(0, 4, 700).astype(np.intp), weights)
+
+    def moments(data):
+        tables = (
+            np.empty((3, 4)),
+            np.empty((3, 4, 150) if ignore else (0, 0, 0)),
+            np.empty((3, 4, 150)),
+            np.empty((3, 4, 150)),
+        )
+        _kernels.gaussian_moments_dense(data, *labels, 300, *tables, n_threads)
+        return [table[0] for table in tables if table.size]
+
+    c_order = moments(X)
+    assert all(np.isfinite(table).all() for table in c_order)
+    for expected, got in zip(c_order, moments(np.asfortranarray(X)), strict=True):
+        assert_array_equal(got, expected)
+    # And against NumPy, class by class, for hard labels.
+    if not soft:
+        y = labels[1]
+        for c in range(4):
+            rows = X[y == c].astype(np.float64)
+            w = np.where(np.isnan(rows), 0.0, weights[y == c, None])
+            mean = (w * np.nan_to_num(rows)).sum(axis=0) / w.sum(axis=0)
+            assert_allclose(c_order[-2][c], mean, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        ((2, 4), (0, 0, 0), (2, 4, 5), (2, 4, 5)),  # 2 chunks of 10 rows for 30
+        ((2, 4), (0, 0, 0), (3, 4, 5), (3, 4, 5)),  # weight of 2 chunks, not 3
+        ((3, 4), (0, 0, 0), (3, 4, 4), (3, 4, 4)),  # 4 features, not 5
+        ((3, 4), (0, 0, 0), (3, 4, 5), (3, 3, 5)),  # ssd of 3 classes
+        ((3, 4), (3, 4, 4), (3, 4, 5), (3, 4, 5)),  # observed of 4 features
+        ((3, 4), (3, 3, 5), (3, 4, 5), (3, 4, 5)),  # observed of 3 classes
+    ],
+)
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_dense_moments_refuse_chunk_tables_of_the_wrong_shape(shapes, order):
+    # The kernel adds whole rows into the tables: their shapes are checked
+    # first, in every build (a narrower table would be written past).
+    X = np.asarray(np.random.default_rng(0).normal(size=(30, 5)), order=order)
+    y = np.arange(30, dtype=np.intp) % 4
+    tables = [np.zeros(shape) for shape in shapes]
+    with pytest.raises(ValueError, match="must"):
+        _kernels.gaussian_moments_dense(X, NO_ROWS, y, np.ones(30), 10, *tables, 2)
+    assert not any(table.any() for table in tables)
 
 
 def test_few_classes_on_many_threads_take_blocks_of_features(monkeypatch):
@@ -1254,32 +1323,6 @@ def out_of_range_calls():
                 3,
                 np.zeros((1, 2)),
                 *chunk_moments(),
-                2,
-            ),
-            bounds,
-        ),
-        "gaussian_moments_dense observed class": (
-            lambda: k.gaussian_moments_dense(
-                dense_nan,
-                NO_ROWS,
-                ones,
-                weights,
-                3,
-                np.zeros((1, 2)),
-                *chunk_moments((1, 1, 4)),
-                2,
-            ),
-            bounds,
-        ),
-        "gaussian_moments_dense F observed feature": (
-            lambda: k.gaussian_moments_dense(
-                np.asfortranarray(dense_nan),
-                NO_ROWS,
-                ones,
-                weights,
-                3,
-                np.zeros((1, 2)),
-                *chunk_moments((1, 2, 3)),
                 2,
             ),
             bounds,
