@@ -653,6 +653,15 @@ class BaseDiscreteNB(CountingNB):
         intercept[: len(prior)] = scoring["intercept"]
         scoring["intercept"] = intercept
         scoring["log_prior"] = prior
+        # Where the table holds no infinity (a probability of 0 with alpha
+        # 0), the kernels add a zero times it as any value, without a branch.
+        table = scoring["table"]
+        scoring["table_finite"] = (
+            _kernels.first_refused_value(
+                table.reshape(-1), False, False, effective_n_threads(table.size)
+            )
+            < 0
+        )
         return attributes, scoring
 
     # Whether scoring refuses negative values (scikit-learn's families only
@@ -677,6 +686,7 @@ class BaseDiscreteNB(CountingNB):
         n_threads = effective_n_threads(data_size(X) * n_classes)
         arguments = (
             scoring["table"],
+            scoring["table_finite"],
             scoring["intercept"],
             0.0 if binarize is None else float(binarize),
             binarize is not None,

@@ -801,7 +801,16 @@ def test_narrow_count_tables_score_as_whole_blocks_bit_for_bit(
             return out
 
         out = np.empty((X.shape[0], n_classes))
-        arguments = (pad(table), pad(intercept), 0.0, False, True, True, pad(missing))
+        arguments = (
+            pad(table),
+            True,
+            pad(intercept),
+            0.0,
+            False,
+            True,
+            True,
+            pad(missing),
+        )
         finish = (
             kernels.Output.JOINT_LOG_LIKELIHOOD,
             out,
@@ -916,6 +925,7 @@ def test_scoring_kernels_refuse_a_scratch_without_room(scratch):
         _kernels.discrete_score_dense(
             X,
             table,
+            True,
             np.zeros(8),
             0.0,
             False,
@@ -964,7 +974,7 @@ def out_of_range_calls():
         return X.data, X.indices, indptr
 
     table, intercept = pad_classes(np.zeros((4, 2))), pad_classes(np.zeros(2))
-    discrete = (table, intercept, 0.0, False, False, False, np.empty((0, 0)))
+    discrete = (table, True, intercept, 0.0, False, False, False, np.empty((0, 0)))
     gaussian = np.zeros((len(table) + 1, 4, table.shape[1]))
     no_log_var = table[:0]  # NaN refused
     dense_nan = dense.copy()
@@ -1888,6 +1898,7 @@ def score_all_kernels(kernels):
                 X.indices,
                 X.indptr,
                 table,
+                True,
                 zeros,
                 0.0,
                 False,
@@ -1901,6 +1912,7 @@ def score_all_kernels(kernels):
                 output,
                 with_nan,
                 table,
+                True,
                 zeros,
                 0.0,
                 False,
@@ -2161,7 +2173,7 @@ def test_scoring_kernels_report_the_first_refused_row(n_threads):
         output = _kernels.Output.PROBA
         return output, out, labels, thread_scratch(n_threads, 3), n_threads
 
-    discrete = (table, intercept, 0.0, False, False, False, np.empty((0, 0)))
+    discrete = (table, True, intercept, 0.0, False, False, False, np.empty((0, 0)))
     csr = sp.csr_matrix(dense)
     assert _kernels.discrete_score_dense(dense, *discrete, *finish()) == 700
     assert _kernels.discrete_score_csr(*sparse_arrays(csr), *discrete, *finish()) == 700
@@ -2177,14 +2189,61 @@ def test_scoring_kernels_report_the_first_refused_row(n_threads):
     negative[[40, 30], [1, 4]] = -2.0
     assert _kernels.discrete_score_dense(negative, *discrete, *finish()) == -1
     no_missing = np.empty((0, 0))
-    non_negative = (table, intercept, 0.0, False, True, False, no_missing)
+    non_negative = (table, True, intercept, 0.0, False, True, False, no_missing)
     assert _kernels.discrete_score_dense(negative, *non_negative, *finish()) == 30
     # missing="ignore": NaN is a missing value, infinity still refused.
-    ignoring = (table, intercept, 0.0, False, False, True, np.zeros_like(table))
+    ignoring = (table, True, intercept, 0.0, False, False, True, np.zeros_like(table))
     assert _kernels.discrete_score_dense(dense, *ignoring, *finish()) == 700
     assert _kernels.discrete_score_csr(*sparse_arrays(csr), *ignoring, *finish()) == 700
     finite = np.where(np.isinf(dense), 1.0, dense)
     assert _kernels.discrete_score_dense(finite, *ignoring, *finish()) == -1
+
+
+@pytest.mark.parametrize("n_classes", [2, 5, 17])
+def test_dense_scoring_adds_zeros_as_the_skipping_loop_sums(n_classes):
+    # With a finite table, a zero is added times the table (no branch) or
+    # skipped, by the density of a block's first row: the same sums, bit
+    # for bit, either way. Rows of every density, in blocks of each.
+    rng = np.random.default_rng(21)
+    density = np.repeat([1.0, 0.6, 0.05, 0.0, 0.3], 400)[:, None]
+    X = (rng.random((2000, 70)) < density) * rng.integers(1, 5, (2000, 70)) * 1.0
+    table = pad_classes(np.log(rng.random((70, n_classes))))
+    intercept = pad_classes(np.log(rng.random(n_classes)))
+
+    def scores(score, arrays, table_finite, threads):
+        out = np.empty((2000, n_classes))
+        arguments = (table, table_finite, intercept, 0.0, False, True, False)
+        finish = (np.empty((0, 0)), _kernels.Output.JOINT_LOG_LIKELIHOOD, out)
+        labels = np.empty(0, dtype=np.intp)
+        scratch = thread_scratch(threads, n_classes)
+        assert score(*arrays, *arguments, *finish, labels, scratch, threads) == -1
+        return out
+
+    skipped = scores(_kernels.discrete_score_dense, (X,), False, 1)
+    assert_allclose(skipped, intercept[:n_classes] + X @ table[:, :n_classes])
+    for threads in (1, 3):
+        for arrays in ((X,), (np.asfortranarray(X),), (X.astype(np.float32),)):
+            added = scores(_kernels.discrete_score_dense, arrays, True, threads)
+            if arrays[0].dtype == np.float64:
+                assert_array_equal(added, skipped)
+            else:
+                assert_allclose(added, skipped, rtol=1e-6)
+        csr = sparse_arrays(sp.csr_matrix(X))
+        sparse = scores(_kernels.discrete_score_csr, csr, True, threads)
+        assert_array_equal(sparse, skipped)
+
+
+def test_zeros_on_a_probability_of_zero_add_nothing_dense_or_sparse():
+    # alpha=0: a feature a class never had gets log 0 = -inf. A zero of it
+    # adds nothing (0 log 0 = 0), dense or sparse, whatever the rows.
+    X = np.array([[2.0, 0, 1], [0, 3, 0], [1, 1, 0]] * 50)
+    y = np.array([0, 1, 0] * 50)
+    model = fastnb.MultinomialNB(alpha=0.0, force_alpha=True).fit(X, y)
+    assert np.isinf(model.feature_log_prob_).any()
+    dense = model.predict_joint_log_proba(X)
+    assert_array_equal(model.predict_joint_log_proba(sp.csr_matrix(X)), dense)
+    terms = np.where(X[:, None, :] > 0, model.feature_log_prob_, 0.0) * X[:, None, :]
+    assert_allclose(dense, terms.sum(axis=2) + model.class_log_prior_)
 
 
 @pytest.mark.parametrize("n_threads", [2, 3, 7, 16])
@@ -2204,7 +2263,7 @@ def test_csr_scoring_of_uneven_rows_is_the_dense_scoring(layout, n_threads):
     csr = sp.csr_matrix(dense)
     table = pad_classes(np.log(rng.random((n_features, 5))))
     intercept = pad_classes(np.log(rng.random(5)))
-    discrete = (table, intercept, 0.0, False, False, False, np.empty((0, 0)))
+    discrete = (table, True, intercept, 0.0, False, False, False, np.empty((0, 0)))
 
     def scores(score, X, threads):
         out = np.empty((n_samples, 5))
