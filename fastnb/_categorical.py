@@ -89,6 +89,14 @@ def frame_values(frame):
     """
     n_samples, n_features = frame.shape
     kinds = np.array([dtype.kind in "iuf" for dtype in frame.dtypes], dtype=bool)
+    dtypes = set(frame.dtypes)
+    if n_features and kinds.all() and len(dtypes) == 1:
+        (dtype,) = dtypes
+        if isinstance(dtype, np.dtype):
+            # Codes of one NumPy dtype: the frame's own array, as it is (a
+            # view, in F order, where pandas keeps the columns in one block;
+            # stacking the columns took three times the fit's time).
+            return frame.to_numpy(), kinds
     columns = []
     for j, codes in enumerate(kinds.tolist()):
         column = frame.iloc[:, j]

@@ -1525,6 +1525,42 @@ def test_car_accuracy_from_readme():
     )
 
 
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.float64])
+def test_dataframe_of_codes_fits_as_its_array(dtype):
+    # A frame of codes of one dtype is read as its own array (F order),
+    # not column by column: the model of the array, bit for bit.
+    rng = np.random.default_rng(9)
+    X = rng.integers(0, 6, size=(3000, 7)).astype(dtype)
+    y = rng.integers(0, 3, 3000)
+    frame = pd.DataFrame(X, columns=[f"c{j}" for j in range(7)])
+    weights = rng.random(3000)
+    from_frame = fastnb.CategoricalNB().fit(frame, y, sample_weight=weights)
+    from_array = fastnb.CategoricalNB().fit(X, y, sample_weight=weights)
+    assert_array_equal(from_frame.feature_names_in_, frame.columns)
+    for got, expected in zip(
+        from_frame.category_count_, from_array.category_count_, strict=True
+    ):
+        assert_array_equal(got, expected)
+    assert_array_equal(
+        from_frame.predict_log_proba(frame), from_array.predict_log_proba(X)
+    )
+
+
+def test_dataframe_of_float_codes_with_nan():
+    rng = np.random.default_rng(10)
+    X = rng.integers(0, 4, size=(500, 3)).astype(np.float64)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y = rng.integers(0, 2, 500)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    with pytest.raises(ValueError, match=r"in columns \['a', 'b', 'c'\]"):
+        fastnb.CategoricalNB().fit(frame, y)
+    ignoring = fastnb.CategoricalNB(missing="ignore")
+    assert_array_equal(
+        ignoring.fit(frame, y).predict_proba(frame),
+        fastnb.CategoricalNB(missing="ignore").fit(X, y).predict_proba(X),
+    )
+
+
 @pytest.mark.parametrize("missing", [None, np.nan])
 def test_missing_raw_values_are_named(missing):
     frame = pd.DataFrame(
