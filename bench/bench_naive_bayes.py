@@ -2,9 +2,10 @@
 
 The cases: the bag-of-words estimators on a synthetic text corpus (20
 classes, and the same documents in two classes, the spam/ham shape),
-GaussianNB on dense Gaussian blobs, CategoricalNB on category codes (dense
-and sparse), and MixedNB on data of Adult's size and types, against the
-peer mixed-naive-bayes when it is installed. The
+MultinomialNB and BernoulliNB on dense counts, GaussianNB on dense
+Gaussian blobs, CategoricalNB on category codes (dense and sparse), and
+MixedNB on data of Adult's size and types, against the peer
+mixed-naive-bayes when it is installed. The
 implementations of each estimator run interleaved in one process, the order
 rotating so that none always runs first; the figures are the ratios of their
 median times. A separate, untimed pass measures the peak memory each one
@@ -56,6 +57,7 @@ from corpus import (
     make_adult_like,
     make_bag_of_words,
     make_categorical,
+    make_dense_counts,
     make_gaussian_blobs,
     make_sparse_categorical,
 )
@@ -94,6 +96,7 @@ OPERATIONS = ("fit", "partial_fit", "partial_fit batch", "predict", "predict_pro
 CASES = (
     "text",
     "binary-text",
+    "dense-counts",
     "gaussian",
     "categorical",
     "sparse-categorical",
@@ -101,6 +104,9 @@ CASES = (
 )
 TEXT_FULL_SHAPE = (200_000, 2**18)
 TEXT_QUICK_SHAPE = (20_000, 2**16)
+DENSE_COUNTS_FULL_SHAPE = (500_000, 100)
+DENSE_COUNTS_QUICK_SHAPE = (100_000, 100)
+DENSE_COUNTS_CLASSES = 5
 GAUSSIAN_FULL_SHAPE = (1_000_000, 50)
 GAUSSIAN_QUICK_SHAPE = (100_000, 50)
 GAUSSIAN_CLASSES = 10
@@ -503,6 +509,40 @@ def bench_binary_text(args, repeats):
         f"nnz {X.nnz:,}, the text case's classes taken modulo 2: 2 classes"
     )
     bench_estimator(ESTIMATORS["multinomial"], data, args, repeats, TEXT_PROBA_RTOL)
+
+
+def bench_dense_counts(args, repeats):
+    """MultinomialNB and BernoulliNB on dense counts, zeros and nonzeros mixed."""
+    n_samples, n_features = (
+        DENSE_COUNTS_QUICK_SHAPE if args.quick else DENSE_COUNTS_FULL_SHAPE
+    )
+    progress("making the dense counts")
+    start = time.perf_counter()
+    X, y = make_dense_counts(
+        n_samples=n_samples, n_features=n_features, n_classes=DENSE_COUNTS_CLASSES
+    )
+    data = Dataset.from_arrays(X, y)
+    print()
+    print(
+        f"counts:   {n_samples:,} samples x {n_features} features, dense "
+        f"{X.dtype} C-contiguous ({X.nbytes / MIB:.1f} MiB), "
+        f"{np.mean(X == 0):.0%} zeros, {data.classes.size} classes "
+        f"(made in {time.perf_counter() - start:.1f} s)"
+    )
+    # scikit-learn's and the reference's products of dense X run in BLAS,
+    # whose idle threads (OpenBLAS's) spin for over 100 ms after a call: on
+    # 2 cores they took the cores from the next implementation's call
+    # (fastnb's fit 13.5 ms right after scikit-learn's predict, 4.8 ms
+    # alone), and BLAS on one thread took scikit-learn no longer here.
+    one_blas_thread = (
+        threadpool_limits(limits=1, user_api="blas")
+        if threadpool_limits is not None
+        else contextlib.nullcontext()
+    )
+    print("BLAS:     one thread for scikit-learn and the reference (see the code)")
+    with one_blas_thread:
+        for estimator_name in ("MultinomialNB", "BernoulliNB"):
+            bench_estimator(estimator_name, data, args, repeats, TEXT_PROBA_RTOL)
 
 
 def bench_gaussian(args, repeats):
@@ -1049,18 +1089,20 @@ def parse_args(argv=None):
         choices=("all", *CASES),
         default="all",
         help="text: the bag-of-words estimators; binary-text: MultinomialNB on "
-        "the same documents in two classes; gaussian: GaussianNB on dense blobs; "
+        "the same documents in two classes; dense-counts: MultinomialNB and "
+        "BernoulliNB on dense Poisson counts; gaussian: GaussianNB on dense blobs; "
         "categorical: CategoricalNB on category codes; sparse-categorical: "
         "CategoricalNB on sparse codes (fastnb on CSR, fastnb and scikit-learn "
         "dense); adult-size: MixedNB on data of Adult's size and types, against "
         "mixed-naive-bayes and scikit-learn (not with --spread: its calls run on "
-        "one thread); all (default): the six",
+        "one thread); all (default): the seven",
     )
     parser.add_argument(
         "--quick",
         action="store_true",
         help=f"small data (for CI): corpus {TEXT_QUICK_SHAPE[0]:,} x "
-        f"{TEXT_QUICK_SHAPE[1]:,}, blobs {GAUSSIAN_QUICK_SHAPE[0]:,} x "
+        f"{TEXT_QUICK_SHAPE[1]:,}, dense counts {DENSE_COUNTS_QUICK_SHAPE[0]:,} x "
+        f"{DENSE_COUNTS_QUICK_SHAPE[1]}, blobs {GAUSSIAN_QUICK_SHAPE[0]:,} x "
         f"{GAUSSIAN_QUICK_SHAPE[1]}, codes {CATEGORICAL_QUICK_SHAPE[0]:,} x "
         f"{CATEGORICAL_QUICK_SHAPE[1]}, sparse codes "
         f"{SPARSE_CATEGORICAL_QUICK_SHAPE[0]:,} x "
@@ -1121,6 +1163,8 @@ def main(argv=None):
         bench_text(args, repeats)
     if args.case in ("all", "binary-text"):
         bench_binary_text(args, repeats)
+    if args.case in ("all", "dense-counts"):
+        bench_dense_counts(args, repeats)
     if args.case in ("all", "gaussian"):
         bench_gaussian(args, repeats)
     if args.case in ("all", "categorical"):
