@@ -358,11 +358,13 @@ def count_codes(
 ):
     """Check the codes of a fit and count them, per feature, category and class.
 
-    Returns ``(bad, sizes, counts)``: the flat position (row * n_features +
-    column) of the first code that is not a whole number below
-    max_categories, or None; each feature's number of categories (its
-    largest code + 1, at least ``least_sizes``); and the weighted counts,
-    a row per category (feature-major) and a column per class. One pass
+    Returns ``(bad, sizes, counts, class_count)``: the flat position (row *
+    n_features + column) of the first code that is not a whole number
+    below max_categories, or None; each feature's number of categories (its
+    largest code + 1, at least ``least_sizes``); the weighted counts, a row
+    per category (feature-major) and a column per class; and each class's
+    weight, summed in the same pass (by chunk, then over the chunks in
+    order: the same for any number of threads). One pass
     over the codes when each chunk's counts fit their room, else two; the
     counts are sums in row order within chunks, then in chunk order, the
     same for any number of threads. With ``missing``, NaN is a missing
@@ -375,6 +377,7 @@ def count_codes(
     highest = np.empty((n_chunks, n_features), dtype=codes.dtype)
     layout = np.empty((n_chunks, n_features + 1), dtype=np.intp)
     tables = np.empty((n_chunks, room))
+    chunk_class_count = np.empty((n_chunks, n_classes))
     bad = _kernels.categorical_check_count_dense(
         codes,
         y,
@@ -385,11 +388,13 @@ def count_codes(
         highest,
         layout,
         tables,
+        chunk_class_count,
         missing,
         n_threads,
     )
     if bad >= 0:
-        return bad, None, None
+        return bad, None, None, None
+    class_count = chunk_class_count.sum(axis=0)
     sizes = np.maximum(highest.max(axis=0).astype(np.int64) + 1, least_sizes)
     counts = new_counts(sizes, n_classes)
     offsets = table_offsets(sizes, block_extra=0)
@@ -421,11 +426,11 @@ def count_codes(
             n_threads,
         )
         if n_chunks == 1:
-            return None, sizes, counts
+            return None, sizes, counts, class_count
         layout = np.tile(offsets * n_classes, (n_chunks, 1))
     # The counting's threads (awake already), even for small tables.
     _kernels.categorical_merge_counts(tables, layout, offsets, counts, n_threads)
-    return None, sizes, counts
+    return None, sizes, counts, class_count
 
 
 def new_counts(sizes, n_classes):
@@ -763,13 +768,13 @@ class CategoricalNB(CountingNB):
         if isinstance(y, SoftLabels):
             return self._soft_batch_statistics(batch, y, n_classes)
         codes, values = batch["codes"], batch["values"]
-        class_count = class_weights(y, sample_weight, n_classes, data_size(codes))
         # Dense codes for a model whose every feature's categories are codes
         # are counted in a table at least as large as the model's: a batch
         # that brings no new category then has the model's categories.
         known = batch.get("known")
         model_sizes = None if known is None else code_sizes(known)
         if sp.issparse(codes):
+            class_count = class_weights(y, sample_weight, n_classes, data_size(codes))
             bad, sizes, counts = count_sparse_codes(
                 codes,
                 y,
@@ -788,7 +793,7 @@ class CategoricalNB(CountingNB):
                 least_sizes = [0 if v is None else len(v) for v in values]
             else:
                 least_sizes = model_sizes
-            bad, sizes, counts = count_codes(
+            bad, sizes, counts, class_count = count_codes(
                 codes,
                 y,
                 sample_weight,

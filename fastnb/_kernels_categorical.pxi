@@ -164,6 +164,7 @@ cdef inline Py_ssize_t _check_count_chunk(
     intp_t[:, ::1] layout,
     double[:, ::1] tables,
     Py_ssize_t b,
+    double[:, ::1] class_weight,
     bint missing,
 ) except -2 nogil:
     """Check and count rows start .. stop - 1 as chunk b; the first bad code or -1.
@@ -173,7 +174,8 @@ cdef inline Py_ssize_t _check_count_chunk(
     cdef Py_ssize_t n_features = X.shape[1]
     cdef Py_ssize_t row_stride = X.strides[0] // sizeof(code_t)
     cdef Py_ssize_t stride = X.strides[1] // sizeof(code_t)
-    cdef Py_ssize_t j, bad, where = start
+    cdef bint weighted = sample_weight.shape[0] > 0
+    cdef Py_ssize_t i, j, bad, where = start
     cdef int status = NO_ROOM
     for j in range(n_features):
         highest[b, j] = -1
@@ -204,6 +206,11 @@ cdef inline Py_ssize_t _check_count_chunk(
         )
         if bad >= 0:
             return where * n_features + bad
+    # (After the count, which refuses a class outside the table first.)
+    for j in range(n_classes):
+        class_weight[b, j] = 0.0
+    for i in range(start, stop):
+        class_weight[b, y[i]] += sample_weight[i] if weighted else 1.0
     return -1
 
 
@@ -217,6 +224,7 @@ def categorical_check_count_dense(
     code_t[:, ::1] highest,
     intp_t[:, ::1] layout,
     double[:, ::1] tables,
+    double[:, ::1] class_weight,
     bint missing,
     int n_threads,
 ):
@@ -226,10 +234,12 @@ def categorical_check_count_dense(
     row-major order) that is not a whole number from 0 to limit - 1 (at
     most 2^53), or -1.  Then highest[b] holds chunk b's largest code of
     each feature, and tables[b] its counts as layout[b] lays them out (see
-    _chunk_layout), unless they had no room: then layout[b, -1] is -1.
-    Chunk b is the chunk_rows rows from b * chunk_rows; no sample_weight
-    means unit weights.  With missing (missing="ignore"), a NaN is a missing
-    value: neither refused nor counted.
+    _chunk_layout), unless they had no room: then layout[b, -1] is -1; and
+    class_weight[b] (n_chunks, n_classes) the weight of each class's rows
+    of the chunk, summed in row order.  Chunk b is the chunk_rows rows from
+    b * chunk_rows; no sample_weight means unit weights.  With missing
+    (missing="ignore"), a NaN is a missing value: neither refused nor
+    counted.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_codes = n_samples * X.shape[1]
@@ -248,7 +258,7 @@ def categorical_check_count_dense(
             bad = _check_count_chunk(
                 X, y, sample_weight, n_classes, limit, b * chunk_rows,
                 min((b + 1) * chunk_rows, n_samples), highest, layout, tables, b,
-                missing,
+                class_weight, missing,
             )
             if bad >= 0:
                 first_bad[t] = bad

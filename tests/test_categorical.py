@@ -768,6 +768,7 @@ def test_float32_codes_are_checked_against_max_categories_exactly():
             highest,
             layout,
             np.empty((1, 8)),
+            np.empty((1, 1)),
             False,
             1,
         )

@@ -1087,11 +1087,13 @@ def out_of_range_calls():
         return np.zeros((1, 16))
 
     def chunk_counts(n_chunks):
-        """Largest codes, layouts and tables of categorical_check_count_dense."""
+        """Largest codes, layouts, tables and class weights of
+        categorical_check_count_dense."""
         return (
             np.empty((n_chunks, 2), dtype=codes.dtype),
             np.empty((n_chunks, 3), dtype=np.intp),
             np.empty((n_chunks, 64)),
+            np.empty((n_chunks, 2)),
         )
 
     def log_tables():
@@ -1445,6 +1447,7 @@ def out_of_range_calls():
                 2,
                 *chunk_counts(1)[:2],
                 np.empty((2, 64)),
+                np.empty((2, 2)),
                 False,
                 2,
             ),
