@@ -654,7 +654,8 @@ class BaseDiscreteNB(CountingNB):
         scoring["intercept"] = intercept
         scoring["log_prior"] = prior
         # Where the table holds no infinity (a probability of 0 with alpha
-        # 0), the kernels add a zero times it as any value, without a branch.
+        # 0), the dense kernel adds a zero times it as any value, without a
+        # branch.
         table = scoring["table"]
         scoring["table_finite"] = (
             _kernels.first_refused_value(
@@ -686,7 +687,6 @@ class BaseDiscreteNB(CountingNB):
         n_threads = effective_n_threads(data_size(X) * n_classes)
         arguments = (
             scoring["table"],
-            scoring["table_finite"],
             scoring["intercept"],
             0.0 if binarize is None else float(binarize),
             binarize is not None,
@@ -702,7 +702,9 @@ class BaseDiscreteNB(CountingNB):
         if sp.issparse(X):
             bad = _kernels.discrete_score_csr(*sparse_arrays(X), *arguments)
         else:
-            bad = _kernels.discrete_score_dense(X, *arguments)
+            bad = _kernels.discrete_score_dense(
+                X, *arguments, table_finite=scoring["table_finite"]
+            )
         if bad >= 0:
             raise_refused_value(X, bad, self, self._scores_non_negative)
 

@@ -360,7 +360,7 @@ static inline fastnb_vec fastnb_load_widened(const float* p)
  * against the threshold when binarizing. */
 static inline double fastnb_counted(double v, double threshold, int binarize)
 {
-    return binarize ? (double) (v > threshold) : v;
+    return binarize ? (v > threshold ? 1.0 : 0.0) : v;
 }
 
 /* Whether a value of X is refused: infinite, NaN unless allow_nan (a
@@ -428,10 +428,7 @@ FASTNB_ROW_REFUSED(float, uint32_t)
  * stored at data[start:stop] with their columns j at indices[start:stop]
  * (nnz stored values in all); table is (n_rows, n_padded). A value of zero
  * (or one binarized to zero) adds nothing, even where the table holds -inf:
- * x log p is 0 for x = 0: with skip_zeros, which a table that may hold
- * infinity needs, a zero is skipped; without, it is added as the others,
- * times the table (the same sums, without a branch). The values are checked
- * (fastnb_row_refused).
+ * x log p is 0 for x = 0. The values are checked (fastnb_row_refused).
  * With allow_nan (missing="ignore"), a NaN is a missing value: it adds
  * row j of missing (n_rows, n_padded), minus the term of a 0 that the
  * intercept holds, or nothing if missing is NULL (a term of 0 is 0). */
@@ -441,7 +438,7 @@ FASTNB_ROW_REFUSED(float, uint32_t)
         Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,               \
         Py_ssize_t n_padded, double threshold, int binarize,                  \
         int non_negative, const int allow_nan, const double* missing,         \
-        const int skip_zeros, double* scores)                                 \
+        double* scores)                                                       \
     {                                                                         \
         FASTNB_CHECK(0 <= start && start <= stop && stop <= nnz);             \
         if (start == stop)                                                    \
@@ -469,7 +466,7 @@ FASTNB_ROW_REFUSED(float, uint32_t)
                 }                                                             \
                 const double v =                                              \
                     fastnb_counted(data[p], threshold, binarize);             \
-                if (skip_zeros && v == 0.0)                                   \
+                if (v == 0.0)                                                 \
                     continue;                                                 \
                 FASTNB_AXPY_NARROW(acc, v, table + j * n_padded, n_padded);   \
             }                                                                 \
@@ -493,7 +490,7 @@ FASTNB_ROW_REFUSED(float, uint32_t)
                 }                                                             \
                 const double v =                                              \
                     fastnb_counted(data[p], threshold, binarize);             \
-                if (skip_zeros && v == 0.0)                                   \
+                if (v == 0.0)                                                 \
                     continue;                                                 \
                 FASTNB_AXPY8(acc, v, table + j * n_padded + k0);              \
             }                                                                 \
@@ -511,19 +508,15 @@ FASTNB_ROW_REFUSED(float, uint32_t)
         Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,               \
         Py_ssize_t n_padded, double threshold, int binarize,                  \
         int non_negative, int allow_nan, const double* missing,               \
-        int skip_zeros, double* scores)                                       \
+        double* scores)                                                       \
     {                                                                         \
         if (allow_nan)                                                        \
             return NAME##_body(data, indices, start, stop, nnz, table,        \
                                n_rows, n_padded, threshold, binarize,         \
-                               non_negative, 1, missing, 1, scores);          \
-        if (skip_zeros)                                                       \
-            return NAME##_body(data, indices, start, stop, nnz, table,        \
-                               n_rows, n_padded, threshold, binarize,         \
-                               non_negative, 0, NULL, 1, scores);             \
+                               non_negative, 1, missing, scores);             \
         return NAME##_body(data, indices, start, stop, nnz, table, n_rows,    \
                            n_padded, threshold, binarize, non_negative, 0,    \
-                           NULL, 0, scores);                                  \
+                           NULL, scores);                                     \
     }
 
 /* fastnb_counted without a branch on the value: the comparison of a

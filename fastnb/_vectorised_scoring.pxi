@@ -381,7 +381,7 @@ cdef struct DiscreteScoring:
     bint non_negative
     bint allow_nan
     const double* missing
-    bint table_finite  # no infinity or NaN in table: zeros are added
+    bint table_finite  # dense: no infinity or NaN in table (zeros added)
 
 
 cdef const double* _missing_terms(
@@ -411,7 +411,7 @@ cdef Py_ssize_t _discrete_csr_rows(
         status = discrete_csr_row(
             data, indices, indptr[i], indptr[i + 1], s.nnz, s.table, s.table_rows,
             s.n_padded, s.threshold, s.binarize, s.non_negative, s.allow_nan,
-            s.missing, not s.table_finite, row,
+            s.missing, row,
         )
         if status != 0:
             return _stopped_at(status, i)
@@ -476,7 +476,6 @@ def discrete_score_csr(
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
     const double[:, ::1] table,
-    bint table_finite,
     const double[::1] intercept,
     double threshold,
     bint binarize,
@@ -491,11 +490,9 @@ def discrete_score_csr(
 ):
     """Score CSR rows against a feature-major table; a scratch block a thread.
 
-    table_finite: whether every value of table is finite (a zero is then
-    added as the others, without a branch: see FASTNB_DISCRETE_CSR_ROW); a
-    wrong True makes the scores of a zero times infinity NaN, never reads
-    out of bounds. missing is empty, or (with allow_nan) the table of a
-    NaN's terms. Returns the first row with a refused value, or -1.
+    missing is empty, or (with allow_nan) the table of a NaN's terms (see
+    FASTNB_DISCRETE_CSR_ROW). Returns the first row with a refused value, or
+    -1.
     """
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef Py_ssize_t nnz = X_indices.shape[0]
@@ -514,7 +511,6 @@ def discrete_score_csr(
     kernel.binarize = binarize
     kernel.non_negative = non_negative
     kernel.allow_nan = allow_nan
-    kernel.table_finite = table_finite
     return score_blocks[floating, index_t](
         _discrete_csr_rows[floating, index_t], &kernel, data, indices, &X_indptr[0],
         n_samples, intercept, n_padded,
@@ -526,7 +522,6 @@ def discrete_score_csr(
 def discrete_score_dense(
     const floating[:, :] X,
     const double[:, ::1] table,
-    bint table_finite,
     const double[::1] intercept,
     double threshold,
     bint binarize,
@@ -538,11 +533,16 @@ def discrete_score_dense(
     intp_t[::1] labels,
     double[:, :, :] scratch,
     int n_threads,
+    bint table_finite=False,
 ):
     """Score dense rows against a feature-major table; a scratch block a thread.
 
-    table_finite, missing and the value returned as discrete_score_csr's
-    (see FASTNB_DISCRETE_DENSE_ROW).
+    missing and the value returned as discrete_score_csr's. table_finite:
+    whether every value of table is finite, so that a zero may be added as
+    any value, times the table, without a branch (FASTNB_DISCRETE_DENSE_ROW;
+    by default zeros are skipped, which any table allows); a wrong True
+    makes a zero times infinity NaN in the scores, never reads out of
+    bounds.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_padded = table.shape[1]

@@ -801,16 +801,7 @@ def test_narrow_count_tables_score_as_whole_blocks_bit_for_bit(
             return out
 
         out = np.empty((X.shape[0], n_classes))
-        arguments = (
-            pad(table),
-            True,
-            pad(intercept),
-            0.0,
-            False,
-            True,
-            True,
-            pad(missing),
-        )
+        arguments = (pad(table), pad(intercept), 0.0, False, True, True, pad(missing))
         finish = (
             kernels.Output.JOINT_LOG_LIKELIHOOD,
             out,
@@ -925,7 +916,6 @@ def test_scoring_kernels_refuse_a_scratch_without_room(scratch):
         _kernels.discrete_score_dense(
             X,
             table,
-            True,
             np.zeros(8),
             0.0,
             False,
@@ -974,7 +964,7 @@ def out_of_range_calls():
         return X.data, X.indices, indptr
 
     table, intercept = pad_classes(np.zeros((4, 2))), pad_classes(np.zeros(2))
-    discrete = (table, True, intercept, 0.0, False, False, False, np.empty((0, 0)))
+    discrete = (table, intercept, 0.0, False, False, False, np.empty((0, 0)))
     gaussian = np.zeros((len(table) + 1, 4, table.shape[1]))
     no_log_var = table[:0]  # NaN refused
     dense_nan = dense.copy()
@@ -1901,7 +1891,6 @@ def score_all_kernels(kernels):
                 X.indices,
                 X.indptr,
                 table,
-                True,
                 zeros,
                 0.0,
                 False,
@@ -1915,7 +1904,6 @@ def score_all_kernels(kernels):
                 output,
                 with_nan,
                 table,
-                True,
                 zeros,
                 0.0,
                 False,
@@ -2176,7 +2164,7 @@ def test_scoring_kernels_report_the_first_refused_row(n_threads):
         output = _kernels.Output.PROBA
         return output, out, labels, thread_scratch(n_threads, 3), n_threads
 
-    discrete = (table, True, intercept, 0.0, False, False, False, np.empty((0, 0)))
+    discrete = (table, intercept, 0.0, False, False, False, np.empty((0, 0)))
     csr = sp.csr_matrix(dense)
     assert _kernels.discrete_score_dense(dense, *discrete, *finish()) == 700
     assert _kernels.discrete_score_csr(*sparse_arrays(csr), *discrete, *finish()) == 700
@@ -2192,10 +2180,10 @@ def test_scoring_kernels_report_the_first_refused_row(n_threads):
     negative[[40, 30], [1, 4]] = -2.0
     assert _kernels.discrete_score_dense(negative, *discrete, *finish()) == -1
     no_missing = np.empty((0, 0))
-    non_negative = (table, True, intercept, 0.0, False, True, False, no_missing)
+    non_negative = (table, intercept, 0.0, False, True, False, no_missing)
     assert _kernels.discrete_score_dense(negative, *non_negative, *finish()) == 30
     # missing="ignore": NaN is a missing value, infinity still refused.
-    ignoring = (table, True, intercept, 0.0, False, False, True, np.zeros_like(table))
+    ignoring = (table, intercept, 0.0, False, False, True, np.zeros_like(table))
     assert _kernels.discrete_score_dense(dense, *ignoring, *finish()) == 700
     assert _kernels.discrete_score_csr(*sparse_arrays(csr), *ignoring, *finish()) == 700
     finite = np.where(np.isinf(dense), 1.0, dense)
@@ -2213,27 +2201,27 @@ def test_dense_scoring_adds_zeros_as_the_skipping_loop_sums(n_classes):
     table = pad_classes(np.log(rng.random((70, n_classes))))
     intercept = pad_classes(np.log(rng.random(n_classes)))
 
-    def scores(score, arrays, table_finite, threads):
+    def scores(score, arrays, threads, **table_finite):
         out = np.empty((2000, n_classes))
-        arguments = (table, table_finite, intercept, 0.0, False, True, False)
-        finish = (np.empty((0, 0)), _kernels.Output.JOINT_LOG_LIKELIHOOD, out)
-        labels = np.empty(0, dtype=np.intp)
+        arguments = (table, intercept, 0.0, False, True, False, np.empty((0, 0)))
+        finish = (_kernels.Output.JOINT_LOG_LIKELIHOOD, out, np.empty(0, dtype=np.intp))
         scratch = thread_scratch(threads, n_classes)
-        assert score(*arrays, *arguments, *finish, labels, scratch, threads) == -1
+        bad = score(*arrays, *arguments, *finish, scratch, threads, **table_finite)
+        assert bad == -1
         return out
 
-    skipped = scores(_kernels.discrete_score_dense, (X,), False, 1)
+    dense = _kernels.discrete_score_dense
+    skipped = scores(dense, (X,), 1)
     assert_allclose(skipped, intercept[:n_classes] + X @ table[:, :n_classes])
     for threads in (1, 3):
         for arrays in ((X,), (np.asfortranarray(X),), (X.astype(np.float32),)):
-            added = scores(_kernels.discrete_score_dense, arrays, True, threads)
+            added = scores(dense, arrays, threads, table_finite=True)
             if arrays[0].dtype == np.float64:
                 assert_array_equal(added, skipped)
             else:
                 assert_allclose(added, skipped, rtol=1e-6)
         csr = sparse_arrays(sp.csr_matrix(X))
-        sparse = scores(_kernels.discrete_score_csr, csr, True, threads)
-        assert_array_equal(sparse, skipped)
+        assert_array_equal(scores(_kernels.discrete_score_csr, csr, threads), skipped)
 
 
 def test_zeros_on_a_probability_of_zero_add_nothing_dense_or_sparse():
@@ -2266,7 +2254,7 @@ def test_csr_scoring_of_uneven_rows_is_the_dense_scoring(layout, n_threads):
     csr = sp.csr_matrix(dense)
     table = pad_classes(np.log(rng.random((n_features, 5))))
     intercept = pad_classes(np.log(rng.random(5)))
-    discrete = (table, True, intercept, 0.0, False, False, False, np.empty((0, 0)))
+    discrete = (table, intercept, 0.0, False, False, False, np.empty((0, 0)))
 
     def scores(score, X, threads):
         out = np.empty((n_samples, 5))

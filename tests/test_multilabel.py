@@ -274,7 +274,7 @@ def test_predictions_score_all_labels_in_one_pass(monkeypatch):
     monkeypatch.setattr(
         fastnb._discrete._kernels,
         "discrete_score_dense",
-        lambda *args: calls.append(1) or kernel(*args),
+        lambda *args, **kwargs: calls.append(1) or kernel(*args, **kwargs),
     )
     model.predict_proba(X.astype(float))
     assert len(calls) == 1
