@@ -420,7 +420,7 @@ cdef Py_ssize_t _discrete_csr_rows(
 
 cdef enum:
     # A block of dense rows skips its zeros where its first row has at most
-    # one nonzero in FEW_NONZEROS for each block of 8 classes
+    # one nonzero in FEW_NONZEROS for each block of FASTNB_BLOCK classes
     # (_discrete_dense_rows).
     FEW_NONZEROS = 16
 
@@ -429,8 +429,9 @@ cdef bint _few_nonzeros(
     const floating* x, Py_ssize_t stride, Py_ssize_t n, Py_ssize_t n_padded
 ) noexcept nogil:
     """Whether the n values x[0], x[stride], ... hold at most one nonzero in
-    FEW_NONZEROS for each block of 8 of the n_padded classes: each block
-    of classes takes a pass over the row, which the zeros skipped save."""
+    FEW_NONZEROS for each block of FASTNB_BLOCK of the n_padded classes:
+    each block of classes takes a pass over the row, which the zeros
+    skipped save."""
     cdef Py_ssize_t j, nonzeros = 0
     if stride == 1:  # (a loop the compiler vectorises)
         for j in range(n):
@@ -438,7 +439,7 @@ cdef bint _few_nonzeros(
     else:
         for j in range(n):
             nonzeros += x[j * stride] != 0
-    return nonzeros * FEW_NONZEROS <= n * max(1, n_padded // 8)
+    return nonzeros * FEW_NONZEROS <= n * max(1, n_padded // FASTNB_BLOCK)
 
 
 cdef Py_ssize_t _discrete_dense_rows(
