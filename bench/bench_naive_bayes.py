@@ -479,6 +479,25 @@ def bench_estimator(estimator_name, data, args, repeats, rtol, time_read=False):
     bench_threads(estimator_name, data, medians, args, repeats)
 
 
+def make_dense_case(args, message, make, shapes, n_classes):
+    """A dense case's data, made by ``make`` at the shape --quick picks from
+    ``shapes`` (quick, full), with progress: ``(X, data, seconds)``, the
+    seconds those of making it."""
+    n_samples, n_features = shapes[0] if args.quick else shapes[1]
+    progress(message)
+    start = time.perf_counter()
+    X, y = make(n_samples=n_samples, n_features=n_features, n_classes=n_classes)
+    return X, Dataset.from_arrays(X, y), time.perf_counter() - start
+
+
+def dense_summary(X):
+    """X's shape, type and size, for a dense case's header."""
+    return (
+        f"{X.shape[0]:,} samples x {X.shape[1]} features, dense {X.dtype} "
+        f"C-contiguous ({X.nbytes / MIB:.1f} MiB)"
+    )
+
+
 def bench_text(args, repeats):
     """The bag-of-words estimators on a synthetic text corpus."""
     n_documents, n_features = TEXT_QUICK_SHAPE if args.quick else TEXT_FULL_SHAPE
@@ -513,21 +532,17 @@ def bench_binary_text(args, repeats):
 
 def bench_dense_counts(args, repeats):
     """MultinomialNB and BernoulliNB on dense counts, zeros and nonzeros mixed."""
-    n_samples, n_features = (
-        DENSE_COUNTS_QUICK_SHAPE if args.quick else DENSE_COUNTS_FULL_SHAPE
+    X, data, seconds = make_dense_case(
+        args,
+        "making the dense counts",
+        make_dense_counts,
+        (DENSE_COUNTS_QUICK_SHAPE, DENSE_COUNTS_FULL_SHAPE),
+        DENSE_COUNTS_CLASSES,
     )
-    progress("making the dense counts")
-    start = time.perf_counter()
-    X, y = make_dense_counts(
-        n_samples=n_samples, n_features=n_features, n_classes=DENSE_COUNTS_CLASSES
-    )
-    data = Dataset.from_arrays(X, y)
     print()
     print(
-        f"counts:   {n_samples:,} samples x {n_features} features, dense "
-        f"{X.dtype} C-contiguous ({X.nbytes / MIB:.1f} MiB), "
-        f"{np.mean(X == 0):.0%} zeros, {data.classes.size} classes "
-        f"(made in {time.perf_counter() - start:.1f} s)"
+        f"counts:   {dense_summary(X)}, {np.mean(X == 0):.0%} zeros, "
+        f"{data.classes.size} classes (made in {seconds:.1f} s)"
     )
     # scikit-learn's and the reference's products of dense X run in BLAS,
     # whose idle threads (OpenBLAS's) spin for over 100 ms after a call: on
@@ -547,19 +562,17 @@ def bench_dense_counts(args, repeats):
 
 def bench_gaussian(args, repeats):
     """GaussianNB on dense Gaussian blobs."""
-    n_samples, n_features = GAUSSIAN_QUICK_SHAPE if args.quick else GAUSSIAN_FULL_SHAPE
-    progress("making the Gaussian blobs")
-    start = time.perf_counter()
-    X, y = make_gaussian_blobs(
-        n_samples=n_samples, n_features=n_features, n_classes=GAUSSIAN_CLASSES
+    X, data, seconds = make_dense_case(
+        args,
+        "making the Gaussian blobs",
+        make_gaussian_blobs,
+        (GAUSSIAN_QUICK_SHAPE, GAUSSIAN_FULL_SHAPE),
+        GAUSSIAN_CLASSES,
     )
-    data = Dataset.from_arrays(X, y)
     print()
     print(
-        f"blobs:    {n_samples:,} samples x {n_features} features, dense "
-        f"{X.dtype} C-contiguous ({X.nbytes / MIB:.1f} MiB), "
-        f"{data.classes.size} classes "
-        f"(made in {time.perf_counter() - start:.1f} s)"
+        f"blobs:    {dense_summary(X)}, {data.classes.size} classes "
+        f"(made in {seconds:.1f} s)"
     )
     bench_estimator(
         "GaussianNB", data, args, repeats, GAUSSIAN_PROBA_RTOL, time_read=True
@@ -568,23 +581,20 @@ def bench_gaussian(args, repeats):
 
 def bench_categorical(args, repeats):
     """CategoricalNB on dense category codes."""
-    n_samples, n_features = (
-        CATEGORICAL_QUICK_SHAPE if args.quick else CATEGORICAL_FULL_SHAPE
+    X, data, seconds = make_dense_case(
+        args,
+        "making the category codes",
+        make_categorical,
+        (CATEGORICAL_QUICK_SHAPE, CATEGORICAL_FULL_SHAPE),
+        CATEGORICAL_CLASSES,
     )
-    progress("making the category codes")
-    start = time.perf_counter()
-    X, y = make_categorical(
-        n_samples=n_samples, n_features=n_features, n_classes=CATEGORICAL_CLASSES
-    )
-    data = Dataset.from_arrays(X, y)
     n_categories = X.max(axis=0) + 1
     print()
     print(
-        f"codes:    {n_samples:,} samples x {n_features} features, dense "
-        f"{X.dtype} C-contiguous ({X.nbytes / MIB:.1f} MiB), "
+        f"codes:    {dense_summary(X)}, "
         f"{n_categories.min()} to {n_categories.max()} categories per feature "
         f"({n_categories.sum()} in all), {data.classes.size} classes "
-        f"(made in {time.perf_counter() - start:.1f} s)"
+        f"(made in {seconds:.1f} s)"
     )
     bench_estimator("CategoricalNB", data, args, repeats, CATEGORICAL_PROBA_RTOL)
 
