@@ -29,7 +29,13 @@ def sparse_structure_error(
     # Whether a thread met a row whose indices are not strictly increasing.
     cdef intp_t[::1] unsorted = np.zeros(n_threads, dtype=np.intp)
     cdef Py_ssize_t i, p, t, start, stop
-    cdef bint outside, descending
+    cdef int outside, descending
+    # The last index in range, for 32-bit indices: compared in their own
+    # width, the compiler vectorises the row's loop (as 64-bit numbers it
+    # left it scalar: 7.8 against 3.1 ms for 10 million indices). 64-bit
+    # indices are compared as unsigned (a negative one is huge), one compare
+    # each, which the baseline's instructions do not vectorise anyway.
+    cdef int32_t last = <int32_t> min(n_minor - 1, INT32_MAX)
     for i in prange(n_major, nogil=True, schedule="static", num_threads=n_threads):
         t = threadid()
         if first_bad[t] < n_major:
@@ -41,14 +47,20 @@ def sparse_structure_error(
             continue
         if start == stop:
             continue
-        # Branch-free over the row, so that the compiler vectorises it (a
-        # negative index is a huge unsigned one): a third of the time of a
-        # loop that stopped at the first index outside.
-        outside = <size_t>indices[start] >= <size_t>n_minor
-        descending = False
-        for p in range(start + 1, stop):
-            outside = outside | (<size_t>indices[p] >= <size_t>n_minor)
-            descending = descending | (indices[p] <= indices[p - 1])
+        # Branch-free over the row, so that the compiler vectorises it: a
+        # third of the time of a loop that stopped at the first index
+        # outside.
+        descending = 0
+        if index_t is int32_t:
+            outside = (indices[start] < 0) | (indices[start] > last)
+            for p in range(start + 1, stop):
+                outside = outside | (indices[p] < 0) | (indices[p] > last)
+                descending = descending | (indices[p] <= indices[p - 1])
+        else:
+            outside = <size_t>indices[start] >= <size_t>n_minor
+            for p in range(start + 1, stop):
+                outside = outside | (<size_t>indices[p] >= <size_t>n_minor)
+                descending = descending | (indices[p] <= indices[p - 1])
         if outside:
             first_bad[t] = i
         elif descending:

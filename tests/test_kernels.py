@@ -2315,6 +2315,31 @@ def test_structure_check_finds_whether_indices_are_canonical():
     assert _kernels.sparse_structure_error(indices, indptr, 50, 2) == (-1, False)
 
 
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_structure_check_finds_each_index_out_of_range(index_dtype):
+    # Rows of 40 indices (long enough for the vectorised loop), each bad
+    # index at the start, inside or at the end of row 3.
+    n_rows, n_columns = 6, 50
+    indptr = np.arange(0, 40 * n_rows + 1, 40, dtype=index_dtype)
+    row_indices = np.arange(5, 45, dtype=index_dtype)
+    valid = np.tile(row_indices, n_rows)
+    limits = np.iinfo(index_dtype)
+    assert _kernels.sparse_structure_error(valid, indptr, n_columns, 2) == (-1, True)
+    # No columns: every stored index is out of range.
+    assert _kernels.sparse_structure_error(valid, indptr, 0, 2)[0] == 0
+    for bad in (-1, n_columns, limits.min, limits.max):
+        for place in (0, 17, 39):
+            indices = valid.copy()
+            indices[3 * 40 + place] = bad
+            found, _ = _kernels.sparse_structure_error(indices, indptr, n_columns, 2)
+            assert found == 3, (bad, place)
+            # Past 2**31 columns, a 32-bit index is out of range only if
+            # negative.
+            wide = 2**31 + 5
+            found, _ = _kernels.sparse_structure_error(indices, indptr, wide, 2)
+            assert found == (3 if not 0 <= bad < wide else -1), (bad, place)
+
+
 @pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int32, np.int64])
 @pytest.mark.parametrize("n_threads", [1, 2, 7])
 def test_integer_labels_are_encoded_as_by_sorting(dtype, n_threads):
