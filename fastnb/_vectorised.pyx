@@ -17,7 +17,7 @@ accumulated in float64.
 """
 
 from cython cimport floating
-from cython.parallel cimport prange, threadid
+from cython.parallel cimport parallel, prange, threadid
 from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.math cimport INFINITY, log
 

@@ -123,8 +123,9 @@ def gaussian_moments_dense(
     The chunks' tables are zeroed first, on the threads (the caller's may
     be uninitialised). A task is a chunk of chunk_rows rows, written to
     weight[b] (the weight of each class in the chunk), mean[b] and ssd[b];
-    then the chunks are merged, pairwise in order, a task an entry (class,
-    feature), so the result does not depend on the number of threads. For
+    then, in the same parallel region, the chunks are merged, pairwise in
+    order, a task an entry (class, feature), so the result does not depend
+    on the number of threads. For
     a model with missing="ignore", observed has mean's shape and gets the
     weight of each entry's values that are not NaN (a NaN is left out of
     its entry's moments); otherwise it is empty, and NaN makes the moments
@@ -153,90 +154,91 @@ def gaussian_moments_dense(
         (n_tiles, TILE_ROWS, TILE_COLUMNS),
         dtype=np.float64 if floating is double else np.float32,
     )
-    # Static: the chunks have equal rows, so each thread gets its share
-    # whichever threads wake first.
-    for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
-        fastnb_zero(&weight[b, 0], n_classes)
-        for c in range(n_classes):
-            fastnb_zero(&mean[b, c, 0], n_features)
-            fastnb_zero(&ssd[b, c, 0], n_features)
-            if ignore:
-                fastnb_zero(&observed[b, c, 0], n_features)
-        start = b * chunk_rows
-        stop = min(start + chunk_rows, n_samples)
-        if rows_contiguous:
-            for i in range(start, stop):
-                if i + ahead < stop:
-                    fastnb_prefetch(&X[i + ahead, 0], row_bytes)
-                for q in range(label_ptr[i] if soft else i,
-                               label_ptr[i + 1] if soft else i + 1):
-                    w = label_weight[q]
-                    if w > 0.0:
-                        c = label_class[q]
-                        weight[b, c] += w
-                        if ignore:
-                            _welford_row_observed(
-                                &X[i, 0], n_features, w, &observed[b, c, 0],
-                                &mean[b, c, 0], &ssd[b, c, 0],
-                            )
-                        else:
-                            _welford_row(
-                                &X[i, 0], n_features, w, w / weight[b, c],
-                                &mean[b, c, 0], &ssd[b, c, 0],
-                            )
-        else:
-            # A block of columns at a time, its rows copied a tile at a time
-            # into rows of the thread's own; the class weights are counted
-            # again for each block, ending with the chunk's.
-            t = threadid()
-            for block in range((n_features + TILE_COLUMNS - 1) // TILE_COLUMNS):
-                first = block * TILE_COLUMNS
-                width = min(TILE_COLUMNS, n_features - first)
-                for c in range(n_classes):
-                    weight[b, c] = 0.0
-                for tile in range((stop - start + TILE_ROWS - 1) // TILE_ROWS):
-                    i = start + tile * TILE_ROWS
-                    rows = min(TILE_ROWS, stop - i)
-                    for r in range(rows):
-                        for j in range(width):
-                            tiles[t, r, j] = X[i + r, first + j]
-                    for r in range(rows):
-                        for q in range(label_ptr[i + r] if soft else i + r,
-                                       label_ptr[i + r + 1] if soft else i + r + 1):
-                            w = label_weight[q]
-                            if w > 0.0:
-                                c = label_class[q]
-                                weight[b, c] += w
-                                if ignore:
-                                    _welford_row_observed(
-                                        &tiles[t, r, 0], width, w,
-                                        &observed[b, c, first], &mean[b, c, first],
-                                        &ssd[b, c, first],
-                                    )
-                                else:
-                                    _welford_row(
-                                        &tiles[t, r, 0], width, w, w / weight[b, c],
-                                        &mean[b, c, first], &ssd[b, c, first],
-                                    )
-    if n_chunks == 1:
-        return
-    # A task an entry (class, feature): chunks are many, classes and features
-    # can be few.
-    for e in prange(
-        n_classes * n_features, nogil=True, schedule="static", num_threads=n_threads
-    ):
-        c = e // n_features
-        j = e % n_features
-        w = observed[0, c, j] if ignore else weight[0, c]
-        for i in range(1, n_chunks):
-            m = observed[i, c, j] if ignore else weight[i, c]
-            merge_into(
-                w, &mean[0, c, j], &ssd[0, c, j],
-                m, mean[i, c, j], ssd[i, c, j],
-            )
-            w = w + m
-        if ignore:
-            observed[0, c, j] = w
+    # One parallel region: the chunks' moments, then (past the end of the
+    # first prange, which every thread reaches before any goes on) their
+    # merge, the threads woken once.
+    with nogil, parallel(num_threads=n_threads):
+        # Static: the chunks have equal rows, so each thread gets its share
+        # whichever threads wake first.
+        for b in prange(n_chunks, schedule="static"):
+            fastnb_zero(&weight[b, 0], n_classes)
+            for c in range(n_classes):
+                fastnb_zero(&mean[b, c, 0], n_features)
+                fastnb_zero(&ssd[b, c, 0], n_features)
+                if ignore:
+                    fastnb_zero(&observed[b, c, 0], n_features)
+            start = b * chunk_rows
+            stop = min(start + chunk_rows, n_samples)
+            if rows_contiguous:
+                for i in range(start, stop):
+                    if i + ahead < stop:
+                        fastnb_prefetch(&X[i + ahead, 0], row_bytes)
+                    for q in range(label_ptr[i] if soft else i,
+                                   label_ptr[i + 1] if soft else i + 1):
+                        w = label_weight[q]
+                        if w > 0.0:
+                            c = label_class[q]
+                            weight[b, c] += w
+                            if ignore:
+                                _welford_row_observed(
+                                    &X[i, 0], n_features, w, &observed[b, c, 0],
+                                    &mean[b, c, 0], &ssd[b, c, 0],
+                                )
+                            else:
+                                _welford_row(
+                                    &X[i, 0], n_features, w, w / weight[b, c],
+                                    &mean[b, c, 0], &ssd[b, c, 0],
+                                )
+            else:
+                # A block of columns at a time, its rows copied a tile at a time
+                # into rows of the thread's own; the class weights are counted
+                # again for each block, ending with the chunk's.
+                t = threadid()
+                for block in range((n_features + TILE_COLUMNS - 1) // TILE_COLUMNS):
+                    first = block * TILE_COLUMNS
+                    width = min(TILE_COLUMNS, n_features - first)
+                    for c in range(n_classes):
+                        weight[b, c] = 0.0
+                    for tile in range((stop - start + TILE_ROWS - 1) // TILE_ROWS):
+                        i = start + tile * TILE_ROWS
+                        rows = min(TILE_ROWS, stop - i)
+                        for r in range(rows):
+                            for j in range(width):
+                                tiles[t, r, j] = X[i + r, first + j]
+                        for r in range(rows):
+                            for q in range(label_ptr[i + r] if soft else i + r,
+                                           label_ptr[i + r + 1] if soft else i + r + 1):
+                                w = label_weight[q]
+                                if w > 0.0:
+                                    c = label_class[q]
+                                    weight[b, c] += w
+                                    if ignore:
+                                        _welford_row_observed(
+                                            &tiles[t, r, 0], width, w,
+                                            &observed[b, c, first], &mean[b, c, first],
+                                            &ssd[b, c, first],
+                                        )
+                                    else:
+                                        _welford_row(
+                                            &tiles[t, r, 0], width, w, w / weight[b, c],
+                                            &mean[b, c, first], &ssd[b, c, first],
+                                        )
+        # A task an entry (class, feature) of the merge: chunks are many,
+        # classes and features can be few.
+        if n_chunks > 1:
+            for e in prange(n_classes * n_features, schedule="static"):
+                c = e // n_features
+                j = e % n_features
+                w = observed[0, c, j] if ignore else weight[0, c]
+                for i in range(1, n_chunks):
+                    m = observed[i, c, j] if ignore else weight[i, c]
+                    merge_into(
+                        w, &mean[0, c, j], &ssd[0, c, j],
+                        m, mean[i, c, j], ssd[i, c, j],
+                    )
+                    w = w + m
+                if ignore:
+                    observed[0, c, j] = w
     for i in range(1, n_chunks):
         for c in range(n_classes):
             weight[0, c] += weight[i, c]
