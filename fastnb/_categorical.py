@@ -337,6 +337,10 @@ def stored_position(X, position):
 CHUNK_VALUES = 1 << 14  # least codes in a chunk of rows
 CHUNK_ROOM = 1 << 14  # least room for a chunk's table (128 KiB)
 COUNT_BUFFER = 1 << 22  # most room for all chunks' tables (32 MiB)
+# categorical_merge_counts' class weights and scratch for dense codes: no
+# implicit zeros to add.
+NO_CLASS_COUNT = read_only(np.empty(0))
+NO_SCRATCH = np.empty((0, 0))
 
 
 def one_pass_chunks(n_samples, n_features, n_classes):
@@ -429,7 +433,9 @@ def count_codes(
             return None, sizes, counts, class_count
         layout = np.tile(offsets * n_classes, (n_chunks, 1))
     # The counting's threads (awake already), even for small tables.
-    _kernels.categorical_merge_counts(tables, layout, offsets, counts, n_threads)
+    _kernels.categorical_merge_counts(
+        tables, layout, offsets, counts, NO_CLASS_COUNT, NO_SCRATCH, n_threads
+    )
     return None, sizes, counts, class_count
 
 
@@ -460,21 +466,22 @@ def sparse_count_chunks(n_samples, nnz, table_size):
 
 
 def count_sparse_codes(
-    codes, y, sample_weight, n_classes, max_categories, class_count, missing=False
+    codes, y, sample_weight, n_classes, max_categories, missing=False
 ):
     """count_codes for a canonical CSR or CSC X of codes, 0 where nothing is stored.
 
-    Returns ``(bad, sizes, counts)`` as count_codes does, ``bad`` being the
-    position in ``codes.data`` of the first bad stored code in row-major
-    order. One pass checks the stored codes and finds each feature's
-    largest, a second counts them: a CSC X a task a column, a CSR X in
-    chunks of rows, a table each, added up in chunk order. Each feature's
-    implicit zeros go to its code 0: each class's weight (``class_count``)
-    less the weight of its stored codes of the feature, O(categories x
-    classes). The counts do not depend on the number of threads. With
-    ``missing``, a stored NaN is a missing value: counted in a row of its
-    own after its feature's codes, so that it is not taken for an implicit
-    zero, and that row dropped at the end.
+    Returns ``(bad, sizes, counts, class_count)`` as count_codes does,
+    ``bad`` being the position in ``codes.data`` of the first bad stored
+    code in row-major order. One pass checks the stored codes and finds
+    each feature's largest, a second counts them: a CSC X a task a column
+    (its class weights by class_weights), a CSR X in chunks of rows, a
+    table and each class's weight a chunk, added up in chunk order. Each
+    feature's implicit zeros go to its code 0: each class's weight less the
+    weight of its stored codes of the feature, O(categories x classes). The
+    counts do not depend on the number of threads. With ``missing``, a
+    stored NaN is a missing value: counted in a row of its own after its
+    feature's codes, so that it is not taken for an implicit zero, and that
+    row dropped at the end.
     """
     n_samples, n_features = codes.shape
     data, indices, indptr = sparse_arrays(codes)
@@ -493,22 +500,27 @@ def count_sparse_codes(
             data, indices, indptr, limit, highest, missing, n_threads
         )
     if bad >= 0:
-        return bad, None, None
+        return bad, None, None, None
     # Code 0 is always there: implicit, or highest's start.
     sizes = highest.astype(np.int64) + 1
     counts = new_counts(sizes + missing, n_classes)
     offsets = table_offsets(sizes, block_extra=int(missing))
+    scratch = thread_scratch(n_threads, n_classes)[:, 0]
     if codes.format == "csc":
+        class_count = class_weights(y, sample_weight, n_classes, len(data))
         _kernels.categorical_count_csc(
             data, indices, indptr, y, weights, offsets, counts, missing, n_threads
         )
+        _kernels.categorical_add_zeros(counts, offsets, class_count, scratch, n_threads)
     else:
         chunk_rows, n_chunks = sparse_count_chunks(n_samples, len(data), counts.size)
-        # (Each chunk's task zeroes its table.)
-        if n_chunks == 1:
-            tables = counts.reshape(1, -1)
-        else:
-            tables = np.empty((n_chunks, counts.size))
+        # (Each chunk's task zeroes its table and its class weights.)
+        tables = (
+            counts.reshape(1, -1)
+            if n_chunks == 1
+            else np.empty((n_chunks, counts.size))
+        )
+        chunk_class_count = np.empty((n_chunks, n_classes))
         _kernels.categorical_count_csr(
             data,
             indices,
@@ -519,28 +531,29 @@ def count_sparse_codes(
             n_classes,
             chunk_rows,
             tables,
+            chunk_class_count,
             missing,
             n_threads,
         )
-        if n_chunks > 1:
+        class_count = chunk_class_count.sum(axis=0)
+        if n_chunks == 1:
+            _kernels.categorical_add_zeros(
+                counts, offsets, class_count, scratch, n_threads
+            )
+        else:
+            # The merge adds the implicit zeros too, on the same threads.
             _kernels.categorical_merge_counts(
                 tables,
                 np.tile(offsets * n_classes, (n_chunks, 1)),
                 offsets,
                 counts,
+                class_count,
+                scratch,
                 n_threads,
             )
-    n_threads = effective_n_threads(counts.size)
-    _kernels.categorical_add_zeros(
-        counts,
-        offsets,
-        class_count,
-        thread_scratch(n_threads, n_classes)[:, 0],
-        n_threads,
-    )
     if missing:
         counts = np.delete(counts, offsets[1:] - 1, axis=0)
-    return None, sizes, counts
+    return None, sizes, counts, class_count
 
 
 # CategoricalNB's statistics: each class's weight, the count table (a row
@@ -774,14 +787,12 @@ class CategoricalNB(CountingNB):
         known = batch.get("known")
         model_sizes = None if known is None else code_sizes(known)
         if sp.issparse(codes):
-            class_count = class_weights(y, sample_weight, n_classes, data_size(codes))
-            bad, sizes, counts = count_sparse_codes(
+            bad, sizes, counts, class_count = count_sparse_codes(
                 codes,
                 y,
                 sample_weight,
                 n_classes,
                 self.max_categories,
-                class_count,
                 ignores_missing(self),
             )
             if bad is not None:

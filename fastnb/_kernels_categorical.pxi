@@ -328,6 +328,8 @@ def categorical_merge_counts(
     const intp_t[:, ::1] layout,
     const intp_t[::1] offsets,
     double[:, ::1] out,
+    const double[::1] class_count,
+    double[:, :] scratch,
     int n_threads,
 ):
     """Add the chunks' tables up, in chunk order, into out; a task a block of
@@ -336,12 +338,19 @@ def categorical_merge_counts(
     Chunk b's counts of feature j run from tables[b, layout[b, j]] to
     tables[b, layout[b, j + 1]], a row of classes per code from 0, and go to
     out's rows from offsets[j].
+
+    With class_count (a sparse X's class weights; empty for dense codes),
+    each feature's implicit zeros are then added to its code 0, as
+    categorical_add_zeros adds them (scratch: a row a thread, a column a
+    class), a task a feature: in the same parallel region as the merge,
+    after it, so that the threads are woken once.
     """
     cdef Py_ssize_t n_rows = out.shape[0]
     cdef Py_ssize_t n_classes = out.shape[1]
     cdef Py_ssize_t n_features = offsets.shape[0] - 1
     cdef Py_ssize_t n_blocks = min(n_rows, 4 * n_threads)
-    cdef Py_ssize_t task, r, j, a, b, c, start, low, high, middle
+    cdef bint zeros = class_count.shape[0] > 0
+    cdef Py_ssize_t task, r, j, a, b, c, start, low, high, middle, feature
     # The tasks read by out's rows: a chunk's counts that fall outside them
     # (or outside its table) would be left out unseen, so they are refused
     # first, O(chunks x features).
@@ -363,27 +372,43 @@ def categorical_merge_counts(
                     f"chunk {b}'s counts of feature {j} run out of bounds of its "
                     "table or of out's rows"
                 )
-    for task in prange(n_blocks, nogil=True, schedule="static", num_threads=n_threads):
-        # The feature of the block's first row: the first j whose rows end
-        # past it.
-        low = 0
-        high = n_features
-        while low < high:
-            middle = (low + high) // 2
-            if offsets[middle + 1] <= task * n_rows // n_blocks:
-                low = middle + 1
-            else:
-                high = middle
-        j = low
-        for r in range(task * n_rows // n_blocks, (task + 1) * n_rows // n_blocks):
-            while offsets[j + 1] <= r:
-                j = j + 1
-            a = r - offsets[j]
-            for b in range(tables.shape[0]):
-                start = layout[b, j]
-                if a < (layout[b, j + 1] - start) // n_classes:
-                    for c in range(n_classes):
-                        out[r, c] += tables[b, start + a * n_classes + c]
+    if zeros and (
+        class_count.shape[0] != n_classes
+        or scratch.shape[0] < n_threads
+        or scratch.shape[1] < n_classes
+    ):
+        raise ValueError(
+            f"class_count must hold the {n_classes} classes and scratch a row of "
+            f"them for each of {n_threads} threads"
+        )
+    with nogil, parallel(num_threads=n_threads):
+        for task in prange(n_blocks, schedule="static"):
+            # The feature of the block's first row: the first j whose rows
+            # end past it.
+            low = 0
+            high = n_features
+            while low < high:
+                middle = (low + high) // 2
+                if offsets[middle + 1] <= task * n_rows // n_blocks:
+                    low = middle + 1
+                else:
+                    high = middle
+            j = low
+            for r in range(task * n_rows // n_blocks, (task + 1) * n_rows // n_blocks):
+                while offsets[j + 1] <= r:
+                    j = j + 1
+                a = r - offsets[j]
+                for b in range(tables.shape[0]):
+                    start = layout[b, j]
+                    if a < (layout[b, j + 1] - start) // n_classes:
+                        for c in range(n_classes):
+                            out[r, c] += tables[b, start + a * n_classes + c]
+        # (prange's end waits for every thread: the merge is done.)
+        if zeros:
+            for feature in prange(n_features, schedule="dynamic"):
+                _add_implicit_zeros(
+                    out, offsets, class_count, feature, &scratch[threadid(), 0]
+                )
 
 
 # ---------------------------------------------------------------------------
@@ -391,9 +416,10 @@ def categorical_merge_counts(
 # (each row's, or column's, indices strictly increasing), holds code 0
 # wherever it stores nothing.  A fit checks the stored codes as it finds
 # each feature's largest (categorical_check_csr / _csc), then counts them
-# (categorical_count_csr: a table a chunk of rows, merged in chunk order by
-# categorical_merge_counts; categorical_count_csc: a task a column), and
-# adds each feature's implicit zeros to its code 0 (categorical_add_zeros).
+# (categorical_count_csr: a table a chunk of rows, and each class's weight,
+# merged in chunk order by categorical_merge_counts; categorical_count_csc:
+# a task a column), and adds each feature's implicit zeros to its code 0
+# (categorical_add_zeros, or categorical_merge_counts after its merge).
 # Scoring starts a row from the all-zeros row's scores
 # (categorical_zero_scores) and adds, for each stored code, its term less
 # code 0's (categorical_score_csr).
@@ -508,6 +534,7 @@ def categorical_count_csr(
     Py_ssize_t n_classes,
     Py_ssize_t chunk_rows,
     double[:, ::1] tables,
+    double[:, ::1] class_weight,
     bint missing,
     int n_threads,
 ):
@@ -515,20 +542,27 @@ def categorical_count_csr(
 
     tables[b, (offsets[j] + x) * n_classes + y[i]] += w[i] for each stored
     code x at (i, j) of chunk b's rows (chunk_rows rows from b *
-    chunk_rows), in row order; a task a chunk, which zeroes its table first
-    (the caller's may be uninitialised). No sample_weight means unit
-    weights. With missing, feature j's last row (offsets[j + 1] - 1) counts
-    its stored NaN (missing values), the rows before it its codes. A code
-    outside the feature's rows for codes raises IndexError (a checked X has
-    none).
+    chunk_rows), in row order, and class_weight[b, y[i]] += w[i] for each
+    of its rows: a task a chunk, which zeroes its rows of both first (the
+    caller's may be uninitialised). No sample_weight means unit weights.
+    With missing, feature j's last row (offsets[j + 1] - 1) counts its
+    stored NaN (missing values), the rows before it its codes. A class
+    outside 0 .. n_classes - 1, or a code outside the feature's rows for
+    codes, raises IndexError (a checked X and its labels have none).
     """
     cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
     cdef bint weighted = sample_weight.shape[0] > 0
-    # A chunk with a code outside the table, for each thread.
+    # A chunk with a class or code outside the table, for each thread.
     cdef intp_t[::1] outside = np.full(n_threads, -1, dtype=np.intp)
     cdef Py_ssize_t s, b, i, j, p, c, row
     cdef double w
     cdef code_t x
+    if class_weight.shape[0] != tables.shape[0] or class_weight.shape[1] != n_classes:
+        raise ValueError(
+            f"class_weight must have a row of {n_classes} classes a chunk "
+            f"({tables.shape[0]}); got {class_weight.shape[0]} x "
+            f"{class_weight.shape[1]}"
+        )
     # The chunks dealt out in turn (dealt_task): each thread gets its share
     # however late it wakes, and rows that grow denser down X are shared
     # out too.
@@ -543,9 +577,14 @@ def categorical_count_csr(
         if b < 0:
             continue
         fastnb_zero(&tables[b, 0], tables.shape[1])
+        fastnb_zero(&class_weight[b, 0], n_classes)
         for i in range(b * chunk_rows, min((b + 1) * chunk_rows, n_samples)):
             c = y[i]
+            if c < 0 or c >= n_classes:
+                outside[threadid()] = b
+                continue
             w = sample_weight[i] if weighted else 1.0
+            class_weight[b, c] += w
             for p in range(X_indptr[i], X_indptr[i + 1]):
                 j = X_indices[p]
                 x = X_data[p]
@@ -559,7 +598,7 @@ def categorical_count_csr(
                 tables[b, row * n_classes + c] += w
     if np.max(outside) >= 0:
         raise IndexError(
-            f"chunk {np.max(outside)} has a category code outside the table"
+            f"chunk {np.max(outside)} has a class or category code outside the table"
         )
 
 
@@ -607,6 +646,28 @@ def categorical_count_csc(
         )
 
 
+cdef inline int _add_implicit_zeros(
+    double[:, ::1] counts,
+    const intp_t[::1] offsets,
+    const double[::1] class_count,
+    Py_ssize_t j,
+    double* stored,
+) except -1 nogil:
+    """Add feature j's implicit zeros to its code 0 (see categorical_add_zeros);
+    stored: room for a sum a class."""
+    cdef Py_ssize_t n_classes = counts.shape[1]
+    cdef Py_ssize_t a, c
+    for c in range(n_classes):
+        stored[c] = 0.0
+    for a in range(offsets[j], offsets[j + 1]):
+        for c in range(n_classes):
+            stored[c] = stored[c] + counts[a, c]
+    for c in range(n_classes):
+        if class_count[c] > stored[c]:
+            counts[offsets[j], c] += class_count[c] - stored[c]
+    return 0
+
+
 def categorical_add_zeros(
     double[:, ::1] counts,
     const intp_t[::1] offsets,
@@ -621,24 +682,14 @@ def categorical_add_zeros(
     for it weigh class_count[c] less their sum (taken in row order), which
     goes to row offsets[j] (never less than 0: where every row of the class
     stores a code, rounding may leave a hair either side of 0). scratch has
-    a row a thread, with a column a class.
+    a row a thread, with a column a class. (categorical_merge_counts adds
+    them after a merge, in its parallel region.)
     """
-    cdef Py_ssize_t n_classes = counts.shape[1]
-    cdef Py_ssize_t j, a, c, t
-    cdef double* stored
+    cdef Py_ssize_t j
     for j in prange(
         offsets.shape[0] - 1, nogil=True, schedule="dynamic", num_threads=n_threads
     ):
-        t = threadid()
-        stored = &scratch[t, 0]
-        for c in range(n_classes):
-            stored[c] = 0.0
-        for a in range(offsets[j], offsets[j + 1]):
-            for c in range(n_classes):
-                stored[c] = stored[c] + counts[a, c]
-        for c in range(n_classes):
-            if class_count[c] > stored[c]:
-                counts[offsets[j], c] += class_count[c] - stored[c]
+        _add_implicit_zeros(counts, offsets, class_count, j, &scratch[threadid(), 0])
 
 
 def categorical_log_tables(

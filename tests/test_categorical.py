@@ -1054,6 +1054,10 @@ def test_sparse_results_are_the_same_for_any_thread_count(
         counting = kernel_threads.threads[f"categorical_count_{container}"]
         # Work for several threads: all of them (no team of a size between).
         assert counting == [effective_threads] and effective_threads == n_threads
+        if container == "csr":
+            # In chunks of rows, merged, the implicit zeros added on the way.
+            assert kernel_threads.threads["categorical_merge_counts"] == [n_threads]
+            assert "categorical_add_zeros" not in kernel_threads.threads
         assert kernel_threads.threads["categorical_score_csr"] == [n_threads] * 4
         results[n_threads] = model, outputs
     one, one_outputs = results[1]

@@ -159,10 +159,20 @@ def test_chunk_kernels_zero_their_own_chunk_tables(n_threads):
     offsets = np.arange(0, 84, 4, dtype=np.intp)
 
     def code_counts(tables):
+        class_weight = np.full((len(tables), 5), tables[0, 0])
         _kernels.categorical_count_csr(
-            *sparse_arrays(codes), y, weights, offsets, 5, 500, tables, False, n_threads
+            *sparse_arrays(codes),
+            y,
+            weights,
+            offsets,
+            5,
+            500,
+            tables,
+            class_weight,
+            False,
+            n_threads,
         )
-        return tables
+        return np.hstack([tables, class_weight])
 
     with_nan = dense.copy()
     with_nan[rng.random(dense.shape) < 0.05] = np.nan
@@ -1471,6 +1481,8 @@ def out_of_range_calls():
                 np.array([[0, 8, 16], [0, 8, 18]], dtype=np.intp),
                 np.array([0, 4, 8], dtype=np.intp),
                 np.zeros((8, 2)),
+                np.empty(0),
+                np.empty((0, 0)),
                 2,
             ),
             bounds,
@@ -1481,6 +1493,8 @@ def out_of_range_calls():
                 np.array([[0, 8, 16], [0, 8, 16]], dtype=np.intp),
                 np.array([0, 5, 9], dtype=np.intp),
                 np.zeros((8, 2)),
+                np.empty(0),
+                np.empty((0, 0)),
                 2,
             ),
             bounds,
@@ -1520,6 +1534,7 @@ def out_of_range_calls():
                 2,
                 3,
                 np.zeros((1, 12)),
+                np.zeros((1, 2)),
                 False,
                 2,
             ),
@@ -1534,6 +1549,22 @@ def out_of_range_calls():
                 2,
                 3,
                 np.zeros((1, 12)),
+                np.zeros((1, 2)),
+                False,
+                2,
+            ),
+            chunk,
+        ),
+        "categorical_count_csr class": (
+            lambda: k.categorical_count_csr(
+                *sparse_arrays(codes_csr),
+                bad_y,
+                weights,
+                count_offsets,
+                2,
+                3,
+                np.zeros((1, 12)),
+                np.zeros((1, 2)),
                 False,
                 2,
             ),
@@ -1696,6 +1727,7 @@ def out_of_range_calls():
                 2,
                 3,
                 np.zeros((1, 12)),
+                np.zeros((1, 2)),
                 True,
                 2,
             ),
@@ -2513,6 +2545,41 @@ def test_class_weights_do_not_depend_on_thread_count(n_threads, n_labels):
         _kernels.class_weights(NO_ROWS, y, weights, out, False, threads)
     assert_array_equal(sums[n_threads], sums[1])
     np.testing.assert_allclose(sums[1], np.bincount(y, weights, 7), rtol=1e-12)
+
+
+@pytest.mark.parametrize("n_threads", [1, 2, 3, 7])
+def test_merge_adds_the_implicit_zeros_after_it(n_threads):
+    # Sparse codes' chunk tables, merged with each feature's implicit zeros
+    # added to its code 0 in the same parallel region: as merged, then
+    # categorical_add_zeros, and as NumPy sums them.
+    rng = np.random.default_rng(12)
+    n_chunks, n_classes = 6, 3
+    offsets = np.array([0, 3, 4, 10, 12], dtype=np.intp)
+    tables = rng.integers(0, 5, (n_chunks, offsets[-1] * n_classes)) * 0.25
+    layout = np.tile(offsets * n_classes, (n_chunks, 1))
+    class_count = 40.0 + rng.random(n_classes)
+
+    def merged(class_count, scratch, threads):
+        out = np.zeros((offsets[-1], n_classes))
+        _kernels.categorical_merge_counts(
+            tables, layout, offsets, out, class_count, scratch, threads
+        )
+        return out
+
+    in_two_steps = merged(np.empty(0), np.empty((0, 0)), 1)
+    assert_allclose(in_two_steps, tables.reshape(n_chunks, -1, n_classes).sum(axis=0))
+    _kernels.categorical_add_zeros(
+        in_two_steps, offsets, class_count, thread_scratch(1, n_classes)[:, 0], 1
+    )
+    # Each feature's counts, its code 0 now holding the rows that store
+    # nothing for it, add up to each class's weight.
+    assert_allclose(
+        np.add.reduceat(in_two_steps, offsets[:-1]), np.tile(class_count, (4, 1))
+    )
+    scratch = thread_scratch(n_threads, n_classes)[:, 0]
+    assert_array_equal(merged(class_count, scratch, n_threads), in_two_steps)
+    with pytest.raises(ValueError, match="scratch a row"):
+        merged(class_count[:2], scratch, n_threads)
 
 
 LABEL_CLASSES = {
