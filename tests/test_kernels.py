@@ -2347,6 +2347,63 @@ def test_structure_check_finds_whether_indices_are_canonical():
     assert _kernels.sparse_structure_error(indices, indptr, 50, 2) == (-1, False)
 
 
+def structure_by_rows(indices, indptr, n_minor):
+    """sparse_structure_error's answer, row by row in NumPy."""
+    canonical = True
+    for i in range(len(indptr) - 1):
+        start, stop = indptr[i], indptr[i + 1]
+        if not 0 <= start <= stop <= len(indices):
+            return i, canonical
+        row = indices[start:stop]
+        if ((row < 0) | (row >= n_minor)).any():
+            return i, canonical
+        canonical = canonical and bool((np.diff(row) > 0).all())
+    return -1, canonical
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("seed", range(4))
+def test_structure_check_is_that_of_each_row(index_dtype, seed):
+    # Rows of 0 to 12 indices, a fifth of them empty, over many blocks of
+    # rows; each change below breaks one row or two, in any block.
+    rng = np.random.default_rng(seed)
+    n_rows, n_columns = 3001, 40
+    lengths = rng.integers(0, 13, n_rows) * (rng.random(n_rows) > 0.2)
+    indptr = np.r_[0, np.cumsum(lengths)].astype(index_dtype)
+    indices = np.concatenate(
+        [np.sort(rng.choice(n_columns, n, replace=False)) for n in lengths]
+    ).astype(index_dtype)
+    stored = np.flatnonzero(np.diff(indptr) >= 2)
+
+    def changed():
+        """(what, indices, indptr) after one random change."""
+        bad_indices, bad_indptr = indices.copy(), indptr.copy()
+        kind = rng.choice(["none", "index", "offset", "swap", "repeat", "two"])
+        if kind in ("index", "two"):
+            for p in rng.choice(len(indices), 1 if kind == "index" else 2):
+                bad_indices[p] = rng.choice([-1, n_columns, -(2**31), 2**31 - 1])
+        elif kind == "offset":
+            k = rng.integers(0, n_rows + 1)
+            bad_indptr[k] = rng.choice([bad_indptr[k] - 1, len(indices) + 1, -1])
+        elif kind in ("swap", "repeat"):
+            start = indptr[rng.choice(stored)]
+            second = bad_indices[start] if kind == "repeat" else bad_indices[start + 1]
+            bad_indices[start], bad_indices[start + 1] = bad_indices[start + 1], second
+        return kind, bad_indices, bad_indptr
+
+    for _ in range(25):
+        kind, bad_indices, bad_indptr = changed()
+        expected = structure_by_rows(bad_indices, bad_indptr, n_columns)
+        for n_threads in (1, 2, 3, 7):
+            found = _kernels.sparse_structure_error(
+                bad_indices, bad_indptr, n_columns, n_threads
+            )
+            # Whether the rows are canonical is read only when none is bad.
+            assert found[0] == expected[0], (kind, n_threads)
+            if found[0] < 0:
+                assert found[1] == expected[1], (kind, n_threads)
+
+
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 def test_structure_check_finds_each_index_out_of_range(index_dtype):
     # Rows of 40 indices (long enough for the vectorised loop), each bad
