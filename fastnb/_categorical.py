@@ -382,7 +382,11 @@ def count_codes(
     layout = np.empty((n_chunks, n_features + 1), dtype=np.intp)
     tables = np.empty((n_chunks, room))
     chunk_class_count = np.empty((n_chunks, n_classes))
-    bad = _kernels.categorical_check_count_dense(
+    # Filled by the kernel, from the chunks' figures (sizes from the least).
+    sizes = np.array(least_sizes, dtype=np.int64)
+    offsets = np.empty(n_features + 1, dtype=np.intp)
+    class_count = np.empty(n_classes)
+    bad, all_counted = _kernels.categorical_check_count_dense(
         codes,
         y,
         weights,
@@ -393,16 +397,16 @@ def count_codes(
         layout,
         tables,
         chunk_class_count,
+        sizes,
+        offsets,
+        class_count,
         missing,
         n_threads,
     )
     if bad >= 0:
         return bad, None, None, None
-    class_count = chunk_class_count.sum(axis=0)
-    sizes = np.maximum(highest.max(axis=0).astype(np.int64) + 1, least_sizes)
     counts = new_counts(sizes, n_classes)
-    offsets = table_offsets(sizes, block_extra=0)
-    if (layout[:, -1] < 0).any():
+    if not all_counted:
         # Some chunk's counts outgrew their room: count again, into tables
         # laid out for every category, as many as COUNT_BUFFER holds.
         del tables

@@ -225,14 +225,18 @@ def categorical_check_count_dense(
     intp_t[:, ::1] layout,
     double[:, ::1] tables,
     double[:, ::1] class_weight,
+    int64_t[::1] sizes,
+    intp_t[::1] offsets,
+    double[::1] class_count,
     bint missing,
     int n_threads,
 ):
     """Check the codes of a fit and count each chunk of rows into its own table.
 
-    Returns the flat position i * n_features + j of the first code (in
-    row-major order) that is not a whole number from 0 to limit - 1 (at
-    most 2^53), or -1.  Then highest[b] holds chunk b's largest code of
+    Returns ``(bad, all_counted)``: the flat position i * n_features + j of
+    the first code (in row-major order) that is not a whole number from 0
+    to limit - 1 (at most 2^53), or -1; and whether every chunk's counts
+    had room in its table.  Then highest[b] holds chunk b's largest code of
     each feature, and tables[b] its counts as layout[b] lays them out (see
     _chunk_layout), unless they had no room: then layout[b, -1] is -1; and
     class_weight[b] (n_chunks, n_classes) the weight of each class's rows
@@ -240,19 +244,42 @@ def categorical_check_count_dense(
     b * chunk_rows; no sample_weight means unit weights.  With missing
     (missing="ignore"), a NaN is a missing value: neither refused nor
     counted.
+
+    Unless a code is bad, the chunks' figures are then added up (O(chunks
+    x features), on the calling thread, where NumPy's calls each cost as
+    much): sizes (each feature's least number of categories, given) rises
+    to each feature's largest code + 1; offsets (n_features + 1) gets the
+    first row of each feature's categories in a table of them all, and
+    the end; class_count each class's weight, over the chunks in order.
     """
     cdef Py_ssize_t n_samples = X.shape[0]
+    cdef Py_ssize_t n_features = X.shape[1]
+    cdef Py_ssize_t n_chunks = tables.shape[0]
     cdef Py_ssize_t n_codes = n_samples * X.shape[1]
     # The first bad code each thread met: a thread gets its chunks in
     # increasing order, so it stops after its first, and the least of them
     # is the first of all.
     cdef intp_t[::1] first_bad = np.full(n_threads, n_codes, dtype=np.intp)
-    cdef Py_ssize_t b, t, bad
+    cdef Py_ssize_t b, t, j, c, bad
+    cdef bint all_counted = True
+    if (
+        highest.shape[0] != n_chunks
+        or highest.shape[1] != n_features
+        or layout.shape[0] != n_chunks
+        or layout.shape[1] != n_features + 1
+        or class_weight.shape[0] != n_chunks
+        or class_weight.shape[1] != n_classes
+        or sizes.shape[0] != n_features
+        or offsets.shape[0] != n_features + 1
+        or class_count.shape[0] != n_classes
+    ):
+        raise IndexError(
+            f"the chunks' or the sums' arrays are out of bounds of {n_chunks} "
+            f"chunks, {n_features} features and {n_classes} classes"
+        )
     # Static: the chunks have equal rows, so each thread gets its share
     # whichever threads wake first.
-    for b in prange(
-        tables.shape[0], nogil=True, schedule="static", num_threads=n_threads
-    ):
+    for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
         t = threadid()
         if first_bad[t] == n_codes:
             bad = _check_count_chunk(
@@ -262,8 +289,24 @@ def categorical_check_count_dense(
             )
             if bad >= 0:
                 first_bad[t] = bad
-    bad = np.min(first_bad)
-    return -1 if bad == n_codes else bad
+    bad = n_codes
+    for t in range(n_threads):
+        bad = min(bad, first_bad[t])
+    if bad < n_codes:
+        return bad, False
+    for c in range(n_classes):
+        class_count[c] = 0.0
+    offsets[0] = 0
+    for b in range(n_chunks):
+        all_counted = all_counted and layout[b, n_features] >= 0
+        for c in range(n_classes):
+            class_count[c] += class_weight[b, c]
+        for j in range(n_features):
+            # (A feature whose codes are all NaN has highest -1.)
+            sizes[j] = max(sizes[j], <int64_t> highest[b, j] + 1)
+    for j in range(n_features):
+        offsets[j + 1] = offsets[j] + sizes[j]
+    return -1, all_counted
 
 
 def categorical_count_dense(

@@ -758,7 +758,8 @@ def test_float32_codes_are_checked_against_max_categories_exactly():
         X[4_500, 0] = code
         highest = np.empty((1, 1), dtype=np.float32)
         layout = np.empty((1, 2), dtype=np.intp)
-        bad = fastnb._simd.kernels.categorical_check_count_dense(
+        sizes = np.zeros(1, dtype=np.int64)
+        bad, all_counted = fastnb._simd.kernels.categorical_check_count_dense(
             X,
             y,
             np.empty(0),
@@ -769,6 +770,9 @@ def test_float32_codes_are_checked_against_max_categories_exactly():
             layout,
             np.empty((1, 8)),
             np.empty((1, 1)),
+            sizes,
+            np.empty(2, dtype=np.intp),
+            np.empty(1),
             False,
             1,
         )
@@ -776,6 +780,7 @@ def test_float32_codes_are_checked_against_max_categories_exactly():
         if bad < 0:
             # Too many categories to count in one pass.
             assert highest[0, 0] == code and layout[0, -1] == -1
+            assert not all_counted and sizes[0] == code + 1
 
 
 # Bad codes: value, dtype X has, and the message, "{i}" and "{j}" standing

@@ -1096,6 +1096,10 @@ def out_of_range_calls():
             np.empty((n_chunks, 2)),
         )
 
+    def count_sums():
+        """Sizes, offsets and class weights of categorical_check_count_dense."""
+        return np.zeros(2, dtype=np.int64), np.empty(3, dtype=np.intp), np.empty(2)
+
     def log_tables():
         """Outputs, scratch and threads of categorical_log_tables."""
         return (
@@ -1426,13 +1430,31 @@ def out_of_range_calls():
         ),
         "categorical_check_count_dense class": (
             lambda: k.categorical_check_count_dense(
-                codes, bad_y, weights, 10, 2, 3, *chunk_counts(1), False, 2
+                codes,
+                bad_y,
+                weights,
+                10,
+                2,
+                3,
+                *chunk_counts(1),
+                *count_sums(),
+                False,
+                2,
             ),
             row,
         ),
         "categorical_check_count_dense negative class": (
             lambda: k.categorical_check_count_dense(
-                codes, negative_y, weights, 10, 2, 3, *chunk_counts(1), False, 2
+                codes,
+                negative_y,
+                weights,
+                10,
+                2,
+                3,
+                *chunk_counts(1),
+                *count_sums(),
+                False,
+                2,
             ),
             row,
         ),
@@ -1448,6 +1470,7 @@ def out_of_range_calls():
                 *chunk_counts(1)[:2],
                 np.empty((2, 64)),
                 np.empty((2, 2)),
+                *count_sums(),
                 False,
                 2,
             ),
