@@ -436,14 +436,21 @@ def categorical_merge_counts(
                     low = middle + 1
                 else:
                     high = middle
-            j = low
-            for r in range(task * n_rows // n_blocks, (task + 1) * n_rows // n_blocks):
-                while offsets[j + 1] <= r:
-                    j = j + 1
-                a = r - offsets[j]
-                for b in range(tables.shape[0]):
+            # A chunk at a time, its counts of the block's rows read in one
+            # run (the rows' sums still add the chunks in order). Row a of
+            # feature j is in chunk b's table if (a + 1) * n_classes values
+            # fit in its counts of j: no division (one a row and chunk, as
+            # it was, took most of the merge's time).
+            for b in range(tables.shape[0]):
+                j = low
+                for r in range(
+                    task * n_rows // n_blocks, (task + 1) * n_rows // n_blocks
+                ):
+                    while offsets[j + 1] <= r:
+                        j = j + 1
+                    a = r - offsets[j]
                     start = layout[b, j]
-                    if a < (layout[b, j + 1] - start) // n_classes:
+                    if (a + 1) * n_classes <= layout[b, j + 1] - start:
                         for c in range(n_classes):
                             out[r, c] += tables[b, start + a * n_classes + c]
         # (prange's end waits for every thread: the merge is done.)
