@@ -31,7 +31,7 @@ from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
 from fastnb._statistics import (
     CLASS_COUNT,
-    FLOAT_DTYPES,
+    COUNT_DTYPES,
     MISSING_COUNT,
     Statistic,
     check_rows_agree,
@@ -46,13 +46,14 @@ from fastnb._threads import (
 )
 from fastnb._validation import (
     MISSING_CONSTRAINT,
+    booleans_as_bytes,
     check_class_prior,
     check_values,
     ignores_missing,
     raise_refused_value,
     sparse_arrays,
-    summed_duplicates,
     validate_input,
+    without_duplicates,
 )
 
 if TYPE_CHECKING:
@@ -560,16 +561,16 @@ class BaseDiscreteNB(CountingNB):
         # scikit-learn's scans.
         X, y = validate_input(
             self,
-            X,
+            booleans_as_bytes(X),
             y,
             accept_sparse=("csr", "csc"),
-            dtype=FLOAT_DTYPES,
+            dtype=COUNT_DTYPES,
             ensure_all_finite=False,
             reset=reset,
         )
         check_values(X, self, self._requires_non_negative)
         if self._counts_binarize() is not None:
-            X = summed_duplicates(X)
+            X = without_duplicates(X)
         return X, y
 
     def _declared_statistics(self, statistics=None):
@@ -673,13 +674,13 @@ class BaseDiscreteNB(CountingNB):
         # The scoring kernels check the values as they read them.
         X = validate_input(
             self,
-            X,
+            booleans_as_bytes(X),
             accept_sparse="csr",
-            dtype=FLOAT_DTYPES,
+            dtype=COUNT_DTYPES,
             ensure_all_finite=False,
             reset=False,
         )
-        return X if self._counts_binarize() is None else summed_duplicates(X)
+        return X if self._counts_binarize() is None else without_duplicates(X)
 
     def _score(self, X, scoring, output, out, labels):
         binarize = self._counts_binarize()
@@ -1221,7 +1222,7 @@ class PoissonNB(BaseDiscreteNB):
     _scores_non_negative = True
 
     def _check_X(self, X, scoring):
-        return summed_duplicates(super()._check_X(X, scoring))
+        return without_duplicates(super()._check_X(X, scoring))
 
     def _zero_log_likelihood(self, scoring):
         # log P(x = 0 | c) = -rate.

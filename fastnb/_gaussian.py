@@ -56,6 +56,7 @@ from fastnb._validation import (
     sparse_arrays,
     summed_duplicates,
     validate_input,
+    without_duplicates,
 )
 
 if TYPE_CHECKING:
@@ -654,7 +655,8 @@ class GaussianNB(BaseNB):
             ensure_all_finite=False,
             reset=False,
         )
-        return summed_duplicates(X)
+        # (A row's stored values are scored in any order.)
+        return without_duplicates(X)
 
     def _score(self, X, scoring, output, out, labels):
         n_classes = len(scoring["log_prior"])

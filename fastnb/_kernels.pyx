@@ -17,7 +17,7 @@ statistics are accumulated in float64.
 
 from cython cimport floating
 from cython.parallel cimport parallel, prange, threadid
-from libc.stdint cimport INT32_MAX, int32_t, int64_t, uint64_t
+from libc.stdint cimport INT32_MAX, int32_t, int64_t, uint8_t, uint64_t
 from libc.math cimport INFINITY, exp, frexp, ldexp, log, rint
 
 import numpy as np

@@ -117,6 +117,61 @@ def sparse_structure_error(
     return first_flagged(first_bad, n_major), not np.any(unsorted)
 
 
+cdef inline bint _rows_repeat_an_index(
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    Py_ssize_t first_row,
+    Py_ssize_t end_row,
+    uint64_t[::1] seen,
+) noexcept nogil:
+    """Whether one of rows first_row .. end_row - 1 holds an index twice.
+
+    seen: a bit a column, all clear, and clear again on return; a row sets
+    the bits of its indices, finding any already set, then clears their
+    words (as many as the row's indices, not the whole set)."""
+    cdef Py_ssize_t i, p
+    cdef uint64_t bit, repeated = 0
+    cdef size_t word
+    for i in range(first_row, end_row):
+        for p in range(indptr[i], indptr[i + 1]):
+            word = <size_t> indices[p] >> 6
+            bit = (<uint64_t> 1) << (<size_t> indices[p] & 63)
+            repeated |= seen[word] & bit
+            seen[word] |= bit
+        for p in range(indptr[i], indptr[i + 1]):
+            seen[<size_t> indices[p] >> 6] = 0
+        if repeated:
+            return True
+    return False
+
+
+def sparse_repeats_an_index(
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    Py_ssize_t n_minor,
+    int n_threads,
+):
+    """Whether a row of a CSR (column of a CSC) matrix holds an index more
+    than once: a repeated entry, which scipy's canonical format sums into
+    one. For a matrix whose indices are not sorted (sparse_structure_error
+    says whether they are), and whose structure it has checked. An equal
+    run of rows a task, one a thread, each with a bit a column (n_minor / 8
+    bytes a thread: 16 KB for 2**17 columns)."""
+    cdef Py_ssize_t n_major = indptr.shape[0] - 1
+    cdef Py_ssize_t words = n_minor // 64 + 1
+    cdef uint64_t[:, ::1] seen = np.zeros((n_threads, words), dtype=np.uint64)
+    cdef uint8_t[::1] repeats = np.zeros(n_threads, dtype=np.uint8)
+    cdef Py_ssize_t task
+    for task in prange(
+        n_threads, nogil=True, schedule="static", chunksize=1, num_threads=n_threads
+    ):
+        repeats[task] = _rows_repeat_an_index(
+            indices, indptr, task * n_major // n_threads,
+            (task + 1) * n_major // n_threads, seen[task],
+        )
+    return bool(np.any(repeats))
+
+
 # ---------------------------------------------------------------------------
 # Labels.  Integer labels are encoded by table lookup, in parallel
 # (fastnb._validation.encode_fit_labels, encode_labels); class_order groups

@@ -419,6 +419,25 @@ static inline int fastnb_refused(double x, int non_negative, int allow_nan)
 FASTNB_ROW_REFUSED(double, uint64_t)
 FASTNB_ROW_REFUSED(float, uint32_t)
 
+/* The same for integer values (counts as CountVectorizer makes them, and
+ * booleans as uint8), which are always finite: refused only when
+ * non_negative and below zero. */
+#define FASTNB_ROW_REFUSED_INT(T, U)                                          \
+    static inline int fastnb_row_refused_##T(                                 \
+        const T* x, Py_ssize_t stride, Py_ssize_t n, int non_negative,        \
+        int allow_nan)                                                        \
+    {                                                                         \
+        (void) allow_nan;                                                     \
+        U refused = 0;                                                        \
+        if (non_negative)                                                     \
+            for (Py_ssize_t j = 0; j < n; j++)                                \
+                refused |= (U) (x[j * stride] < 0);                           \
+        return refused != 0;                                                  \
+    }
+FASTNB_ROW_REFUSED_INT(int64_t, uint64_t)
+FASTNB_ROW_REFUSED_INT(int32_t, uint32_t)
+FASTNB_ROW_REFUSED_INT(uint8_t, uint8_t)
+
 /* A row helper's body is written once, as an always-inline function with
  * an allow_nan argument, and called with it constant: a model that refuses
  * NaN gets a copy of the loop without the test for it. */
@@ -899,6 +918,19 @@ static inline int fastnb_code_f32(float x, int64_t* code)
     }
 FASTNB_ROW_WHOLE(double, uint64_t, 0x1p52)
 FASTNB_ROW_WHOLE(float, uint32_t, 0x1p23f)
+/* Integers are whole numbers: only a negative one is refused (an unsigned
+ * one never is). */
+#define FASTNB_ROW_WHOLE_INT(T, U)                                            \
+    static inline int fastnb_row_whole_##T(const T* x, Py_ssize_t n)          \
+    {                                                                         \
+        U refused = 0;                                                        \
+        for (Py_ssize_t j = 0; j < n; j++)                                    \
+            refused |= (U) (x[j] < 0);                                        \
+        return refused == 0;                                                  \
+    }
+FASTNB_ROW_WHOLE_INT(int64_t, uint64_t)
+FASTNB_ROW_WHOLE_INT(int32_t, uint32_t)
+FASTNB_ROW_WHOLE_INT(uint8_t, uint8_t)
 
 /* scores[k] += sum_j table[offsets[j] + code_j, k] for a dense row of
  * category codes x (elements x_stride apart), read by CODE: feature j owns

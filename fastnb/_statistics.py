@@ -14,6 +14,11 @@ import numpy as np
 # The float dtypes X is kept in (others are converted to float64), and
 # that a model records as the dtype of the data it was first fitted on.
 FLOAT_DTYPES = (np.float64, np.float32)
+# The dtypes the count families' kernels read X in as it is: the floats,
+# the integer counts that text vectorizers make (CountVectorizer's default
+# is int64), and bytes (booleans are read as uint8: booleans_as_bytes);
+# others are converted to float64.
+COUNT_DTYPES = (np.float64, np.float32, np.int64, np.int32, np.uint8)
 
 
 @dataclass(frozen=True)

@@ -191,6 +191,19 @@ def validate_input(estimator, X, *args, **kwargs):
     return stored_values_only(validated)
 
 
+def booleans_as_bytes(X):
+    """A NumPy array or scipy sparse matrix of booleans as one of uint8, in
+    the same memory (True is 1, False 0), as the count families' kernels
+    read it; X itself otherwise."""
+    if type(X) is np.ndarray and X.dtype == np.bool_:
+        return X.view(np.uint8)
+    if sp.issparse(X) and X.format in ("csr", "csc") and X.dtype == np.bool_:
+        as_bytes = type(X)((X.data.view(np.uint8), X.indices, X.indptr), shape=X.shape)
+        as_bytes.has_canonical_format = X.has_canonical_format
+        return as_bytes
+    return X
+
+
 def stored_values_only(X):
     """X, or a CSR or CSC X whose index pointers end before its last stored
     values as a new matrix of the values they point to (views of X's
@@ -338,16 +351,37 @@ def check_values(X, estimator, non_negative):
 
 
 def summed_duplicates(X):
-    """X with repeated sparse entries summed into one (a copy only if needed).
+    """X in canonical format: repeated sparse entries summed into one, and
+    the indices sorted (a copy only if needed).
 
-    For scores that are not linear in a value (binarized, squared,
-    log-factorial), where a repeated entry must count as its sum, as in the
-    canonical matrix.
+    For kernels that need a row's indices sorted (GaussianNB's moments by
+    blocks of features, CategoricalNB's sparse codes).
     """
     if sp.issparse(X) and not X.has_canonical_format:
         X = X.copy()
         X.sum_duplicates()
     return X
+
+
+def without_duplicates(X):
+    """X with repeated sparse entries summed into one: X itself if it has
+    none (its indices sorted or not, as scikit-learn's CountVectorizer
+    leaves them), else a canonical copy (summed_duplicates).
+
+    For statistics and scores that are not linear in a value (binarized,
+    squared, log-factorial), where a repeated entry must count as its sum;
+    found in one parallel pass over an X whose indices are not sorted
+    (sparse_repeats_an_index), its structure checked before.
+    """
+    if not sp.issparse(X) or X.has_canonical_format:
+        return X
+    indices, indptr = index_arrays(X)
+    n_minor = X.shape[0] if X.format == "csc" else X.shape[1]
+    if not _kernels.sparse_repeats_an_index(
+        indices, indptr, n_minor, effective_n_threads(len(indices))
+    ):
+        return X
+    return summed_duplicates(X)
 
 
 def num_samples(X):

@@ -12,13 +12,14 @@ GaussianNB, CategoricalNB and KernelDensityNB). Every kernel trusts its
 inputs: shapes, dtypes, contiguity and value ranges are checked in Python
 before the call (a FASTNB_DEBUG=1 build checks every index anyway, and
 raises IndexError). The caller allocates every output. Values are read in
-their own precision (float32 or float64); statistics and scores are
-accumulated in float64.
+their own type (float32 or float64; the count families' also int32, int64
+and uint8, as text vectorizers make counts and booleans), never a converted
+copy; statistics and scores are accumulated in float64.
 """
 
 from cython cimport floating
 from cython.parallel cimport parallel, prange, threadid
-from libc.stdint cimport int32_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.math cimport INFINITY, log
 
 import numpy as np
@@ -40,6 +41,7 @@ from fastnb._rows cimport (
     categorical_csr_row,
     categorical_dense_row,
     code_t,
+    count_t,
     discrete_csr_row,
     discrete_dense_row,
     fastnb_counted,
@@ -49,8 +51,14 @@ from fastnb._rows cimport (
     fastnb_refused,
     fastnb_row_refused_double,
     fastnb_row_refused_float,
+    fastnb_row_refused_int32_t,
+    fastnb_row_refused_int64_t,
+    fastnb_row_refused_uint8_t,
     fastnb_row_whole_double,
     fastnb_row_whole_float,
+    fastnb_row_whole_int32_t,
+    fastnb_row_whole_int64_t,
+    fastnb_row_whole_uint8_t,
     fastnb_whole,
     fastnb_zero,
     gaussian_csr_row,
@@ -58,6 +66,7 @@ from fastnb._rows cimport (
     index_t,
     intp_t,
     kde_dense_row,
+    value_t,
 )
 
 

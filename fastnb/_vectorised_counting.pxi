@@ -8,18 +8,24 @@
 # ---------------------------------------------------------------------------
 
 cdef inline bint _values_refused(
-    const floating* x, Py_ssize_t n, bint non_negative, bint allow_nan
+    const count_t* x, Py_ssize_t n, bint non_negative, bint allow_nan
 ) noexcept nogil:
     """Whether any of the n values at x is refused (fastnb_refused), by the
     vectorised test of _rows.h."""
-    if floating is double:
+    if count_t is double:
         return fastnb_row_refused_double(x, 1, n, non_negative, allow_nan)
-    else:
+    elif count_t is float:
         return fastnb_row_refused_float(x, 1, n, non_negative, allow_nan)
+    elif count_t is int64_t:
+        return fastnb_row_refused_int64_t(x, 1, n, non_negative, allow_nan)
+    elif count_t is int32_t:
+        return fastnb_row_refused_int32_t(x, 1, n, non_negative, allow_nan)
+    else:
+        return fastnb_row_refused_uint8_t(x, 1, n, non_negative, allow_nan)
 
 
 def first_refused_value(
-    const floating[::1] values,
+    const count_t[::1] values,
     bint non_negative,
     bint allow_nan,
     int n_threads,
@@ -83,7 +89,7 @@ cdef enum:
 
 
 cdef inline int _fetch_row(
-    const floating[::1] X_data,
+    const count_t[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
     Py_ssize_t i,
@@ -91,7 +97,7 @@ cdef inline int _fetch_row(
     """Fetch the cache lines of CSR row i's stored values and indices."""
     cdef Py_ssize_t start = X_indptr[i], stop = X_indptr[i + 1]
     if start < stop:
-        fastnb_prefetch(&X_data[start], (stop - start) * sizeof(floating))
+        fastnb_prefetch(&X_data[start], (stop - start) * sizeof(count_t))
         fastnb_prefetch(&X_indices[start], (stop - start) * sizeof(index_t))
     return 0
 
@@ -126,17 +132,23 @@ cdef inline int _check_feature_edges(
     return 0
 
 
-cdef inline bint _whole(const floating* x, Py_ssize_t n) noexcept nogil:
+cdef inline bint _whole(const count_t* x, Py_ssize_t n) noexcept nogil:
     """Whether each of the n values at x is a whole number, not negative,
     or NaN (fastnb_row_whole)."""
-    if floating is double:
+    if count_t is double:
         return fastnb_row_whole_double(x, n)
-    else:
+    elif count_t is float:
         return fastnb_row_whole_float(x, n)
+    elif count_t is int64_t:
+        return fastnb_row_whole_int64_t(x, n)
+    elif count_t is int32_t:
+        return fastnb_row_whole_int32_t(x, n)
+    else:
+        return fastnb_row_whole_uint8_t(x, n)
 
 
 cdef inline bint _count_entries(
-    const floating[::1] X_data,
+    const count_t[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
     const intp_t[::1] entries_by_class,
@@ -194,7 +206,7 @@ cdef inline bint _count_entries(
 
 
 cdef inline bint _count_task(
-    const floating[::1] X_data,
+    const count_t[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
     const intp_t[::1] entries_by_class,
@@ -232,7 +244,7 @@ cdef inline bint _count_task(
 
 
 def discrete_count_csr(
-    const floating[::1] X_data,
+    const count_t[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
     const intp_t[::1] entries_by_class,
@@ -394,7 +406,7 @@ def add_parts(
 
 
 def discrete_count_csr_blocks(
-    const floating[::1] X_data,
+    const count_t[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
     const intp_t[::1] label_ptr,
@@ -496,7 +508,7 @@ def discrete_count_csr_blocks(
 
 
 def discrete_count_csc(
-    const floating[::1] X_data,
+    const count_t[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
     const intp_t[::1] label_ptr,
@@ -530,7 +542,7 @@ def discrete_count_csc(
 
 
 def discrete_count_dense(
-    const floating[:, :] X,
+    const count_t[:, :] X,
     const intp_t[::1] label_ptr,
     const intp_t[::1] label_class,
     const double[:] label_weight,

@@ -187,7 +187,7 @@ SCORE_ROWS = ROW_CHUNK
 # in registers while rows are written.
 ctypedef Py_ssize_t (*ScoreRows)(
     const void* kernel,
-    const code_t* x,
+    const value_t* x,
     const index_t* x_indices,
     const double* intercept,
     Py_ssize_t first,
@@ -197,7 +197,7 @@ ctypedef Py_ssize_t (*ScoreRows)(
 ) noexcept nogil
 
 
-cdef inline const code_t* _dense_values(const code_t[:, :] X) noexcept:
+cdef inline const value_t* _dense_values(const value_t[:, :] X) noexcept:
     """X's first value, from which a dense kernel reads its rows by X's
     strides; NULL for an X without values."""
     return &X[0, 0] if X.shape[0] > 0 and X.shape[1] > 0 else NULL
@@ -229,7 +229,7 @@ cdef inline Py_ssize_t _stopped_at(int status, Py_ssize_t i) noexcept nogil:
 cdef inline int _score_run(
     ScoreRows score_rows,
     const void* kernel,
-    const code_t* x,
+    const value_t* x,
     const index_t* x_indices,
     const double* intercept,
     Py_ssize_t first_block,
@@ -302,7 +302,7 @@ cdef Py_ssize_t _run_start(
 cdef Py_ssize_t score_blocks(
     ScoreRows score_rows,
     const void* kernel,
-    const code_t* x,
+    const value_t* x,
     const index_t* x_indices,
     const index_t* x_indptr,
     Py_ssize_t n_samples,
@@ -397,7 +397,7 @@ cdef const double* _missing_terms(
 
 
 cdef Py_ssize_t _discrete_csr_rows(
-    const void* kernel, const floating* data, const index_t* indices,
+    const void* kernel, const count_t* data, const index_t* indices,
     const double* intercept, Py_ssize_t first, Py_ssize_t stop, double* rows,
     Py_ssize_t row_stride,
 ) noexcept nogil:
@@ -426,7 +426,7 @@ cdef enum:
 
 
 cdef bint _few_nonzeros(
-    const floating* x, Py_ssize_t stride, Py_ssize_t n, Py_ssize_t n_padded
+    const count_t* x, Py_ssize_t stride, Py_ssize_t n, Py_ssize_t n_padded
 ) noexcept nogil:
     """Whether the n values x[0], x[stride], ... hold at most one nonzero in
     FEW_NONZEROS for each block of FASTNB_BLOCK of the n_padded classes:
@@ -443,7 +443,7 @@ cdef bint _few_nonzeros(
 
 
 cdef Py_ssize_t _discrete_dense_rows(
-    const void* kernel, const floating* x, const int32_t* no_indices,
+    const void* kernel, const count_t* x, const int32_t* no_indices,
     const double* intercept, Py_ssize_t first, Py_ssize_t stop, double* rows,
     Py_ssize_t row_stride,
 ) noexcept nogil:
@@ -473,7 +473,7 @@ cdef Py_ssize_t _discrete_dense_rows(
 
 
 def discrete_score_csr(
-    const floating[::1] X_data,
+    const count_t[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
     const double[:, ::1] table,
@@ -499,7 +499,7 @@ def discrete_score_csr(
     cdef Py_ssize_t nnz = X_indices.shape[0]
     cdef Py_ssize_t n_padded = table.shape[1]
     # An X without stored values has only empty rows, which read nothing.
-    cdef const floating* data = &X_data[0] if nnz else NULL
+    cdef const count_t* data = &X_data[0] if nnz else NULL
     cdef const index_t* indices = &X_indices[0] if nnz else NULL
     cdef DiscreteScoring kernel
     kernel.missing = _missing_terms(missing, table)
@@ -512,8 +512,8 @@ def discrete_score_csr(
     kernel.binarize = binarize
     kernel.non_negative = non_negative
     kernel.allow_nan = allow_nan
-    return score_blocks[floating, index_t](
-        _discrete_csr_rows[floating, index_t], &kernel, data, indices, &X_indptr[0],
+    return score_blocks[count_t, index_t](
+        _discrete_csr_rows[count_t, index_t], &kernel, data, indices, &X_indptr[0],
         n_samples, intercept, n_padded,
         "has a column outside the table or an offset past the stored values",
         output, out, labels, scratch, n_threads,
@@ -521,7 +521,7 @@ def discrete_score_csr(
 
 
 def discrete_score_dense(
-    const floating[:, :] X,
+    const count_t[:, :] X,
     const double[:, ::1] table,
     const double[::1] intercept,
     double threshold,
@@ -549,8 +549,8 @@ def discrete_score_dense(
     cdef Py_ssize_t n_padded = table.shape[1]
     cdef DiscreteScoring kernel
     kernel.missing = _missing_terms(missing, table)
-    kernel.x_row = X.strides[0] // sizeof(floating)
-    kernel.x_column = X.strides[1] // sizeof(floating)
+    kernel.x_row = X.strides[0] // sizeof(count_t)
+    kernel.x_column = X.strides[1] // sizeof(count_t)
     kernel.n_features = X.shape[1]
     kernel.table = &table[0, 0]
     kernel.table_rows = table.shape[0]
@@ -560,8 +560,8 @@ def discrete_score_dense(
     kernel.non_negative = non_negative
     kernel.allow_nan = allow_nan
     kernel.table_finite = table_finite
-    return score_blocks[floating, int32_t](
-        _discrete_dense_rows[floating], &kernel, _dense_values(X), NULL, NULL,
+    return score_blocks[count_t, int32_t](
+        _discrete_dense_rows[count_t], &kernel, _dense_values(X), NULL, NULL,
         n_samples, intercept, n_padded, "has a column outside the table", output, out,
         labels, scratch, n_threads,
     )

@@ -38,7 +38,7 @@ cdef inline double _linear_term(
 
 
 def linear_terms_csr(
-    const floating[::1] X_data,
+    const count_t[::1] X_data,
     const index_t[::1] X_indices,
     const index_t[::1] X_indptr,
     const double[:, ::1] coef,
@@ -90,7 +90,7 @@ def linear_terms_csr(
 
 
 def linear_terms_dense(
-    const floating[:, :] X,
+    const count_t[:, :] X,
     const double[:, ::1] coef,
     const double[:, ::1] square_coef,
     const double[:, ::1] missing_term,

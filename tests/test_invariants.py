@@ -18,7 +18,10 @@ strings and DataFrames are given as they are). Model: scikit-learn's
 7. pickle and clone;
 8. read-only and memory-mapped input;
 9. contributions add up to the log-odds, and to the joint log-likelihood less
-   a number of each row that is the same in every class.
+   a number of each row that is the same in every class;
+10. X as text vectorizers make it (integer counts, booleans; sparse rows
+    whose indices are not sorted, or repeated) gives the model of its
+    canonical float64 copy.
 """
 
 import copy
@@ -828,3 +831,101 @@ ZERO_RATIO_TERMS = ("MultinomialNB", "ComplementNB")
 
 def name_of(model):
     return type(model).__name__
+
+
+# ---------------------------------------------------------------------------
+# 10. Integer values and sparse layouts
+# ---------------------------------------------------------------------------
+
+# The cases given arrays of numbers (not raw strings or DataFrames).
+NUMERIC_CASES = [case for case in CASES if case.dtypes[0] is not None]
+
+
+def as_value_dtype(X, value_dtype):
+    """Numeric X in value_dtype: rounded, booleans where X is not 0, bytes
+    clipped to 0 .. 255 (the model of the result is what is compared)."""
+    if value_dtype == np.bool_:
+        return X != 0
+    X = np.rint(X)
+    if value_dtype == np.uint8:
+        X = np.clip(X, 0, 255)
+    return X.astype(value_dtype)
+
+
+@pytest.mark.parametrize(
+    (*CASE_INPUTS, "value_dtype"),
+    [
+        pytest.param(
+            *param.values, value_dtype, id=f"{param.id}-{value_dtype.__name__}"
+        )
+        for param in case_params(
+            NUMERIC_CASES, containers=("dense_c", "csr", "csc"), other_dtypes_in=()
+        )
+        for value_dtype in (np.int64, np.int32, np.uint8, np.bool_)
+        # (Booleans are raw categories to CategoricalNB, not codes.)
+        if not (param.values[0].name == "CategoricalNB" and value_dtype == np.bool_)
+    ],
+)
+def test_integers_give_the_model_of_their_float64_values(
+    case, dtype, container, value_dtype
+):
+    # Bit for bit: fitted on integers or on the same values as float64, the
+    # same model, and the same outputs of either.
+    X, y, w = case.make(seed=9)
+    values = as_value_dtype(X, value_dtype)
+    integers = as_container(values, container, value_dtype)
+    floats = as_container(values, container, np.float64)
+    model = case.estimator().fit(integers, y, sample_weight=w)
+    expected = case.estimator().fit(floats, y, sample_weight=w)
+    assert_same_outputs(model, expected, integers, X_expected=floats)
+    assert_same_state(model, expected)
+
+
+def not_canonical(X, repeated, rng):
+    """A copy of CSR or CSC X of whole numbers with each row's (column's)
+    entries in a random order, and if ``repeated`` each value of 2 or more
+    (in magnitude) stored as two entries of the same place, which add up to
+    it: the same matrix, not in canonical format."""
+    coo = X.tocoo()
+    half = np.trunc(coo.data / 2)
+    split = (half != 0) & repeated
+    data = np.concatenate([np.where(split, half, coo.data), (coo.data - half)[split]])
+    rows = np.concatenate([coo.row, coo.row[split]])
+    columns = np.concatenate([coo.col, coo.col[split]])
+    csc = X.format == "csc"
+    major, minor = (columns, rows) if csc else (rows, columns)
+    order = rng.permutation(len(data))
+    order = order[np.argsort(major[order], kind="stable")]
+    counts = np.bincount(major, minlength=X.shape[1 if csc else 0])
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    made = type(X)((data[order], minor[order], indptr), shape=X.shape)
+    assert split.any() == repeated and (made != X).nnz == 0
+    made.has_canonical_format = False
+    return made
+
+
+@pytest.mark.parametrize("repeated", [False, True], ids=["unsorted", "repeated"])
+@pytest.mark.parametrize(
+    CASE_INPUTS,
+    case_params(
+        [case for case in NUMERIC_CASES if case.sparse],
+        containers=("csr", "csc"),
+        other_dtypes_in=(),
+    ),
+)
+def test_rows_not_in_canonical_format_give_the_model_of_the_canonical_matrix(
+    case, dtype, container, repeated
+):
+    # Indices not sorted, and entries repeated (their values summed are the
+    # matrix's): the statistics bit for bit those of the canonical matrix
+    # (whole values and weights, so that sums of weight times value are
+    # exact in any order), the outputs to rounding (a row's terms are added
+    # in the order they are stored, as scikit-learn's product adds them).
+    X, y, w = case.make(seed=4)
+    w = np.ceil(w)
+    canonical = as_container(np.rint(X), container, np.float64)
+    given = not_canonical(canonical, repeated, np.random.default_rng(1))
+    model = case.estimator().fit(given, y, sample_weight=w)
+    expected = case.estimator().fit(canonical, y, sample_weight=w)
+    assert_same_outputs(model, expected, given, rtol=1e-12, X_expected=canonical)
+    assert_same_state(model, expected)

@@ -2175,6 +2175,208 @@ def test_multinomial_tables_of_small_counts_are_the_same_bit_for_bit(alpha):
     np.testing.assert_allclose(one_attribute, expected, rtol=1e-14)
 
 
+@pytest.mark.parametrize("alpha", [1.0, 0.3, 1e-10, 0.0])
+def test_bernoulli_tables_of_small_counts_are_the_same_bit_for_bit(alpha):
+    # With one alpha for every feature and no missing values (stride-0
+    # views), whole counts below SMALL_COUNTS (256) take log p and log(1 -
+    # p) from a table a class: the same values as a per-feature alpha's
+    # logs and exps, taken each time. Certain features (p = 1 without
+    # smoothing) come out of both alike.
+    rng = np.random.default_rng(4)
+    edges = [0.0, 1.0, 2.0, 254.0, 255.0, 256.0, 257.0, 0.5, 255.5, 300.0, 3.25]
+    counts = np.vstack([edges, rng.integers(0, 300, (2, len(edges)))])
+    counts = counts.astype(np.float64)
+    class_count = np.array([300.0, 300.0, 299.0])
+    n_classes, n_features = counts.shape
+    outputs = []
+    for on, total in (
+        (np.broadcast_to(alpha, n_features), np.broadcast_to(2 * alpha, n_features)),
+        (np.full(n_features, alpha), np.full(n_features, 2 * alpha)),
+    ):
+        attribute = np.empty_like(counts)
+        table = np.zeros((n_features, 8))
+        sums = np.empty(n_classes)
+        certain = np.zeros(counts.shape, dtype=np.uint8)
+        n_certain = _kernels.bernoulli_tables(
+            counts,
+            np.broadcast_to(class_count[:, None], counts.shape),
+            on,
+            total,
+            attribute,
+            table,
+            np.empty((0, 0)),
+            sums,
+            certain,
+            2,
+        )
+        outputs.append((attribute, table, sums, certain, n_certain))
+    for one, each in zip(*outputs, strict=True):
+        assert_array_equal(one, each)
+    attribute, _, _, certain, _ = outputs[0]
+    with np.errstate(divide="ignore"):
+        expected = np.log(counts + alpha) - np.log(class_count + 2 * alpha)[:, None]
+    np.testing.assert_allclose(attribute, expected, rtol=1e-14)
+    assert_array_equal(certain, (expected == 0.0).astype(np.uint8))
+
+
+def unsorted_rows(X, rng):
+    """CSR X with each row's entries in a random order (the same matrix)."""
+    X = X.copy()
+    for i in range(X.shape[0]):
+        start, stop = X.indptr[i], X.indptr[i + 1]
+        order = start + rng.permutation(stop - start)
+        X.indices[start:stop] = X.indices[order]
+        X.data[start:stop] = X.data[order]
+    X.has_sorted_indices = False
+    return X
+
+
+@pytest.mark.parametrize("n_threads", [1, 2, 7])
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_repeated_indices_are_found_in_any_row(index_dtype, n_threads):
+    # Against a row-by-row reading in NumPy: rows of 0 to 30 indices out of
+    # 200 columns (the last column too, a bit at the end of a word), a
+    # repeat put in one random row at a time, adjacent or apart.
+    rng = np.random.default_rng(7)
+    X = sp.random(500, 200, density=0.05, format="csr", random_state=rng)
+    X.indices[X.indptr[1] - 1] = 199 if X.indptr[1] else X.indices[0]
+    X = unsorted_rows(X, rng)
+    indices = X.indices.astype(index_dtype)
+    indptr = X.indptr.astype(index_dtype)
+
+    def repeats(indices):
+        return any(
+            len(set(row)) < len(row)
+            for row in np.split(indices, indptr[1:-1].astype(np.intp))
+        )
+
+    assert not repeats(indices)
+    assert not _kernels.sparse_repeats_an_index(indices, indptr, 200, n_threads)
+    long_rows = np.flatnonzero(np.diff(indptr) >= 2)
+    for row in rng.choice(long_rows, 25):
+        start, stop = indptr[row], indptr[row + 1]
+        broken = indices.copy()
+        a, b = sorted(rng.choice(np.arange(start, stop), 2, replace=False))
+        broken[b] = broken[a]
+        assert repeats(broken)
+        assert _kernels.sparse_repeats_an_index(broken, indptr, 200, n_threads)
+        # The bits a row set are cleared: the next row's are not repeats.
+        assert not _kernels.sparse_repeats_an_index(indices, indptr, 200, n_threads)
+
+
+COUNT_VALUE_DTYPES = [np.int64, np.int32, np.uint8]
+
+
+@pytest.mark.parametrize("value_dtype", COUNT_VALUE_DTYPES)
+@pytest.mark.parametrize("kernels", KERNEL_VARIANTS, ids=lambda m: m.__name__)
+def test_count_kernels_read_integers_as_their_float64_values(kernels, value_dtype):
+    # Counting and scoring, CSR (sorted or not), CSC and dense, plain and
+    # binarized: integer values give the sums and scores of the same values
+    # as float64, bit for bit, in every variant.
+    rng = np.random.default_rng(11)
+    n_samples, n_features, n_classes = 400, 60, 5
+    dense = rng.poisson(1.0, (n_samples, n_features))
+    dense[rng.random(dense.shape) < 0.5] = 0
+    y = rng.integers(0, n_classes, n_samples)
+    weights = rng.random(n_samples)
+    table = pad_classes(np.log(rng.random((n_features, n_classes))))
+    intercept = pad_classes(rng.random(n_classes))
+
+    def results(X):
+        found = []
+        csr = unsorted_rows(sp.csr_matrix(X), np.random.default_rng(0))
+        csc = sp.csc_matrix(X)
+        for binarize in (False, True):
+            counting = {"threshold": 0.5, "binarize": binarize, "allow_nan": False}
+            out = np.zeros((n_classes, n_features))
+            order = np.argsort(y, kind="stable")
+            class_ptr = np.concatenate([[0], np.cumsum(np.bincount(y))])
+            kernels.discrete_count_csr(
+                *sparse_arrays(csr),
+                order,
+                NO_ROWS,
+                weights,
+                whole_class_tasks(class_ptr.astype(np.intp)),
+                0,
+                out=out,
+                missing=np.empty((0, 0)),
+                n_threads=3,
+                **counting,
+                **NO_PARTS,
+            )
+            found.append(out)
+            out = np.zeros((n_classes, n_features))
+            kernels.discrete_count_csc(
+                *sparse_arrays(csc),
+                NO_ROWS,
+                y,
+                weights,
+                out=out,
+                missing=np.empty((0, 0)),
+                n_threads=3,
+                **counting,
+            )
+            found.append(out)
+            out = np.zeros((n_classes, n_features))
+            kernels.discrete_count_dense(
+                X,
+                NO_ROWS,
+                y,
+                weights,
+                out=out,
+                missing=np.empty((0, 0)),
+                chunk_counts=np.empty((1, n_classes, n_features)),
+                chunk_rows=256,
+                block_width=16,
+                n_threads=3,
+                **counting,
+            )
+            found.append(out)
+            arguments = (
+                table,
+                intercept,
+                0.5,
+                binarize,
+                True,
+                False,
+                np.empty((0, 0)),
+                kernels.Output.JOINT_LOG_LIKELIHOOD,
+            )
+            for layout, score in (
+                ("csr", kernels.discrete_score_csr),
+                ("dense", kernels.discrete_score_dense),
+            ):
+                out = np.empty((n_samples, n_classes))
+                given = sparse_arrays(csr) if layout == "csr" else (X,)
+                assert (
+                    score(
+                        *given,
+                        *arguments,
+                        out,
+                        np.empty(0, dtype=np.intp),
+                        thread_scratch(3, n_classes),
+                        3,
+                    )
+                    == -1
+                )
+                found.append(out)
+        return found
+
+    values = np.ascontiguousarray(dense.astype(value_dtype))
+    for ours, expected in zip(
+        results(values), results(dense.astype(np.float64)), strict=True
+    ):
+        assert_array_equal(ours, expected, strict=True)
+
+
+@pytest.mark.parametrize("value_dtype", [np.int64, np.int32])
+def test_count_kernels_refuse_negative_integers_first_of_all(value_dtype):
+    values = np.zeros(50_000, dtype=value_dtype)
+    values[[30_000, 40_000]] = -1
+    assert _kernels.first_refused_value(values, True, False, 3) == 30_000
+    assert _kernels.first_refused_value(values, False, False, 3) == -1
+
+
 @pytest.mark.parametrize("n_threads", [1, 2, 3, 7])
 def test_first_refused_value_is_the_first_whatever_the_threads(n_threads):
     values = np.ones(200_000)
