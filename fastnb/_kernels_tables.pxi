@@ -447,6 +447,31 @@ def complement_tables(
                 table[j, c] = value
 
 
+cdef double[:, ::1] _bernoulli_small_terms(
+    const double[:] pseudo_on, const double[:] log_seen
+):
+    """For each class c and whole count k below SMALL_COUNTS, log p =
+    log(k + a) - log_seen[c] and log(1 - p), in rows 2c and 2c + 1, where
+    pseudo_on is one value a for every feature (a stride-0 view, as
+    _small_logs needs) and log_seen has a value a class; else empty. The
+    same operations on the same values as bernoulli_tables' own, so bit for
+    bit what it would compute."""
+    cdef double[::1] small_logs = _small_logs(pseudo_on)
+    cdef Py_ssize_t n_classes = log_seen.shape[0]
+    cdef double[:, ::1] terms
+    cdef Py_ssize_t c, k
+    cdef double value
+    if small_logs.shape[0] == 0 or n_classes == 0:
+        return np.empty((0, SMALL_COUNTS))
+    terms = np.empty((2 * n_classes, SMALL_COUNTS))
+    for c in range(n_classes):
+        for k in range(SMALL_COUNTS):
+            value = small_logs[k] - log_seen[c]
+            terms[2 * c, k] = value
+            terms[2 * c + 1, k] = log(1.0 - exp(value))
+    return terms
+
+
 def bernoulli_tables(
     const double[:, ::1] feature_count,
     const double[:, :] class_count,
@@ -471,6 +496,12 @@ def bernoulli_tables(
     smoothing), log(1 - p) = -inf: such a feature is certain (certain[c, j]
     = 1, which the caller has zeroed), left out of the sums and the tables
     (its log(1 - p) taken as 0) and checked apart.
+
+    Where the smoothing is one value for every feature and nothing is
+    missing (N_c and total_j the same for every j), a class's log p and
+    log(1 - p) for whole counts below SMALL_COUNTS, nearly every count of
+    text, come from a table of them (_bernoulli_small_terms): three of
+    libm's logs and exps an entry took most of a fit's time.
     """
     cdef Py_ssize_t n_classes = feature_count.shape[0]
     cdef Py_ssize_t n_features = feature_count.shape[1]
@@ -478,28 +509,44 @@ def bernoulli_tables(
     cdef double[:, ::1] block_sums = np.zeros((n_blocks, n_classes))
     cdef intp_t[::1] block_certain = np.zeros(n_blocks, dtype=np.intp)
     cdef bint track = missing.shape[0] > 0
-    cdef Py_ssize_t b, c, j, start, stop
-    cdef double total, value, absent
+    cdef bint uniform = (
+        class_count.strides[1] == 0 and pseudo_total.strides[0] == 0 and n_features
+    )
+    cdef double[::1] log_seen = np.empty(n_classes if uniform else 0)
+    cdef double[:, ::1] small
+    cdef Py_ssize_t tile_rows = _tile_rows(table.shape[1])
+    cdef Py_ssize_t b, c, j, k, q, start, stop, tile
+    cdef double count, value, absent
+    for c in range(log_seen.shape[0]):
+        log_seen[c] = log(class_count[c, 0] + pseudo_total[0])
+    small = _bernoulli_small_terms(pseudo_on, log_seen)
     for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
         start = b * TABLE_BLOCK
         stop = min(start + TABLE_BLOCK, n_features)
-        for c in range(n_classes):
-            total = 0.0
-            for j in range(start, stop):
-                value = log(feature_count[c, j] + pseudo_on[j]) - log(
-                    class_count[c, j] + pseudo_total[j]
-                )
-                log_prob[c, j] = value
-                absent = log(1.0 - exp(value))
-                if absent == -INFINITY:
-                    certain[c, j] = 1
-                    block_certain[b] += 1
-                    absent = 0.0
-                total = total + absent
-                table[j, c] = value - absent
-                if track:
-                    missing[j, c] = -absent
-            block_sums[b, c] = total
+        # Tiles of features whose table rows stay in cache over the classes.
+        for q in range((stop - start + tile_rows - 1) // tile_rows):
+            tile = start + q * tile_rows
+            for c in range(n_classes):
+                for j in range(tile, min(tile + tile_rows, stop)):
+                    count = feature_count[c, j]
+                    k = <int> count if 0.0 <= count < SMALL_COUNTS else -1
+                    if small.shape[0] and k >= 0 and k == count:
+                        value = small[2 * c, k]
+                        absent = small[2 * c + 1, k]
+                    else:
+                        value = log(count + pseudo_on[j]) - log(
+                            class_count[c, j] + pseudo_total[j]
+                        )
+                        absent = log(1.0 - exp(value))
+                    log_prob[c, j] = value
+                    if absent == -INFINITY:
+                        certain[c, j] = 1
+                        block_certain[b] += 1
+                        absent = 0.0
+                    block_sums[b, c] += absent
+                    table[j, c] = value - absent
+                    if track:
+                        missing[j, c] = -absent
         _zero_padding(table, n_classes, start, stop)
         if track:
             _zero_padding(missing, n_classes, start, stop)
