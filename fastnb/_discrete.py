@@ -19,6 +19,7 @@ from sklearn.utils._param_validation import Interval
 
 from fastnb._base import (
     BaseNB,
+    Deferred,
     finish_scores,
     fitted_statistic,
     fitted_table,
@@ -413,20 +414,27 @@ def count_table_width(n_classes):
     return padded_class_count(n_classes)
 
 
-def new_tables(feature_count):
-    """Empty outputs of a table kernel for counts (n_classes, n_features):
-    the class-major attribute, the feature-major scoring table with its
-    classes padded to count_table_width (the kernel zeroes the padding, on
-    its threads: a memset of the main thread took 0.5 ms of a 20-class
-    fit of 65,536 features), and the thread count.
+def new_table(feature_count):
+    """The empty output of a table kernel for counts (n_classes,
+    n_features): the feature-major scoring table with its classes padded to
+    count_table_width (the kernel zeroes the padding, on its threads: a
+    memset of the main thread took 0.5 ms of a 20-class fit of 65,536
+    features); and the thread count.
     """
     n_classes, n_features = feature_count.shape
     n_padded = count_table_width(n_classes)
     return (
-        np.empty((n_classes, n_features)),
         np.empty((n_features, n_padded)),
         effective_n_threads(n_classes * n_features),
     )
+
+
+def class_major(table, n_classes):
+    """The class-major attribute (n_classes, n_features) of a table whose
+    values are the attribute's (MultinomialNB's log probabilities,
+    ComplementNB's weights): built when first read (Deferred), so that a
+    fit writes one table of 2**20 features x 20 classes, not two."""
+    return np.ascontiguousarray(table[:, :n_classes].T)
 
 
 def per_feature(value, n_features):
@@ -436,7 +444,7 @@ def per_feature(value, n_features):
 
 def missing_table(statistics, table):
     """The output for a table kernel's terms of missing values: of the
-    scoring table's shape (padded, as new_tables) if the model keeps
+    scoring table's shape (padded, as new_table) if the model keeps
     missing_count, else empty."""
     if "missing_count" in statistics:
         return np.empty_like(table)
@@ -549,7 +557,7 @@ class BaseDiscreteNB(CountingNB):
         """``(attributes, scoring)`` of the family, from its statistics.
 
         ``scoring`` holds ``table``, feature-major with the classes padded
-        to whole blocks (n_features, n_padded; see new_tables), and
+        to whole blocks (n_features, n_padded; see new_table), and
         ``intercept`` (n_classes,), unpadded; ``_tables`` adds the log prior
         and pads the intercept.
         """
@@ -656,10 +664,14 @@ class BaseDiscreteNB(CountingNB):
         scoring["log_prior"] = prior
         # Where the table holds no infinity (a probability of 0 with alpha
         # 0), the dense kernel adds a zero times it as any value, without a
-        # branch.
+        # branch. With every pseudo-count positive, each value is the log of
+        # a positive number (a Bernoulli feature's certain log(1 - p) left
+        # out, a Poisson rate kept above the smallest double): no pass over
+        # a table of 2**20 features x 20 classes is needed to know it.
         table = scoring["table"]
         scoring["table_finite"] = (
-            _kernels.first_refused_value(
+            bool(np.all(np.asarray(pseudo_counts(params["alpha"], 1.0)[0]) > 0))
+            or _kernels.first_refused_value(
                 table.reshape(-1), False, False, effective_n_threads(table.size)
             )
             < 0
@@ -825,16 +837,12 @@ class MultinomialNB(BaseDiscreteNB):
         n_features = feature_count.shape[1]
         # alpha, or m virtual words spread over the vocabulary by the prior.
         pseudo, _ = pseudo_counts(params["alpha"], 1.0 / n_features)
-        feature_log_prob, table, n_threads = new_tables(feature_count)
+        table, n_threads = new_table(feature_count)
         _kernels.multinomial_tables(
-            feature_count,
-            per_feature(pseudo, n_features),
-            feature_log_prob,
-            table,
-            n_threads,
+            feature_count, per_feature(pseudo, n_features), table, n_threads
         )
         attributes = {
-            "feature_log_prob_": feature_log_prob,
+            "feature_log_prob_": Deferred(class_major, table, len(feature_count)),
             "class_log_prior_": class_log_prior,
         }
         return attributes, {"table": table, "intercept": class_log_prior}
@@ -930,13 +938,12 @@ class ComplementNB(BaseDiscreteNB):
         feature_count = np.ascontiguousarray(statistics["feature_count"])
         n_features = feature_count.shape[1]
         feature_all = np.empty(n_features)
-        weights, table, n_threads = new_tables(feature_count)
+        table, n_threads = new_table(feature_count)
         _kernels.complement_tables(
             feature_count,
             per_feature(params["alpha"], n_features),
             params["norm"],
             feature_all,
-            weights,
             table,
             n_threads,
         )
@@ -946,7 +953,7 @@ class ComplementNB(BaseDiscreteNB):
         else:
             intercept = np.zeros_like(class_log_prior)
         attributes = {
-            "feature_log_prob_": weights,
+            "feature_log_prob_": Deferred(class_major, table, len(feature_count)),
             "class_log_prior_": class_log_prior,
             "feature_all_": feature_all,
         }
@@ -1044,7 +1051,8 @@ class BernoulliNB(BaseDiscreteNB):
         pseudo_on, pseudo_total = pseudo_counts(params["alpha"], 0.5)
         feature_count = np.ascontiguousarray(statistics["feature_count"])
         n_classes, n_features = feature_count.shape
-        feature_log_prob, table, n_threads = new_tables(feature_count)
+        feature_log_prob = np.empty(feature_count.shape)
+        table, n_threads = new_table(feature_count)
         # log(1 - p), the score of an absent feature, goes into the intercept.
         # Without smoothing a feature can have p = 1 and log(1 - p) = -inf,
         # which would meet +inf in the table (NaN): such "certain" features
@@ -1198,7 +1206,8 @@ class PoissonNB(BaseDiscreteNB):
     def _log_tables(self, statistics, params, class_log_prior):
         feature_count = np.ascontiguousarray(statistics["feature_count"])
         n_classes, n_features = feature_count.shape
-        rate, table, n_threads = new_tables(feature_count)
+        rate = np.empty(feature_count.shape)
+        table, n_threads = new_table(feature_count)
         rate_sums = np.empty(n_classes)
         missing = missing_table(statistics, table)
         _kernels.poisson_tables(

@@ -346,12 +346,12 @@ cdef inline int _zero_padding(
 def multinomial_tables(
     const double[:, ::1] feature_count,
     const double[:] pseudo,
-    double[:, ::1] log_prob,
     double[:, ::1] table,
     int n_threads,
 ):
-    """log_prob[c, j] = log(N_cj + a_j) - log(sum_j' (N_cj' + a_j')), and
-    table[j, c] = log_prob[c, j] (its padding columns zeroed); a = pseudo."""
+    """table[j, c] = log(N_cj + a_j) - log(sum_j' (N_cj' + a_j')), its
+    padding columns zeroed; a = pseudo. (The class-major attribute is the
+    table's transpose, built when read: fastnb._discrete.class_major.)"""
     cdef Py_ssize_t n_classes = feature_count.shape[0]
     cdef Py_ssize_t n_features = feature_count.shape[1]
     cdef Py_ssize_t n_blocks = table_blocks(n_features)
@@ -380,9 +380,7 @@ def multinomial_tables(
             for c in range(n_classes):
                 for j in range(tile, min(tile + tile_rows, stop)):
                     value = _log_count(feature_count[c, j], pseudo[j], small)
-                    value = value - log_total[c]
-                    log_prob[c, j] = value
-                    table[j, c] = value
+                    table[j, c] = value - log_total[c]
         _zero_padding(table, n_classes, start, stop)
 
 
@@ -391,24 +389,28 @@ def complement_tables(
     const double[:] alpha,
     bint norm,
     double[::1] feature_all,
-    double[:, ::1] weights,
     double[:, ::1] table,
     int n_threads,
 ):
-    """Complement NB's weights (and table[j, c] = weights[c, j], its padding
-    columns zeroed).
+    """Complement NB's weights, table[j, c] the weight of class c and
+    feature j, its padding columns zeroed (the class-major attribute is its
+    transpose, built when read).
 
     feature_all[j] = sum_c N_cj; with the complement counts M_cj =
-    feature_all[j] + a_j - N_cj, logged = log(M_cj / sum_j' M_cj'), and
-    the weights are -logged, or with norm logged / sum_j' logged_cj'.
+    feature_all[j] + a_j - N_cj, logged = log(M_cj) - log(sum_j' M_cj'),
+    and the weights are -logged, or with norm logged / sum_j' logged_cj'.
+    Where N_cj is 0 (most entries of text), M_cj is feature_all[j] + a_j
+    in every such class, whose log is taken once a feature.
     """
     cdef Py_ssize_t n_classes = feature_count.shape[0]
     cdef Py_ssize_t n_features = feature_count.shape[1]
     cdef Py_ssize_t n_blocks = table_blocks(n_features)
     cdef double[:, ::1] block_sums = np.zeros((n_blocks, n_classes))
     cdef double[::1] class_sums = np.empty(n_classes)
-    cdef Py_ssize_t b, c, j, start, stop
-    cdef double total, value
+    cdef double[::1] log_whole = np.empty(n_features)
+    cdef Py_ssize_t tile_rows = _tile_rows(table.shape[1])
+    cdef Py_ssize_t b, c, j, q, start, stop, tile
+    cdef double total, value, count
     for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
         start = b * TABLE_BLOCK
         stop = min(start + TABLE_BLOCK, n_features)
@@ -420,31 +422,38 @@ def complement_tables(
                 total = total + ((feature_all[j] + alpha[j]) - feature_count[c, j])
             block_sums[b, c] = total
     sum_blocks(block_sums, class_sums)
+    for c in range(n_classes):
+        class_sums[c] = log(class_sums[c])
+    block_sums[:, :] = 0.0
     for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
         start = b * TABLE_BLOCK
         stop = min(start + TABLE_BLOCK, n_features)
-        for c in range(n_classes):
-            total = 0.0
-            for j in range(start, stop):
-                value = log(
-                    ((feature_all[j] + alpha[j]) - feature_count[c, j]) / class_sums[c]
-                )
-                total = total + value
-                if not norm:
-                    value = -value
-                weights[c, j] = value
-                table[j, c] = value
-            block_sums[b, c] = total
+        for j in range(start, stop):
+            log_whole[j] = log(feature_all[j] + alpha[j])
+        # Tiles of features whose table rows stay in cache over the classes.
+        for q in range((stop - start + tile_rows - 1) // tile_rows):
+            tile = start + q * tile_rows
+            for c in range(n_classes):
+                for j in range(tile, min(tile + tile_rows, stop)):
+                    count = feature_count[c, j]
+                    if count == 0.0:
+                        value = log_whole[j] - class_sums[c]
+                    else:
+                        value = log((feature_all[j] + alpha[j]) - count) - class_sums[c]
+                    block_sums[b, c] += value
+                    table[j, c] = value if norm else -value
         _zero_padding(table, n_classes, start, stop)
     if not norm:
         return
     sum_blocks(block_sums, class_sums)
     for b in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
-        for c in range(n_classes):
-            for j in range(b * TABLE_BLOCK, min((b + 1) * TABLE_BLOCK, n_features)):
-                value = weights[c, j] / class_sums[c]
-                weights[c, j] = value
-                table[j, c] = value
+        start = b * TABLE_BLOCK
+        stop = min(start + TABLE_BLOCK, n_features)
+        for q in range((stop - start + tile_rows - 1) // tile_rows):
+            tile = start + q * tile_rows
+            for j in range(tile, min(tile + tile_rows, stop)):
+                for c in range(n_classes):
+                    table[j, c] = table[j, c] / class_sums[c]
 
 
 cdef double[:, ::1] _bernoulli_small_terms(

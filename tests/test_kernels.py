@@ -730,7 +730,7 @@ def test_feature_blocks_are_as_many_as_shorten_the_slowest_thread(
     ],
 )
 def test_count_tables_zero_their_padding(monkeypatch, make):
-    # new_tables and missing_table leave the padding columns unset, for the
+    # new_table and missing_table leave the padding columns unset, for the
     # table kernels to zero on their threads: poisoned with NaN here, they
     # come out zero, and the model predicts as one fitted without poison.
     X, y = whole_counts(300, 50, 3, seed=10)
@@ -746,7 +746,7 @@ def test_count_tables_zero_their_padding(monkeypatch, make):
 
         return make_poisoned
 
-    for name in ("new_tables", "missing_table"):
+    for name in ("new_table", "missing_table"):
         original = getattr(fastnb._discrete, name)
         monkeypatch.setattr(fastnb._discrete, name, poisoned(original))
     model = make().fit(X, y)
@@ -1319,9 +1319,7 @@ def out_of_range_calls():
             bounds,
         ),
         "multinomial_tables feature": (
-            lambda: k.multinomial_tables(
-                counts(), np.ones(4), np.empty((2, 4)), table[:3], 2
-            ),
+            lambda: k.multinomial_tables(counts(), np.ones(4), table[:3], 2),
             bounds,
         ),
         "gaussian_moments_dense class": (
@@ -2088,14 +2086,12 @@ def table_outputs(kernel, n_threads):
     table = np.zeros((n_features, pad_classes(np.zeros(n_classes)).shape[0]))
     sums = np.empty(n_classes)
     if kernel == "multinomial":
-        _kernels.multinomial_tables(counts, alpha, attribute, table, n_threads)
-        return attribute, table
+        _kernels.multinomial_tables(counts, alpha, table, n_threads)
+        return (table,)
     if kernel == "complement":
         feature_all = np.empty(n_features)
-        _kernels.complement_tables(
-            counts, alpha, True, feature_all, attribute, table, n_threads
-        )
-        return attribute, table, feature_all
+        _kernels.complement_tables(counts, alpha, True, feature_all, table, n_threads)
+        return table, feature_all
     # Some of each class's samples lack each feature (missing="ignore").
     seen = class_count[:, np.newaxis] * rng.uniform(0.5, 1.0, counts.shape)
     missing = np.zeros_like(table)
@@ -2140,14 +2136,30 @@ def test_tables_do_not_depend_on_thread_count(kernel, n_threads):
 
 
 def test_multinomial_table_is_the_smoothed_log_frequency():
-    attribute, table = table_outputs("multinomial", 2)
+    (table,) = table_outputs("multinomial", 2)
     rng = np.random.default_rng(5)  # the counts and alpha of table_outputs
     counts = np.floor(rng.random((5, 3 * 2048 + 17)) ** 4 * 7)
     smoothed = counts + (rng.random(counts.shape[1]) + 0.1)
     expected = np.log(smoothed / smoothed.sum(axis=1, keepdims=True))
-    np.testing.assert_allclose(attribute, expected, rtol=1e-12)
-    assert_array_equal(table[:, :5], attribute.T)
+    np.testing.assert_allclose(table[:, :5].T, expected, rtol=1e-12)
     assert not table[:, 5:].any()  # the padding stays zero
+
+
+@pytest.mark.parametrize("norm", [False, True])
+def test_complement_table_is_the_normalised_complement_log_frequency(norm):
+    # Rennie et al.'s weights, as scikit-learn computes them (to rounding:
+    # the log of a complement count less the log of its class's total).
+    rng = np.random.default_rng(6)
+    counts = np.floor(rng.random((4, 2 * 2048 + 5)) ** 6 * 9)  # most are 0
+    alpha = rng.random(counts.shape[1]) + 0.1
+    table = np.full((counts.shape[1], 4), np.nan)
+    feature_all = np.empty(counts.shape[1])
+    _kernels.complement_tables(counts, alpha, norm, feature_all, table, 2)
+    complement = counts.sum(axis=0) + alpha - counts
+    logged = np.log(complement / complement.sum(axis=1, keepdims=True))
+    expected = logged / logged.sum(axis=1, keepdims=True) if norm else -logged
+    np.testing.assert_allclose(table.T, expected, rtol=1e-13)
+    assert_array_equal(feature_all, counts.sum(axis=0))
 
 
 @pytest.mark.parametrize("alpha", [1.0, 0.3, 1e-10, 0.0])
@@ -2162,17 +2174,15 @@ def test_multinomial_tables_of_small_counts_are_the_same_bit_for_bit(alpha):
     n_classes, n_features = counts.shape
     outputs = []
     for pseudo in (np.broadcast_to(alpha, n_features), np.full(n_features, alpha)):
-        attribute = np.empty_like(counts)
         table = np.zeros((n_features, 8))
-        _kernels.multinomial_tables(counts, pseudo, attribute, table, 2)
-        outputs.append((attribute, table))
-    (one_attribute, one_table), (each_attribute, each_table) = outputs
-    assert_array_equal(one_attribute, each_attribute)
+        _kernels.multinomial_tables(counts, pseudo, table, 2)
+        outputs.append(table)
+    one_table, each_table = outputs
     assert_array_equal(one_table, each_table)
     smoothed = counts + alpha
     with np.errstate(divide="ignore"):
         expected = np.log(smoothed) - np.log(smoothed.sum(axis=1, keepdims=True))
-    np.testing.assert_allclose(one_attribute, expected, rtol=1e-14)
+    np.testing.assert_allclose(one_table[:, :n_classes].T, expected, rtol=1e-14)
 
 
 @pytest.mark.parametrize("alpha", [1.0, 0.3, 1e-10, 0.0])
