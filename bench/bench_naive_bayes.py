@@ -61,6 +61,12 @@ from corpus import (
     make_gaussian_blobs,
     make_sparse_categorical,
 )
+from real_data import NEWSGROUPS_ARCHIVE, read_newsgroups, shared_data_dir
+from sklearn.feature_extraction.text import (
+    CountVectorizer,
+    HashingVectorizer,
+    TfidfVectorizer,
+)
 from spread import (
     SPREAD_ENVIRONMENT,
     measure_spread,
@@ -101,6 +107,7 @@ CASES = (
     "categorical",
     "sparse-categorical",
     "adult-size",
+    "real-text",
 )
 TEXT_FULL_SHAPE = (200_000, 2**18)
 TEXT_QUICK_SHAPE = (20_000, 2**16)
@@ -136,6 +143,25 @@ CATEGORICAL_PROBA_RTOL = 1e-10
 READ_X = ("numpy", "read X")
 MIB = 2**20
 GB = 1e9
+# The real-text case: 20 Newsgroups' posts through scikit-learn's
+# vectorizers, their matrices as they come out (CountVectorizer's: int64
+# values, indices not sorted), and the first's float64 copy (canonical).
+REAL_TEXT_VECTORIZERS = {
+    "CountVectorizer()": CountVectorizer,
+    "CountVectorizer(binary=True)": functools.partial(CountVectorizer, binary=True),
+    "TfidfVectorizer()": TfidfVectorizer,
+    "HashingVectorizer(alternate_sign=False)": functools.partial(
+        HashingVectorizer, alternate_sign=False
+    ),
+}
+FLOAT64_COPY = "CountVectorizer(), .astype(float64)"
+REAL_TEXT_ESTIMATORS = ("MultinomialNB", "ComplementNB", "BernoulliNB")
+REAL_TEXT_OPERATIONS = ("fit", "partial_fit", "predict", "predict_proba")
+REAL_TEXT_THREADS = (1, 2)
+# BernoulliNB's score of a row holds every absent feature's log(1 - p),
+# 2**20 of them for HashingVectorizer's matrix, summed in another order
+# than scikit-learn's: probabilities to 2e-10 relative there.
+REAL_TEXT_PROBA_RTOL = 1e-9
 # Functions --profile lists for each operation.
 PROFILE_TOP = 8
 # The core counts of the Amdahl caps in the serial-share table.
@@ -814,6 +840,173 @@ def bench_adult_size(args, repeats):
     print(runs_table(medians, ADULT_RUNS, ADULT_OPERATIONS))
 
 
+def real_text_matrices():
+    """20 Newsgroups' training and test posts through each of
+    REAL_TEXT_VECTORIZERS (fitted on the training posts), and the first's
+    matrices as float64: ``({name: (X_train, X_test, seconds)}, y_train,
+    y_test)``, seconds those of vectorizing; None without the data."""
+    archive = shared_data_dir() / NEWSGROUPS_ARCHIVE
+    if not archive.exists():
+        return None
+    progress(f"reading {archive}")
+    (train, y_train), (test, y_test) = read_newsgroups(archive)
+    matrices = {}
+    for name, make in REAL_TEXT_VECTORIZERS.items():
+        progress(f"vectorizing with scikit-learn's {name}")
+        start = time.perf_counter()
+        vectorizer = make()
+        X_train = vectorizer.fit_transform(train)
+        X_test = vectorizer.transform(test)
+        matrices[name] = (X_train, X_test, time.perf_counter() - start)
+    X_train, X_test, _ = matrices["CountVectorizer()"]
+    matrices[FLOAT64_COPY] = (X_train.astype(np.float64), X_test.astype(np.float64), 0)
+    return matrices, y_train, y_test
+
+
+def matrix_summary(X):
+    """A sparse matrix's shape, dtypes and layout, as an estimator gets it."""
+    return (
+        f"{X.shape[0]:,} x {X.shape[1]:,}, {X.dtype} values, {X.indices.dtype} "
+        f"indices, {'sorted' if X.has_sorted_indices else 'not sorted'}, "
+        f"nnz {X.nnz:,}"
+    )
+
+
+def with_threads(function, n_threads):
+    """``function`` run with n_threads OpenMP threads."""
+
+    def run():
+        with threadpool_limits(limits=n_threads, user_api="openmp"):
+            function()
+
+    return run
+
+
+def bench_real_text(args, repeats):
+    """The text estimators on 20 Newsgroups as scikit-learn's vectorizers
+    make its matrices, fastnb at one and two threads against scikit-learn:
+    what users feed the library, where the synthetic corpus is float64 with
+    sorted indices. Skips, naming the file, without the shared data."""
+    found = real_text_matrices()
+    if found is None:
+        print()
+        print(
+            f"real-text: skipped: no {NEWSGROUPS_ARCHIVE} in {shared_data_dir()} "
+            "($FASTNB_DATA_DIR, else shared/data beside the checkout)"
+        )
+        return
+    matrices, y_train, y_test = found
+    classes = np.unique(y_train)
+    thread_counts = args.threads or REAL_TEXT_THREADS
+    print()
+    print(
+        f"real text: 20 Newsgroups, {len(y_train):,} training and {len(y_test):,} "
+        f"test posts, {classes.size} classes, through scikit-learn's vectorizers "
+        "(fitted on the training posts; seconds of fit_transform and transform)"
+    )
+    for name, (X_train, _, seconds) in matrices.items():
+        made = f"{seconds:.2f} s" if seconds else "a copy"
+        print(f"  {name}: {matrix_summary(X_train)} ({made})")
+    ratios = {}
+    for name, (X_train, X_test, _) in matrices.items():
+        data = Dataset.from_arrays(X_train, y_train)
+        for estimator_name in REAL_TEXT_ESTIMATORS:
+            fast = getattr(fastnb, estimator_name)
+            tasks = {
+                "fit": lambda fast=fast, data=data: fast().fit(data.X, data.y),
+                "partial_fit": functools.partial(run_partial_fit, fast, None, data),
+            }
+            fitted = fast().fit(X_train, y_train)
+            tasks["predict"] = functools.partial(fitted.predict, X_test)
+            tasks["predict_proba"] = functools.partial(fitted.predict_proba, X_test)
+            if args.spread:
+                print()
+                print(
+                    f"{estimator_name} on {name}: CPU time over {args.spread} threads"
+                )
+                print(spread_table(tasks, args.spread))
+                continue
+            slow = getattr(sklearn.naive_bayes, estimator_name)
+            reference = slow().fit(X_train, y_train)
+            check_real_text(fitted, reference, X_test, f"{estimator_name} on {name}")
+            others = {
+                "fit": lambda slow=slow, data=data: slow().fit(data.X, data.y),
+                "partial_fit": functools.partial(run_partial_fit, slow, None, data),
+                "predict": functools.partial(reference.predict, X_test),
+                "predict_proba": functools.partial(reference.predict_proba, X_test),
+            }
+            groups = [
+                [(("sklearn", op), others[op])]
+                + [
+                    ((f"fastnb {n}", op), with_threads(tasks[op], n))
+                    for n in thread_counts
+                ]
+                for op in REAL_TEXT_OPERATIONS
+            ]
+            progress(f"{estimator_name} on {name}: timing {repeats} repeats")
+            medians = time_interleaved(groups, repeats)
+            for op in REAL_TEXT_OPERATIONS:
+                for n in thread_counts:
+                    ratios[name, estimator_name, op, n] = (
+                        medians["sklearn", op] / medians[f"fastnb {n}", op]
+                    )
+            print()
+            print(f"{estimator_name} on {name}: median seconds")
+            print(threads_table(medians, thread_counts))
+    if args.spread:
+        return
+    for n in thread_counts:
+        print()
+        print(
+            f"real text: how many times faster than scikit-learn fastnb is, at {n} "
+            f"thread(s) (scikit-learn: its own threads)"
+        )
+        header = ["matrix", "estimator", *REAL_TEXT_OPERATIONS]
+        rows = [
+            [name, estimator_name]
+            + [
+                f"{ratios[name, estimator_name, op, n]:.1f}x"
+                for op in REAL_TEXT_OPERATIONS
+            ]
+            for name in matrices
+            for estimator_name in REAL_TEXT_ESTIMATORS
+        ]
+        print(format_table(header, rows))
+
+
+def threads_table(medians, thread_counts):
+    """Median seconds of scikit-learn and of fastnb at each thread count
+    ("fastnb <n>" runs), per operation of the real-text case, and how many
+    times faster than scikit-learn fastnb is at each."""
+    runs = [f"fastnb {n}" for n in thread_counts]
+    header = ["operation", "sklearn s", *(f"{run} s" for run in runs)]
+    header += [f"sklearn/{run}" for run in runs]
+    rows = []
+    for operation in REAL_TEXT_OPERATIONS:
+        sk = medians["sklearn", operation]
+        seconds = [medians[run, operation] for run in runs]
+        rows.append(
+            [operation, format_seconds(sk), *(format_seconds(t) for t in seconds)]
+            + [format_ratio(sk, t) for t in seconds]
+        )
+    return format_table(header, rows)
+
+
+def check_real_text(fitted, reference, X, what):
+    """Exit unless fastnb's model predicts as scikit-learn's on X: the same
+    classes, probabilities within REAL_TEXT_PROBA_RTOL relative."""
+    if (fitted.predict(X) != reference.predict(X)).any():
+        sys.exit(f"FAILED: {what}: predict differs from scikit-learn")
+    difference = max_relative_difference(
+        fitted.predict_proba(X), reference.predict_proba(X)
+    )
+    if not difference <= REAL_TEXT_PROBA_RTOL:
+        sys.exit(
+            f"FAILED: {what}: predict_proba differs from scikit-learn by "
+            f"{difference:.2e} relative (tolerance {REAL_TEXT_PROBA_RTOL})"
+        )
+
+
 def progress(message):
     """One line of progress on stderr, so that a long run is never silent."""
     print(f"... {message}", file=sys.stderr, flush=True)
@@ -1105,7 +1298,9 @@ def parse_args(argv=None):
         "CategoricalNB on sparse codes (fastnb on CSR, fastnb and scikit-learn "
         "dense); adult-size: MixedNB on data of Adult's size and types, against "
         "mixed-naive-bayes and scikit-learn (not with --spread: its calls run on "
-        "one thread); all (default): the seven",
+        "one thread); real-text: MultinomialNB, ComplementNB and BernoulliNB on "
+        "20 Newsgroups through scikit-learn's vectorizers (the shared data; "
+        "skipped without it); all (default): the eight",
     )
     parser.add_argument(
         "--quick",
@@ -1184,6 +1379,8 @@ def main(argv=None):
     if args.case in ("all", "adult-size") and not args.spread:
         # (Its calls are small: one thread each, by design.)
         bench_adult_size(args, repeats)
+    if args.case in ("all", "real-text"):
+        bench_real_text(args, repeats)
 
 
 if __name__ == "__main__":

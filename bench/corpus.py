@@ -70,8 +70,9 @@ def make_bag_of_words(
     Returns
     -------
     X : scipy.sparse.csr_matrix of shape (n_documents, n_features)
-        Word counts, float64 with int32 indices, in canonical format (sorted
-        indices, no duplicates).
+        Word counts, int64 (as scikit-learn's CountVectorizer makes them)
+        with int32 indices, in canonical format (sorted indices, no
+        duplicates).
     y : ndarray of shape (n_documents,)
         Class labels, int64 in ``0 .. n_classes - 1``, roughly balanced.
 
@@ -86,7 +87,7 @@ def make_bag_of_words(
     --------
     >>> X, y = make_bag_of_words(n_documents=1000, n_features=2**14, seed=1)
     >>> X.shape, X.dtype, X.indices.dtype, y.dtype
-    ((1000, 16384), dtype('float64'), dtype('int32'), dtype('int64'))
+    ((1000, 16384), dtype('int64'), dtype('int32'), dtype('int64'))
     >>> bool(95 < X.nnz / X.shape[0] < 105)
     True
     """
@@ -126,7 +127,7 @@ def make_bag_of_words(
         row_nnz.append(np.diff(block.indptr))
     indptr = np.concatenate(([0], np.cumsum(np.concatenate(row_nnz))))
     indices = np.concatenate(indices)
-    data = rng.integers(1, 6, indices.size, dtype=np.int8).astype(np.float64)
+    data = rng.integers(1, 6, indices.size, dtype=np.int8).astype(np.int64)
     X = sp.csr_matrix((data, indices, indptr), shape=(n_documents, n_features))
     X.has_canonical_format = True  # every block went through sum_duplicates
     return X, y
