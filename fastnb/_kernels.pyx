@@ -6,8 +6,9 @@ Here: the build's facts (OpenMP, the CPU's instruction sets); the kernels
 are in files by stage, included at the end of this one: _kernels_input.pxi
 (a sparse matrix's structure, the labels), _kernels_tables.pxi (Gaussian
 moments merged and pooled, the tables made from a fit's statistics),
-_kernels_categorical.pxi (the fit of categorical codes) and _kernels_kde.pxi
-(the binning of KernelDensityNB). Every kernel trusts its inputs: shapes,
+_kernels_categorical.pxi (the fit of categorical codes), _kernels_kde.pxi
+(the binning of KernelDensityNB) and _kernels_text.pxi (fastnb.text's
+analyzers). Every kernel trusts its inputs: shapes,
 dtypes, contiguity and value ranges are checked in Python before the call, a
 sparse matrix's structure by sparse_structure_error (a FASTNB_DEBUG=1 build
 checks every index anyway, and raises IndexError). The caller allocates
@@ -15,10 +16,15 @@ every output. Values are read in their own precision (float32 or float64);
 statistics are accumulated in float64.
 """
 
+from cpython.bytes cimport PyBytes_AsStringAndSize
+from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_DecodeUTF8
 from cython cimport floating
 from cython.parallel cimport parallel, prange, threadid
 from libc.stdint cimport INT32_MAX, int32_t, int64_t, uint8_t, uint64_t
 from libc.math cimport INFINITY, exp, frexp, ldexp, log, rint
+from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memcpy
 
 import numpy as np
 
@@ -32,6 +38,23 @@ from fastnb._kernel_helpers cimport (
     missing_code,
     sum_blocks,
     table_blocks,
+)
+from fastnb._text cimport (
+    FASTNB_CODE_POINTS,
+    FASTNB_COUNT,
+    FASTNB_HASH,
+    FASTNB_LOOKUP,
+    fastnb_analyze,
+    fastnb_analyzer,
+    fastnb_sort_entries,
+    fastnb_sort_terms,
+    fastnb_sum_entries,
+    fastnb_term_hash,
+    fastnb_text_state,
+    fastnb_text_state_free,
+    fastnb_vocab,
+    fastnb_vocab_add,
+    fastnb_vocab_free,
 )
 from fastnb._rows cimport (
     categorical_check_rows,
@@ -87,3 +110,4 @@ include "_kernels_input.pxi"
 include "_kernels_tables.pxi"
 include "_kernels_categorical.pxi"
 include "_kernels_kde.pxi"
+include "_kernels_text.pxi"

@@ -1,0 +1,343 @@
+# Included by _kernels.pyx: fastnb.text's native path. Documents are read
+# as UTF-8 under the GIL (each str's own, kept by Python), then analyzed
+# without it (fastnb/_text.h), a run of documents of about equal bytes a
+# thread, each thread into its own vocabulary and entries; the
+# vocabularies are then added to the call's, thread after thread, so that
+# a term's id is where it first came in the documents' order, whatever the
+# number of threads. A vocabulary lives in a capsule, which frees it.
+
+cdef const char* VOCABULARY = b"fastnb.text.vocabulary"
+
+
+cdef void _free_vocabulary(object capsule) noexcept:
+    cdef fastnb_vocab* v = <fastnb_vocab*> PyCapsule_GetPointer(capsule, VOCABULARY)
+    if v != NULL:
+        fastnb_vocab_free(v)
+        free(v)
+
+
+cdef fastnb_vocab* _vocabulary(object capsule) except NULL:
+    """The vocabulary a capsule of text_vocabulary holds."""
+    return <fastnb_vocab*> PyCapsule_GetPointer(capsule, VOCABULARY)
+
+
+def text_vocabulary(const uint8_t[::1] terms, const int64_t[::1] starts):
+    """A vocabulary (a capsule) of the terms terms[starts[i]:starts[i + 1]],
+    ids in their order (a term given twice keeps its first id); empty for
+    starts of one entry. starts must not decrease, from 0 to at most
+    len(terms)."""
+    cdef Py_ssize_t n = starts.shape[0] - 1
+    cdef Py_ssize_t i
+    if n < 0 or starts[0] != 0 or starts[n] > terms.shape[0]:
+        raise ValueError("starts must run from 0 to at most len(terms)")
+    for i in range(n):
+        if starts[i + 1] < starts[i]:
+            raise ValueError("starts must not decrease")
+    cdef fastnb_vocab* v = <fastnb_vocab*> calloc(1, sizeof(fastnb_vocab))
+    if v == NULL:
+        raise MemoryError()
+    capsule = PyCapsule_New(v, VOCABULARY, _free_vocabulary)
+    cdef const uint8_t* base = &terms[0] if terms.shape[0] else NULL
+    cdef const uint8_t* p
+    for i in range(n):
+        p = base + starts[i] if base != NULL else <const uint8_t*> b""
+        if fastnb_vocab_add(
+            v, fastnb_term_hash(p, starts[i + 1] - starts[i]), p,
+            starts[i + 1] - starts[i],
+        ) < 0:
+            raise MemoryError()
+    return capsule
+
+
+def text_term_strs(capsule, const int64_t[::1] order):
+    """The terms order names (ids of the vocabulary) as str, each decoded
+    from its UTF-8 as Python's "surrogatepass" decodes it."""
+    cdef fastnb_vocab* v = _vocabulary(capsule)
+    cdef Py_ssize_t i, term
+    cdef list strs = [None] * order.shape[0]
+    for i in range(order.shape[0]):
+        term = order[i]
+        if not 0 <= term < v.n_terms:
+            raise IndexError(f"order holds {term}, not an id of the vocabulary")
+        strs[i] = PyUnicode_DecodeUTF8(
+            <const char*> v.bytes + v.start[term], v.start[term + 1] - v.start[term],
+            b"surrogatepass",
+        )
+    return strs
+
+
+def text_order(capsule):
+    """The ids of a vocabulary's terms in the order of their bytes (Python's
+    order of the terms as str)."""
+    cdef fastnb_vocab* v = _vocabulary(capsule)
+    cdef Py_ssize_t n = v.n_terms
+    order = np.arange(n, dtype=np.int64)
+    cdef int64_t[::1] ids = order
+    cdef int64_t[::1] scratch = np.empty(n, dtype=np.int64)
+    if n:
+        with nogil:
+            fastnb_sort_terms(v, &ids[0], n, &scratch[0])
+    return order
+
+
+cdef inline Py_ssize_t _first_document(
+    const int64_t[::1] ends, Py_ssize_t n, int64_t share
+) noexcept nogil:
+    """The first document i whose bytes before it (ends[i - 1]) reach share
+    (ends: each document's end in the documents' bytes one after another)."""
+    cdef Py_ssize_t low = 0, high = n, middle
+    while low < high:
+        middle = (low + high) // 2
+        if (ends[middle - 1] if middle > 0 else 0) < share:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+cdef int _analyze_run(
+    const fastnb_analyzer* a,
+    fastnb_text_state* state,
+    const intp_t[::1] address,
+    const int64_t[::1] size,
+    Py_ssize_t first,
+    Py_ssize_t stop,
+    int64_t[::1] doc_entries,
+) noexcept nogil:
+    """Analyze documents first .. stop - 1 into state: 0, or -1 if memory ran
+    out. Looked-up and hashed terms are finished a document at a time:
+    their entries sorted by column (hashed ones added up)."""
+    cdef Py_ssize_t d
+    cdef int64_t before, n
+    cdef int64_t* scratch = NULL
+    cdef int64_t scratch_room = 0
+    for d in range(first, stop):
+        before = state.n_entries
+        if fastnb_analyze(a, state, <const uint8_t*> address[d], size[d]) < 0:
+            free(scratch)
+            return -1
+        n = state.n_entries - before
+        if a.action != FASTNB_COUNT and n > 0:
+            if n > scratch_room:
+                free(scratch)
+                scratch_room = 2 * n
+                scratch = <int64_t*> malloc(2 * scratch_room * sizeof(int64_t))
+                if scratch == NULL:
+                    return -1
+            if a.action == FASTNB_HASH:
+                n = fastnb_sum_entries(
+                    state.key + before, state.value + before, n, scratch,
+                    scratch + scratch_room,
+                )
+                state.n_entries = before + n
+            else:
+                fastnb_sort_entries(
+                    state.key + before, state.value + before, n, scratch,
+                    scratch + scratch_room,
+                )
+        doc_entries[d] = n
+    free(scratch)
+    return 0
+
+
+def text_analyze(
+    list documents,
+    int analyzer,
+    int action,
+    int min_chars,
+    int64_t min_n,
+    int64_t max_n,
+    const uint8_t[::1] word,
+    const uint8_t[::1] space,
+    stop_words,
+    fixed,
+    const int64_t[::1] fixed_index,
+    int64_t n_features,
+    bint alternate_sign,
+    vocabulary,
+    int n_threads,
+):
+    """Analyze str documents into entries: (doc_ptr, keys, values,
+    surrogates), the entries of document i at doc_ptr[i] .. doc_ptr[i + 1]
+    - 1, and the documents that had no UTF-8 form (a list of their places).
+
+    action FASTNB_COUNT: each term's id in `vocabulary` (a capsule of
+    text_vocabulary, which gains the new terms) and its count, in the order
+    the document brings them. FASTNB_LOOKUP: each term of `fixed` (a
+    vocabulary; others are left out) as fixed_index[its id] and its count,
+    sorted. FASTNB_HASH: each term's column of n_features by MurmurHash3 and
+    the sum of its signs (+1, or -1 for a negative hash with
+    alternate_sign), sorted, as scikit-learn's FeatureHasher adds them
+    (a sum of 0 kept). stop_words: a vocabulary, or None. word and space:
+    bitmaps of FASTNB_CODE_POINTS bits, Python's \\w and \\s. A str with no
+    UTF-8 form (a lone surrogate) is read as "surrogatepass" encodes it.
+    """
+    cdef Py_ssize_t n = len(documents)
+    cdef Py_ssize_t bitmap_bytes = FASTNB_CODE_POINTS // 8
+    if word.shape[0] < bitmap_bytes or space.shape[0] < bitmap_bytes:
+        raise ValueError(f"word and space must have {bitmap_bytes} bytes")
+    if not 1 <= min_n <= max_n:
+        raise ValueError("the n-gram range must have 1 <= min_n <= max_n")
+    if action == FASTNB_HASH and n_features < 1:
+        raise ValueError("n_features must be at least 1")
+    cdef fastnb_analyzer a
+    a.analyzer = analyzer
+    a.action = action
+    a.min_chars = min_chars
+    a.min_n = min_n
+    a.max_n = max_n
+    a.word = &word[0]
+    a.space = &space[0]
+    a.stop = _vocabulary(stop_words) if stop_words is not None else NULL
+    a.fixed = _vocabulary(fixed) if fixed is not None else NULL
+    a.fixed_index = &fixed_index[0] if fixed_index.shape[0] else NULL
+    a.n_features = n_features
+    a.alternate_sign = alternate_sign
+    if action == FASTNB_LOOKUP and (
+        a.fixed == NULL or fixed_index.shape[0] < a.fixed.n_terms
+    ):
+        raise ValueError("a lookup needs a vocabulary and a column for each term")
+    cdef fastnb_vocab* counted = _vocabulary(vocabulary) if action == FASTNB_COUNT else NULL
+    # Each document's UTF-8, kept alive by `documents` (or `encoded`).
+    cdef intp_t[::1] address = np.empty(n, dtype=np.intp)
+    cdef int64_t[::1] size = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] ends = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] doc_entries = np.empty(n, dtype=np.int64)
+    cdef Py_ssize_t i, length
+    cdef int64_t total = 0
+    cdef const char* utf8
+    cdef char* raw
+    encoded = []
+    surrogates = []
+    for i in range(n):
+        document = documents[i]
+        if not isinstance(document, str):
+            raise TypeError(f"document {i} is {type(document).__name__}, not str")
+        try:
+            utf8 = PyUnicode_AsUTF8AndSize(document, &length)
+        except UnicodeEncodeError:
+            document = document.encode("utf-8", "surrogatepass")
+            encoded.append(document)
+            surrogates.append(i)
+            PyBytes_AsStringAndSize(document, &raw, &length)
+            utf8 = raw
+        address[i] = <intp_t> utf8
+        size[i] = length
+        total += length
+        ends[i] = total
+    cdef intp_t[::1] first = np.empty(n_threads + 1, dtype=np.intp)
+    cdef Py_ssize_t t
+    first[0] = 0
+    for t in range(1, n_threads):
+        first[t] = max(first[t - 1], _first_document(ends, n, total * t // n_threads))
+    first[n_threads] = n
+    cdef fastnb_text_state* states = <fastnb_text_state*> calloc(
+        n_threads, sizeof(fastnb_text_state)
+    )
+    if states == NULL:
+        raise MemoryError()
+    cdef int64_t** maps = <int64_t**> calloc(n_threads, sizeof(int64_t*))
+    cdef uint8_t[::1] failed = np.zeros(n_threads, dtype=np.uint8)
+    cdef Py_ssize_t k
+    cdef int64_t gid
+    cdef fastnb_vocab* local
+    try:
+        if maps == NULL:
+            raise MemoryError()
+        for t in prange(n_threads, nogil=True, schedule="static", num_threads=n_threads):
+            failed[t] = _analyze_run(
+                &a, &states[t], address, size, first[t], first[t + 1], doc_entries
+            ) < 0
+        if np.any(failed):
+            raise MemoryError()
+        if action == FASTNB_COUNT:
+            # Each thread's terms into the call's vocabulary, in thread order.
+            for t in range(n_threads):
+                local = &states[t].vocab
+                maps[t] = <int64_t*> malloc(max(local.n_terms, 1) * sizeof(int64_t))
+                if maps[t] == NULL:
+                    raise MemoryError()
+                for k in range(local.n_terms):
+                    gid = fastnb_vocab_add(
+                        counted, local.hash[k], local.bytes + local.start[k],
+                        local.start[k + 1] - local.start[k],
+                    )
+                    if gid < 0:
+                        raise MemoryError()
+                    maps[t][k] = gid
+        doc_ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(doc_entries, out=doc_ptr[1:])
+        keys = np.empty(doc_ptr[n], dtype=np.int64)
+        values = np.empty(doc_ptr[n], dtype=np.int64)
+        _gather_entries(states, maps, first, doc_ptr, keys, values, n_threads)
+        return doc_ptr, keys, values, surrogates
+    finally:
+        for t in range(n_threads):
+            fastnb_text_state_free(&states[t])
+            if maps != NULL:
+                free(maps[t])
+        free(states)
+        free(maps)
+
+
+cdef int _gather_entries(
+    fastnb_text_state* states,
+    int64_t** maps,
+    const intp_t[::1] first,
+    const int64_t[::1] doc_ptr,
+    int64_t[::1] keys,
+    int64_t[::1] values,
+    int n_threads,
+) except -1:
+    """Each thread's entries into keys and values, where its documents'
+    are (through maps[t], local id -> the call's, where maps[t] is set)."""
+    cdef Py_ssize_t t, e, at
+    for t in prange(n_threads, nogil=True, schedule="static", num_threads=n_threads):
+        at = doc_ptr[first[t]]
+        for e in range(states[t].n_entries):
+            keys[at + e] = (
+                maps[t][states[t].key[e]] if maps[t] != NULL else states[t].key[e]
+            )
+            values[at + e] = states[t].value[e]
+    return 0
+
+
+def sort_row_entries(
+    const int64_t[::1] indptr,
+    int64_t[::1] keys,
+    int64_t[::1] values,
+    int n_threads,
+):
+    """Sort each row's entries (keys[indptr[i]:indptr[i + 1]] and values
+    alike) by key, in place; a run of rows of about equal entries a thread.
+    Each row's offsets must lie within the entries."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1
+    cdef Py_ssize_t t, i, start, stop, longest = 0
+    cdef int64_t* scratch
+    if values.shape[0] != keys.shape[0]:
+        raise ValueError("keys and values must have the same length")
+    for i in range(n):
+        if not 0 <= indptr[i] <= indptr[i + 1] <= keys.shape[0]:
+            raise ValueError(f"row {i} has offsets outside the entries")
+        longest = max(longest, indptr[i + 1] - indptr[i])
+    cdef intp_t[::1] first = np.empty(n_threads + 1, dtype=np.intp)
+    cdef uint8_t[::1] failed = np.zeros(n_threads, dtype=np.uint8)
+    for t in range(n_threads):
+        first[t] = _first_document(indptr[1:], n, indptr[n] * t // n_threads)
+    first[n_threads] = n
+    for t in prange(n_threads, nogil=True, schedule="static", num_threads=n_threads):
+        scratch = <int64_t*> malloc(max(2 * longest, 1) * sizeof(int64_t))
+        if scratch == NULL:
+            failed[t] = 1
+            continue
+        for i in range(first[t], first[t + 1]):
+            start = indptr[i]
+            stop = indptr[i + 1]
+            if stop - start > 1:
+                fastnb_sort_entries(
+                    &keys[start], &values[start], stop - start, scratch,
+                    scratch + longest,
+                )
+        free(scratch)
+    if np.any(failed):
+        raise MemoryError()
