@@ -81,3 +81,10 @@ def test_docstring_examples():
     failed, attempted = doctest.testmod(_config, optionflags=doctest.ELLIPSIS)
     assert attempted > 0
     assert failed == 0
+
+
+def test_dir_lists_the_public_names():
+    # Not the names __init__ imports for itself (typing's Any, TYPE_CHECKING,
+    # the __future__ import's annotations) nor the private modules.
+    assert dir(fastnb) == sorted(fastnb.__all__)
+    assert all(hasattr(fastnb, name) for name in dir(fastnb))
