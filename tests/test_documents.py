@@ -214,3 +214,31 @@ def test_the_guide_shows_the_figure_its_example_draws():
         pytest.skip(f"{page} is not beside the tests")
     assert "](reading-a-model.png)" in page.read_text()
     assert (GUIDE / "reading-a-model.png").exists()
+
+
+# The install guide's command that adds an extra to an installed fastnb.
+EXTRA_BY_NAME = re.compile(r'^pip install "(?P<requirement>fastnb\[[\w,]+\])"$', re.M)
+
+
+def test_the_guide_adds_an_extra_without_a_build(tmp_path):
+    # pip takes the installed fastnb for the name and builds nothing (a
+    # dry run, offline, without the extra's packages: what it would do with
+    # fastnb itself).
+    pytest.importorskip("pip")
+    page = GUIDE / "install.md"
+    if not page.exists():
+        pytest.skip(f"{page} is not beside the tests")
+    commands = EXTRA_BY_NAME.findall(page.read_text())
+    assert commands, "the install guide shows no extra added by name"
+    for requirement in commands:
+        child = subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--dry-run", "--no-index"]
+            + ["--no-deps", "--disable-pip-version-check", requirement],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert child.returncode == 0, child.stderr
+        assert f"Requirement already satisfied: {requirement}" in child.stdout
+        assert "Would install" not in child.stdout
