@@ -166,13 +166,27 @@ def code_error(value, feature, row, max_categories=None):
             "values as strings)."
         )
     if max_categories is not None and value >= max_categories:
-        return ValueError(
-            f"CategoricalNB: {where}, which needs a table of more than "
-            f"max_categories={max_categories} categories; raise max_categories if "
-            "the feature really has that many."
+        return CategoryLimitError(
+            feature,
+            f"has code {shown_code(value)} in row {row}, which needs a table of "
+            f"more than max_categories={max_categories} categories",
         )
     # Only a code past 2**53 below a larger max_categories gets here.
     return ValueError(f"CategoricalNB: {where}, too large for any table.")
+
+
+class CategoryLimitError(ValueError):
+    """A fit refused for the size of a feature's table: more categories than
+    ``max_categories``. ``feature`` is the feature's position and ``found``
+    what it holds (MixedNB names the column with them)."""
+
+    def __init__(self, feature, found):
+        super().__init__(
+            f"CategoricalNB: feature {feature} {found}; raise max_categories if "
+            "the feature really has that many."
+        )
+        self.feature = feature
+        self.found = found
 
 
 def mixed_values_error(feature):
@@ -1010,10 +1024,10 @@ class CategoricalNB(CountingNB):
                     column[rows], known[j], learn, j
                 )
                 if learn and len(column_values) > self.max_categories:
-                    raise ValueError(
-                        f"CategoricalNB: feature {j} has {len(column_values)} "
-                        f"categories, more than max_categories={self.max_categories}"
-                        "; raise max_categories if it really has that many."
+                    raise CategoryLimitError(
+                        j,
+                        f"has {len(column_values)} categories, more than "
+                        f"max_categories={self.max_categories}",
                     )
                 codes[rows, j] = column_codes
                 values.append(column_values)

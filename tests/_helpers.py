@@ -129,8 +129,9 @@ ADULT_NUMERIC = [
 ]
 
 
-def read_adult(path, skiprows=0):
-    """Features and labels; '?' stays a category of its own, labels lose a final '.'."""
+def read_adult(path, skiprows=0, na_values=None):
+    """Features and labels; labels lose a final '.'. '?' stays a category of
+    its own, or with ``na_values="?"`` is a missing value (NaN)."""
     frame = pd.read_csv(
         path,
         header=None,
@@ -138,6 +139,7 @@ def read_adult(path, skiprows=0):
         skipinitialspace=True,
         skiprows=skiprows,
         keep_default_na=False,
+        na_values=na_values,
     )
     labels = frame.pop("income").str.rstrip(".").to_numpy()
     return frame, labels
