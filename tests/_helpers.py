@@ -47,6 +47,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.datasets import fetch_20newsgroups
 from sklearn.model_selection import train_test_split
 
 import fastnb
@@ -99,6 +100,17 @@ def run_child(code, folder, timeout=120):
         timeout=timeout,
         cwd=folder,
     )
+
+
+def fetch_newsgroups(data_home, **options):
+    """20 Newsgroups' train and test bunches, through scikit-learn's loader
+    on the cache in ``data_home`` (nothing downloaded)."""
+    return [
+        fetch_20newsgroups(
+            subset=subset, data_home=data_home, download_if_missing=False, **options
+        )
+        for subset in ("train", "test")
+    ]
 
 
 # The columns of the UCI Adult files, adult/adult.data and adult/adult.test.
