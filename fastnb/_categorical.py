@@ -50,6 +50,7 @@ from fastnb._threads import (
 from fastnb._validation import (
     check_class_prior,
     ignores_missing,
+    is_dataframe,
     missing_values_error,
     refused_value_error,
     sparse_arrays,
@@ -63,11 +64,6 @@ if TYPE_CHECKING:
     from fastnb._typing import Missing
 
 CODE_DTYPES = (np.int32, np.int64, np.float32, np.float64)
-
-
-def is_frame(X):
-    """Whether X is a pandas DataFrame (checked without importing pandas)."""
-    return hasattr(X, "iloc") and hasattr(X, "dtypes") and hasattr(X, "columns")
 
 
 def frame_values(frame):
@@ -768,7 +764,7 @@ class CategoricalNB(CountingNB):
     def _check_batch(self, X, y, reset):
         # Codes are checked as they are counted (count_codes,
         # count_sparse_codes), NaN and infinity too.
-        if is_frame(X):
+        if is_dataframe(X):
             X, codes_columns, y = self._check_frame(X, y, reset=reset, fitting=True)
         else:
             X, y = validate_input(
@@ -1087,7 +1083,7 @@ class CategoricalNB(CountingNB):
 
     def _check_X(self, X, scoring):
         # Codes are checked as they are scored (_score).
-        if is_frame(X):
+        if is_dataframe(X):
             X, codes_columns, _ = self._check_frame(X, reset=False, fitting=False)
         else:
             X = validate_input(

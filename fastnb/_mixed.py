@@ -41,6 +41,7 @@ from fastnb._validation import (
     MISSING_CONSTRAINT,
     check_class_prior,
     ignores_missing,
+    is_dataframe,
     missing_values_error,
     summed_duplicates,
     validate_input,
@@ -61,11 +62,6 @@ FAMILIES = {
 }
 
 REMAINING = "remaining"
-
-
-def is_dataframe(X):
-    """Whether X is a pandas DataFrame (checked without importing pandas)."""
-    return hasattr(X, "iloc") and hasattr(X, "dtypes") and hasattr(X, "columns")
 
 
 # An integer column is inferred categorical where it looks like category
