@@ -38,7 +38,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -175,6 +174,12 @@ def split_uci(path, label_column):
 # ---------------------------------------------------------------------------
 
 
+# The scheduler's HTTP server (its health and metrics pages: the dashboard
+# is off) on a free port of the loopback interface: on the default, 8787,
+# it warned and moved where another cluster on the machine held that port.
+SCHEDULER_HTTP = {"dashboard_address": "127.0.0.1:0"}
+
+
 @contextlib.contextmanager
 def local_client(**dask_config):
     """A Client (the default scheduler while it is open) of a LocalCluster of
@@ -183,15 +188,13 @@ def local_client(**dask_config):
     import dask
     from distributed import Client, LocalCluster
 
-    with warnings.catch_warnings(), dask.config.set(dask_config):
-        # The scheduler's HTTP server moves to another port when another
-        # cluster on the machine holds the default one.
-        warnings.filterwarnings("ignore", "Port .* is already in use", UserWarning)
+    with dask.config.set(dask_config):
         cluster = LocalCluster(
             n_workers=2,
             threads_per_worker=1,
             processes=True,
             dashboard_address=None,
+            scheduler_kwargs=SCHEDULER_HTTP,
         )
     with cluster, Client(cluster) as client:
         yield client
@@ -397,7 +400,9 @@ def _assert_close_by_row(actual, desired, rtol, atol_scale, where):
     """|actual - desired| <= rtol * (|desired| + atol_scale of the row)."""
     assert actual.shape == desired.shape, where
     both_inf = np.isinf(desired) & (actual == desired)
-    error = np.where(both_inf, 0.0, np.abs(actual - desired))
+    # Equal infinities differ by 0, not by inf - inf (NaN, and a warning).
+    error = np.zeros(desired.shape, dtype=np.result_type(actual, desired))
+    np.abs(np.subtract(actual, desired, out=error, where=~both_inf), out=error)
     limit = rtol * (np.abs(np.where(both_inf, 0.0, desired)) + atol_scale[:, None])
     bad = ~(error <= limit)
     assert not bad.any(), (

@@ -3,6 +3,7 @@
 import doctest
 import os
 import platform
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -88,3 +89,10 @@ def test_dir_lists_the_public_names():
     # the __future__ import's annotations) nor the private modules.
     assert dir(fastnb) == sorted(fastnb.__all__)
     assert all(hasattr(fastnb, name) for name in dir(fastnb))
+
+
+def test_the_suite_takes_warnings_for_errors():
+    # pyproject.toml's filterwarnings: a warning no test asserts fails the
+    # test where it is raised (issue 54: 11 went by unnoticed).
+    with pytest.raises(UserWarning, match="no test expects"):
+        warnings.warn("a warning no test expects", UserWarning, stacklevel=1)

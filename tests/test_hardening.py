@@ -424,6 +424,9 @@ def test_scores_of_minus_infinity_are_not_taken_for_refused_values():
 
 PLAIN = np.arange(12.0).reshape(4, 3)
 LABELS_4 = np.array([0, 1, 0, 1])
+# NumPy warns of every np.matrix made (a class it means to remove).
+with pytest.warns(PendingDeprecationWarning, match="the matrix subclass"):
+    MATRIX = np.asmatrix(PLAIN)
 # (X, y, check_array's arguments, whether it is taken as is)
 AS_IS_CASES = {
     "float64, C order": (PLAIN, LABELS_4, {}, True),
@@ -438,7 +441,7 @@ AS_IS_CASES = {
     "float16": (PLAIN.astype(np.float16), None, {}, False),
     "big-endian float64": (PLAIN.astype(">f8"), None, {}, False),
     "a list": (PLAIN.tolist(), None, {}, False),
-    "np.matrix": (np.asmatrix(PLAIN), None, {}, False),
+    "np.matrix": (MATRIX, None, {}, False),
     "1-D X": (PLAIN[0], None, {}, False),
     "no samples": (PLAIN[:0], None, {}, False),
     "no features": (PLAIN[:, :0], None, {}, False),
