@@ -91,3 +91,9 @@ __all__ = [
     "show_config",
     "to_onnx",
 ]
+
+
+def __dir__() -> list[str]:
+    """The public names, for ``dir(fastnb)`` and completion: what ``__all__``
+    names, without the names this module imports for its own use."""
+    return sorted(__all__)

@@ -37,6 +37,7 @@ from fastnb._explain import (
     check_cost,
     class_selection,
     feature_names_of,
+    frame_terms,
     rank_features,
     read_terms,
 )
@@ -54,6 +55,7 @@ from fastnb._validation import (
     encode_fit_labels,
     encode_labels,
     ignores_missing,
+    is_dataframe,
     label_words,
     num_samples,
     partial_fit_classes,
@@ -1206,7 +1208,12 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             (n_samples, n_features) and ``intercept`` a float. ``terms`` is
             CSR for sparse X where a 0's term is 0 in every column: the
             count families for a class, MultinomialNB and ComplementNB for a
-            pair too. Always float64.
+            pair too. Always float64. For X a pandas DataFrame, the terms
+            come labelled as X, as scikit-learn's ``set_output`` labels a
+            transformer's: a DataFrame of X's index and columns (a sparse
+            one where the terms are sparse); for every class, its columns
+            are a MultiIndex of class then feature, so that ``terms[c]`` is
+            class c's DataFrame, and ``intercept`` a Series by class.
 
         Raises
         ------
@@ -1236,14 +1243,28 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         >>> model = GaussianNB().fit(heights, ["f", "f", "m", "m"])
         >>> model.contributions([[178.0]], classes=("m", "f")).terms.round(1)
         array([[10.4]])
+
+        A DataFrame's terms are named by its columns:
+
+        >>> import pandas as pd
+        >>> frame = pd.DataFrame(X, columns=["free", "lunch", "call"])
+        >>> clf = MultinomialNB().fit(frame, ["ham", "ham", "spam", "spam"])
+        >>> clf.contributions(frame.iloc[[2]], classes=("spam", "ham")).terms.round(3)
+           free  lunch   call
+        2   0.0  0.286  3.372
         """
         self._check_fitted_state()
         selection, mode = class_selection(self.classes_, classes)
         # Arrays of other array-API libraries are read in NumPy; the terms
-        # are NumPy's (or SciPy's).
+        # are NumPy's (or SciPy's), or for a DataFrame labelled as it is.
         scoring = self._final_tables()[1]
-        X = self._check_X(as_numpy(X), scoring)
-        return Contributions(*read_terms(self, X, scoring, selection, mode))
+        checked = self._check_X(as_numpy(X), scoring)
+        contributions = Contributions(
+            *read_terms(self, checked, scoring, selection, mode)
+        )
+        if is_dataframe(X):
+            return frame_terms(contributions, X, self.classes_, mode)
+        return contributions
 
     def most_informative_features(self, n=10, feature_names=None):
         """The features whose values separate the classes most, as NLTK ranks them.

@@ -50,6 +50,7 @@ from fastnb._threads import (
 from fastnb._validation import (
     check_class_prior,
     ignores_missing,
+    is_dataframe,
     missing_values_error,
     refused_value_error,
     sparse_arrays,
@@ -63,11 +64,6 @@ if TYPE_CHECKING:
     from fastnb._typing import Missing
 
 CODE_DTYPES = (np.int32, np.int64, np.float32, np.float64)
-
-
-def is_frame(X):
-    """Whether X is a pandas DataFrame (checked without importing pandas)."""
-    return hasattr(X, "iloc") and hasattr(X, "dtypes") and hasattr(X, "columns")
 
 
 def frame_values(frame):
@@ -166,13 +162,27 @@ def code_error(value, feature, row, max_categories=None):
             "values as strings)."
         )
     if max_categories is not None and value >= max_categories:
-        return ValueError(
-            f"CategoricalNB: {where}, which needs a table of more than "
-            f"max_categories={max_categories} categories; raise max_categories if "
-            "the feature really has that many."
+        return CategoryLimitError(
+            feature,
+            f"has code {shown_code(value)} in row {row}, which needs a table of "
+            f"more than max_categories={max_categories} categories",
         )
     # Only a code past 2**53 below a larger max_categories gets here.
     return ValueError(f"CategoricalNB: {where}, too large for any table.")
+
+
+class CategoryLimitError(ValueError):
+    """A fit refused for the size of a feature's table: more categories than
+    ``max_categories``. ``feature`` is the feature's position and ``found``
+    what it holds (MixedNB names the column with them)."""
+
+    def __init__(self, feature, found):
+        super().__init__(
+            f"CategoricalNB: feature {feature} {found}; raise max_categories if "
+            "the feature really has that many."
+        )
+        self.feature = feature
+        self.found = found
 
 
 def mixed_values_error(feature):
@@ -754,7 +764,7 @@ class CategoricalNB(CountingNB):
     def _check_batch(self, X, y, reset):
         # Codes are checked as they are counted (count_codes,
         # count_sparse_codes), NaN and infinity too.
-        if is_frame(X):
+        if is_dataframe(X):
             X, codes_columns, y = self._check_frame(X, y, reset=reset, fitting=True)
         else:
             X, y = validate_input(
@@ -1010,10 +1020,10 @@ class CategoricalNB(CountingNB):
                     column[rows], known[j], learn, j
                 )
                 if learn and len(column_values) > self.max_categories:
-                    raise ValueError(
-                        f"CategoricalNB: feature {j} has {len(column_values)} "
-                        f"categories, more than max_categories={self.max_categories}"
-                        "; raise max_categories if it really has that many."
+                    raise CategoryLimitError(
+                        j,
+                        f"has {len(column_values)} categories, more than "
+                        f"max_categories={self.max_categories}",
                     )
                 codes[rows, j] = column_codes
                 values.append(column_values)
@@ -1073,7 +1083,7 @@ class CategoricalNB(CountingNB):
 
     def _check_X(self, X, scoring):
         # Codes are checked as they are scored (_score).
-        if is_frame(X):
+        if is_dataframe(X):
             X, codes_columns, _ = self._check_frame(X, reset=False, fitting=False)
         else:
             X = validate_input(

@@ -40,14 +40,16 @@ class Contributions(NamedTuple):
 
     Attributes
     ----------
-    terms : ndarray or sparse matrix
+    terms : ndarray, sparse matrix or pandas.DataFrame
         (n_samples, n_features, n_classes) for every class; (n_samples,
         n_features) for one class or a pair, CSR for sparse X where a 0's
-        term is 0.
-    intercept : ndarray of shape (n_classes,) or float
+        term is 0. For X a DataFrame, a DataFrame of X's index whose
+        columns are X's (for every class, a column per class and feature:
+        ``terms[c]`` is class c's frame).
+    intercept : ndarray of shape (n_classes,), pandas.Series or float
         What the joint log-likelihood adds to the terms, the log prior
-        among it: an array for every class, a float for one class or a
-        pair.
+        among it: an array for every class (for X a DataFrame, a Series
+        by class), a float for one class or a pair.
     """
 
     terms: object
@@ -219,6 +221,32 @@ def read_terms(model, X, scoring, selection, mode):
         terms, intercept = terms[:, :, selection.plus], intercept[selection.plus]
     terms = final_terms(terms, mode)
     return terms, (intercept if mode == "all" else float(intercept[0]))
+
+
+def frame_terms(contributions, X, classes, mode):
+    """``contributions`` of the DataFrame X labelled as X is: the terms a
+    DataFrame of X's index and columns (every class: columns by class, then
+    feature), the intercept of every class a Series by class."""
+    import pandas as pd
+
+    terms, intercept = contributions
+    if mode == "all":
+        n_samples, n_features, n_classes = terms.shape
+        columns = pd.MultiIndex.from_product(
+            [classes, X.columns], names=["class", "feature"]
+        )
+        by_class = terms.transpose(0, 2, 1).reshape(n_samples, -1)
+        return Contributions(
+            pd.DataFrame(by_class, index=X.index, columns=columns),
+            pd.Series(intercept, index=pd.Index(classes, name="class")),
+        )
+    if sp.issparse(terms):
+        frame = pd.DataFrame.sparse.from_spmatrix(
+            terms, index=X.index, columns=X.columns
+        )
+    else:
+        frame = pd.DataFrame(terms, index=X.index, columns=X.columns)
+    return Contributions(frame, intercept)
 
 
 def place_columns(parts, n_samples, n_features):

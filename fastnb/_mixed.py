@@ -29,7 +29,7 @@ from fastnb._base import (
     fitted_table,
     log_class_prior,
 )
-from fastnb._categorical import CategoricalNB
+from fastnb._categorical import CategoricalNB, CategoryLimitError
 from fastnb._discrete import BernoulliNB, MultinomialNB, PoissonNB
 from fastnb._explain import join_values, place_columns
 from fastnb._gaussian import GaussianNB
@@ -41,6 +41,7 @@ from fastnb._validation import (
     MISSING_CONSTRAINT,
     check_class_prior,
     ignores_missing,
+    is_dataframe,
     missing_values_error,
     summed_duplicates,
     validate_input,
@@ -63,22 +64,28 @@ FAMILIES = {
 REMAINING = "remaining"
 
 
-def is_dataframe(X):
-    """Whether X is a pandas DataFrame (checked without importing pandas)."""
-    return hasattr(X, "iloc") and hasattr(X, "dtypes") and hasattr(X, "columns")
+# An integer column is inferred categorical where it looks like category
+# codes: non-negative, at most this many distinct values, and at most one
+# distinct value for every ROWS_PER_CODE rows (see MixedNB).
+MOST_INFERRED_CODES = 50
+ROWS_PER_CODE = 10
 
 
 def infer_families(X):
     """Families of a DataFrame's columns from their dtypes (see MixedNB).
 
-    Float columns are gaussian; integer, boolean, object, string and category
-    columns are categorical. Other dtypes raise.
+    Float columns are gaussian; boolean, object, string and category
+    columns are categorical; integer columns are categorical where they look
+    like codes (``looks_like_codes``), else gaussian. Other dtypes raise.
     """
     families = {"gaussian": [], "categorical": []}
     for position, (name, dtype) in enumerate(X.dtypes.items()):
-        if dtype.kind == "f":
+        if dtype.kind in "iu":
+            codes = looks_like_codes(X.iloc[:, position])
+            families["categorical" if codes else "gaussian"].append(position)
+        elif dtype.kind == "f":
             families["gaussian"].append(position)
-        elif dtype.kind in "iubOSU":
+        elif dtype.kind in "bOSU":
             families["categorical"].append(position)
         else:
             raise ValueError(
@@ -90,6 +97,14 @@ def infer_families(X):
         for family, columns in families.items()
         if columns
     }
+
+
+def looks_like_codes(column):
+    """Whether an integer column (a pandas Series) looks like category codes:
+    no negative value, at most MOST_INFERRED_CODES distinct values and at most
+    one for every ROWS_PER_CODE rows (missing values left out)."""
+    most = min(MOST_INFERRED_CODES, len(column) // ROWS_PER_CODE)
+    return column.nunique() <= most and not (column < 0).any()
 
 
 def column_position(column, n_features, feature_names, family):
@@ -275,9 +290,13 @@ class MixedNB(BaseNB):
         families left empty are dropped.
 
         None infers the families from a DataFrame's dtypes: float columns are
-        gaussian; integer, boolean, object, string and category columns are
-        categorical (integer columns then hold category codes, which must be
-        non-negative, as in CategoricalNB). None requires a DataFrame.
+        gaussian; boolean, object, string and category columns are
+        categorical; an integer column is categorical where it looks like
+        category codes (none negative, at most 50 distinct values, and at
+        most one distinct value for every 10 rows), else gaussian, as R's
+        naivebayes and Weka take integers for numbers. The rule reads the
+        first batch fitted (``fit``, or the first ``partial_fit``); give
+        ``families`` to decide otherwise. None requires a DataFrame.
     fit_prior : bool, default=True
         Learn class priors from the data; if False use a uniform prior.
     class_prior : array-like of shape (n_classes,), default=None
@@ -538,18 +557,30 @@ poisson_params, kde_params : dict, default=None
         """Say which columns an error of a family's estimator is about.
 
         Its messages number the features within the family (Python 3.11+
-        shows the note under the message).
+        shows the note under the message). A column refused for the size
+        of its table gets a message of its own, which names it and says how
+        to declare its family.
         """
+        names = getattr(self, "feature_names_in_", None)
         try:
             yield
+        except CategoryLimitError as exc:
+            position = positions[exc.feature]
+            column = int(position) if names is None else str(names[position])
+            raise ValueError(
+                f"MixedNB: column {_column_label(position, names)} of X, in the "
+                f"{family!r} family, {exc.found}. If the column holds numbers "
+                "rather than category codes, declare its family, for example "
+                f"families={{'gaussian': [{column!r}], 'categorical': "
+                f"'remaining'}}; if it has that many categories, raise "
+                "max_categories in categorical_params."
+            ) from exc
         except Exception as exc:
-            if hasattr(exc, "add_note"):
-                names = getattr(self, "feature_names_in_", None)
-                columns = ", ".join(_column_label(p, names) for p in positions)
-                exc.add_note(
-                    f"Raised for MixedNB's {family!r} family, whose features "
-                    f"0, 1, ... are the columns {columns} of X."
-                )
+            columns = ", ".join(_column_label(p, names) for p in positions)
+            exc.add_note(
+                f"Raised for MixedNB's {family!r} family, whose features "
+                f"0, 1, ... are the columns {columns} of X."
+            )
             raise
 
     # -- the state protocol: each family's hooks on its columns ---------------

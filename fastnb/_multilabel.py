@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Self
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
+from sklearn.utils import assert_all_finite
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
@@ -457,6 +458,9 @@ def class_entries(y, n_samples, classes=None):
             "OneVsRestNB requires y to be passed, but the target y is None."
         )
     y = column_or_1d(y, warn=True)
+    # scikit-learn's message for NaN or infinity, before type_of_target casts
+    # them to integers (a RuntimeWarning).
+    assert_all_finite(y, input_name="y", estimator_name="OneVsRestNB")
     check_classification_targets(y)
     if len(y) != n_samples:
         raise ValueError(

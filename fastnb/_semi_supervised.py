@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Self
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import assert_all_finite
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
@@ -213,6 +214,9 @@ class SemiSupervisedNB(WrapsNB):
                 "is None."
             )
         target = column_or_1d(as_numpy(y), warn=True)
+        # scikit-learn's message for NaN or infinity, before type_of_target
+        # casts them to integers (a RuntimeWarning).
+        assert_all_finite(target, input_name="y", estimator_name=type(self).__name__)
         if target.dtype.kind in "USV":
             raise ValueError(
                 "y has dtype string. If you wish to predict on string targets, use "

@@ -12,29 +12,37 @@ The graph's outputs are a scikit-learn classifier's in skl2onnx: the label
 (int64 for integer or boolean classes, else string) and the probability of
 each class, as a list of dicts (ZipMap) unless the option ``zipmap`` is
 False; the options ``zipmap``, ``nocl`` and ``output_class_labels`` work as
-they do for scikit-learn's classifiers. A model is converted one of two
+they do for scikit-learn's classifiers. The probabilities are float64
+where the input (the first, for one input a column) is float64, else
+float32, as skl2onnx types a classifier's; ZipMap's are float32 always:
+ONNX's ZipMap takes no other type, so a graph of float64 input gives it
+its probabilities as float32 (skl2onnx's graphs of scikit-learn's
+classifiers give it float64 ones, which onnxruntime refuses as an invalid
+graph). A model is converted one of two
 ways, decided for each model when it is converted (:func:`sklearn_twin`):
 
 - by skl2onnx's own converter of the scikit-learn estimator, given the
   model's fitted attributes (which are scikit-learn's), where that
-  converter computes what fastnb computes: MultinomialNB (per-feature
-  ``alpha`` and ``MEstimate`` included: the converter reads the fitted
-  tables) and GaussianNB with ``var_type="diag"`` (either
-  ``var_estimator``). These graphs compute in the input's float type.
-- by fastnb's own graph: BernoulliNB (skl2onnx's converter computes
-  ``log(1 - p)`` in float32, which moves probabilities by up to 2e-4 on
-  SMS spam), ComplementNB (skl2onnx's converter stores the class log
-  prior, which a ComplementNB of two classes or more does not add, as an
-  initializer that no node reads, and onnxruntime warns of it), PoissonNB,
-  CategoricalNB (skl2onnx's converter takes no
-  strings and fails on a code past the table, which fastnb scores as an
-  unseen category), MixedNB, and GaussianNB with tied or spherical
-  variances (whose large terms, summed in float32, move probabilities by
-  more than 1e-5 on spambase). These graphs read the tables fastnb's
-  kernels score with and, as the kernels do, compute the class scores in
-  float64 whatever the input's type; they leave out PoissonNB's ``-sum_i
-  log(x_i!)``, the same for every class, on which neither the labels nor
-  the probabilities depend.
+  converter computes what fastnb computes: GaussianNB with
+  ``var_type="diag"`` (either ``var_estimator``). Its graph computes in
+  the input's float type.
+- by fastnb's own graph: MultinomialNB (skl2onnx's converter sums the
+  log-likelihood in float32 for float32 input, which moves probabilities
+  by up to 7.7e-4 on 20 Newsgroups' counts), BernoulliNB (skl2onnx's
+  converter computes ``log(1 - p)`` in float32, which moves probabilities
+  by up to 2e-4 on SMS spam), ComplementNB (skl2onnx's converter stores
+  the class log prior, which a ComplementNB of two classes or more does
+  not add, as an initializer that no node reads, and onnxruntime warns of
+  it), PoissonNB, CategoricalNB (skl2onnx's converter takes no strings and
+  fails on a code past the table, which fastnb scores as an unseen
+  category), MixedNB, and GaussianNB with tied or spherical variances
+  (whose large terms, summed in float32, move probabilities by more than
+  1e-5 on spambase). These graphs read the tables fastnb's kernels score
+  with and, as the kernels do, compute the class scores in float64
+  whatever the input's type (float32 input is cast to float64 before it
+  meets a table); they leave out PoissonNB's ``-sum_i log(x_i!)``, the same
+  for every class, on which neither the labels nor the probabilities
+  depend.
 
 Inputs are dense tensors (onnxruntime has no sparse input: make a sparse X
 dense, a batch of rows at a time): one tensor of all the columns,
@@ -91,6 +99,7 @@ try:
         OnnxExp,
         OnnxGather,
         OnnxGreater,
+        OnnxIdentity,
         OnnxLabelEncoder,
         OnnxLess,
         OnnxLog,
@@ -150,10 +159,7 @@ COUNT_FAMILIES = (BernoulliNB, ComplementNB, MultinomialNB, PoissonNB)
 
 # The scikit-learn estimator whose skl2onnx converter can serve each fastnb
 # estimator (see sklearn_twin).
-SKLEARN_TWINS: dict[type, Any] = {
-    MultinomialNB: naive_bayes.MultinomialNB,
-    GaussianNB: naive_bayes.GaussianNB,
-}
+SKLEARN_TWINS: dict[type, Any] = {GaussianNB: naive_bayes.GaussianNB}
 
 # The version of ai.onnx.ml's LabelEncoder used, the first with keys_strings
 # and values_int64s (as skl2onnx's OrdinalEncoder uses).
@@ -202,8 +208,9 @@ def to_onnx(
         The opset, as skl2onnx takes it (None: skl2onnx's latest).
     options : dict, default=None
         Converter options, as skl2onnx takes them, for example
-        ``{"zipmap": False}`` for a probability tensor instead of a list
-        of dicts.
+        ``{"zipmap": False}`` for a probability tensor (float64 for float64
+        input) instead of a list of dicts (whose probabilities are float32,
+        the only type ONNX's ZipMap takes).
 
     Returns
     -------
@@ -392,12 +399,11 @@ def sklearn_twin(model: BaseNB) -> BaseEstimator | None:
     Returns
     -------
     twin : scikit-learn estimator or None
-        For MultinomialNB and GaussianNB with ``var_type="diag"``: an
-        unfitted scikit-learn estimator of the same family holding the
-        model's fitted attributes, the only thing its converter reads
-        (``classes_`` as the graph labels them). Their tables are
-        scikit-learn's, whatever the smoothing. None for the rest, whose
-        graphs are fastnb's (see the module's description).
+        For GaussianNB with ``var_type="diag"``: an unfitted scikit-learn
+        GaussianNB holding the model's fitted attributes, the only thing
+        its converter reads (``classes_`` as the graph labels them). None
+        for the rest, whose graphs are fastnb's (see the module's
+        description).
     """
     twins = [
         twin
@@ -433,6 +439,12 @@ def calculate_shapes(operator):
     label_type = StringTensorType if labels.dtype.kind == "U" else Int64TensorType
     operator.outputs[0].type = label_type([n_samples])
     operator.outputs[1].type.shape = [n_samples, len(labels)]
+    # ai.onnx.ml's ZipMap takes float probabilities only: a graph of double
+    # input gives its ZipMap float ones (skl2onnx declares the probabilities
+    # in the input's type, which onnxruntime then refuses).
+    zipmap = operator.scope_inst.get_options(model, {"zipmap": True})["zipmap"]
+    if zipmap is True and isinstance(operator.outputs[1].type, DoubleTensorType):
+        operator.outputs[1].type = FloatTensorType([n_samples, len(labels)])
 
 
 def check_inputs(model, inputs):
@@ -489,12 +501,21 @@ def convert(scope, operator, container):
     twin = sklearn_twin(model)
     if twin is not None:
         nocl = scope.get_options(model, {"nocl": False})["nocl"]
-        OnnxSubEstimator(
+        twin_graph = OnnxSubEstimator(
             twin,
             operator.inputs[0],
             op_version=op_version,
             options={"zipmap": False, "nocl": nocl},
-            output_names=[labels, probabilities],
+        )
+        OnnxIdentity(
+            twin_graph[0], op_version=op_version, output_names=[labels]
+        ).add_to(scope, container)
+        # In the input's type, which ZipMap may not take (calculate_shapes).
+        OnnxCast(
+            twin_graph[1],
+            to=guess_proto_type(probabilities.type),
+            op_version=op_version,
+            output_names=[probabilities],
         ).add_to(scope, container)
         return
     columns = Columns(operator.inputs, model.n_features_in_, op_version)

@@ -38,7 +38,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,6 +46,7 @@ import pandas as pd
 import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.datasets import fetch_20newsgroups
 from sklearn.model_selection import train_test_split
 
 import fastnb
@@ -101,6 +101,17 @@ def run_child(code, folder, timeout=120):
     )
 
 
+def fetch_newsgroups(data_home, **options):
+    """20 Newsgroups' train and test bunches, through scikit-learn's loader
+    on the cache in ``data_home`` (nothing downloaded)."""
+    return [
+        fetch_20newsgroups(
+            subset=subset, data_home=data_home, download_if_missing=False, **options
+        )
+        for subset in ("train", "test")
+    ]
+
+
 # The columns of the UCI Adult files, adult/adult.data and adult/adult.test.
 ADULT_COLUMNS = [
     "age",
@@ -129,8 +140,9 @@ ADULT_NUMERIC = [
 ]
 
 
-def read_adult(path, skiprows=0):
-    """Features and labels; '?' stays a category of its own, labels lose a final '.'."""
+def read_adult(path, skiprows=0, na_values=None):
+    """Features and labels; labels lose a final '.'. '?' stays a category of
+    its own, or with ``na_values="?"`` is a missing value (NaN)."""
     frame = pd.read_csv(
         path,
         header=None,
@@ -138,6 +150,7 @@ def read_adult(path, skiprows=0):
         skipinitialspace=True,
         skiprows=skiprows,
         keep_default_na=False,
+        na_values=na_values,
     )
     labels = frame.pop("income").str.rstrip(".").to_numpy()
     return frame, labels
@@ -161,6 +174,12 @@ def split_uci(path, label_column):
 # ---------------------------------------------------------------------------
 
 
+# The scheduler's HTTP server (its health and metrics pages: the dashboard
+# is off) on a free port of the loopback interface: on the default, 8787,
+# it warned and moved where another cluster on the machine held that port.
+SCHEDULER_HTTP = {"dashboard_address": "127.0.0.1:0"}
+
+
 @contextlib.contextmanager
 def local_client(**dask_config):
     """A Client (the default scheduler while it is open) of a LocalCluster of
@@ -169,15 +188,13 @@ def local_client(**dask_config):
     import dask
     from distributed import Client, LocalCluster
 
-    with warnings.catch_warnings(), dask.config.set(dask_config):
-        # The scheduler's HTTP server moves to another port when another
-        # cluster on the machine holds the default one.
-        warnings.filterwarnings("ignore", "Port .* is already in use", UserWarning)
+    with dask.config.set(dask_config):
         cluster = LocalCluster(
             n_workers=2,
             threads_per_worker=1,
             processes=True,
             dashboard_address=None,
+            scheduler_kwargs=SCHEDULER_HTTP,
         )
     with cluster, Client(cluster) as client:
         yield client
@@ -383,7 +400,9 @@ def _assert_close_by_row(actual, desired, rtol, atol_scale, where):
     """|actual - desired| <= rtol * (|desired| + atol_scale of the row)."""
     assert actual.shape == desired.shape, where
     both_inf = np.isinf(desired) & (actual == desired)
-    error = np.where(both_inf, 0.0, np.abs(actual - desired))
+    # Equal infinities differ by 0, not by inf - inf (NaN, and a warning).
+    error = np.zeros(desired.shape, dtype=np.result_type(actual, desired))
+    np.abs(np.subtract(actual, desired, out=error, where=~both_inf), out=error)
     limit = rtol * (np.abs(np.where(both_inf, 0.0, desired)) + atol_scale[:, None])
     bad = ~(error <= limit)
     assert not bad.any(), (

@@ -24,7 +24,8 @@ inherit it from the process that starts them.
 
 The ``newsgroups_data`` fixture builds scikit-learn's 20 Newsgroups cache
 once for the whole run, whatever the number of workers: building it takes
-about 11 s, and test_documents.py and test_real_data.py both read it.
+about 11 s, and test_documents.py, test_real_data.py and test_onnx.py read
+it (the last two through ``newsgroups`` and ``newsgroups_counts``).
 """
 
 import os
@@ -37,8 +38,9 @@ os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 import pytest  # noqa: E402 (after SCIPY_ARRAY_API is set)
 from hypothesis import settings  # noqa: E402
+from sklearn.feature_extraction.text import CountVectorizer  # noqa: E402
 
-from _helpers import data_dir, require_data  # noqa: E402
+from _helpers import data_dir, fetch_newsgroups, require_data  # noqa: E402
 
 settings.register_profile("repeatable", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False, database=None)
@@ -141,3 +143,24 @@ def newsgroups_data(tmp_path_factory):
     require_data("20newsgroups/make_sklearn_cache.py")
     folder = run_folder(tmp_path_factory) / "newsgroups-data"
     return build_once(folder, build_newsgroups_cache)
+
+
+@pytest.fixture(scope="session")
+def newsgroups_home(newsgroups_data):
+    """A scikit-learn data home holding the 20 Newsgroups cache."""
+    return newsgroups_data / "20newsgroups" / "sklearn_data"
+
+
+@pytest.fixture(scope="session")
+def newsgroups(newsgroups_home):
+    """Train and test bunches, as they are."""
+    return fetch_newsgroups(newsgroups_home)
+
+
+@pytest.fixture(scope="session")
+def newsgroups_counts(newsgroups):
+    """Word counts of the train and test posts (the vocabulary of the train)."""
+    train, test = newsgroups
+    assert (len(train.data), len(test.data)) == (11314, 7532)
+    vectorizer = CountVectorizer()
+    return vectorizer.fit_transform(train.data), vectorizer.transform(test.data)

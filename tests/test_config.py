@@ -3,6 +3,7 @@
 import doctest
 import os
 import platform
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -81,3 +82,17 @@ def test_docstring_examples():
     failed, attempted = doctest.testmod(_config, optionflags=doctest.ELLIPSIS)
     assert attempted > 0
     assert failed == 0
+
+
+def test_dir_lists_the_public_names():
+    # Not the names __init__ imports for itself (typing's Any, TYPE_CHECKING,
+    # the __future__ import's annotations) nor the private modules.
+    assert dir(fastnb) == sorted(fastnb.__all__)
+    assert all(hasattr(fastnb, name) for name in dir(fastnb))
+
+
+def test_the_suite_takes_warnings_for_errors():
+    # pyproject.toml's filterwarnings: a warning no test asserts fails the
+    # test where it is raised (issue 54: 11 went by unnoticed).
+    with pytest.raises(UserWarning, match="no test expects"):
+        warnings.warn("a warning no test expects", UserWarning, stacklevel=1)

@@ -24,6 +24,7 @@ import fastnb
 from _helpers import (
     CASES,
     OUTPUTS,
+    SCHEDULER_HTTP,
     as_container,
     assert_same_fit,
     assert_same_outputs,
@@ -888,7 +889,11 @@ def test_a_workers_task_threads_share_the_cpus(kernel_threads):
     assert kernel_threads[0] >= 2  # the caller's own fit: uncapped
     with (
         LocalCluster(
-            n_workers=1, threads_per_worker=4, processes=False, dashboard_address=None
+            n_workers=1,
+            threads_per_worker=4,
+            processes=False,
+            dashboard_address=None,
+            scheduler_kwargs=SCHEDULER_HTTP,
         ) as cluster,
         Client(cluster),
     ):

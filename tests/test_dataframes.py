@@ -104,9 +104,24 @@ def frame_of(kinds, draws):
     return frame, plain
 
 
+def inferred_gaussian(kind, column):
+    """Whether MixedNB infers a column of this kind gaussian, by the rule its
+    docstring states: floats are, integers too unless they look like codes
+    (none negative, at most 50 distinct values and one for every 10 rows)."""
+    if kind == "float":
+        return True
+    if kind not in ("int", "Int64"):
+        return False
+    codes = column.dropna()
+    n_codes = len(set(codes.tolist()))
+    return n_codes > min(50, len(column) // 10) or bool((codes < 0).any())
+
+
 def mixed_families(kinds, frame):
     """MixedNB's inferred families, by name, and by position."""
-    gaussian = [j for j, kind in enumerate(kinds) if kind == "float"]
+    gaussian = [
+        j for j, kind in enumerate(kinds) if inferred_gaussian(kind, frame.iloc[:, j])
+    ]
     by_position = {"gaussian": gaussian, "categorical": "remaining"}
     names = {"gaussian": frame.columns[gaussian].tolist(), "categorical": "remaining"}
     return names, by_position

@@ -6,8 +6,11 @@ of docs/user_guide/. Each block
 runs as a reader would run it: by itself, in a fresh interpreter, in an
 empty folder (so the installed fastnb is imported, and a data path relative
 to the working folder fails), with no variable from another block. Blocks
-that read the shared data folder get ``$FASTNB_DATA_DIR`` and skip, naming
-the file, where it is absent; blocks that need an optional package skip
+that read the shared data folder find it as a reader does without
+``$FASTNB_DATA_DIR``, at ``../shared/data`` (the empty folder has the data
+folder there), and again with ``$FASTNB_DATA_DIR`` naming it and nothing at
+``../shared/data``; they skip, naming the file, where the data set is
+absent. Blocks that need an optional package skip
 where it is not installed. Where the documents are not beside the tests
 (tests copied elsewhere, or the sdist, which has no docs/), the tests of
 the missing ones skip.
@@ -55,6 +58,9 @@ DATA_FILES = {
 }
 # Files examples write to the working folder.
 WRITTEN = ["reading-a-model.png", "spam.skops"]
+# Where a block finds the shared data folder (see the guide's index page):
+# the variable, else this path relative to the working folder.
+DATA_FOLDER = 'os.environ.get("FASTNB_DATA_DIR", "../shared/data")'
 # A print call whose line states its output in a comment.
 STATED = re.compile(r"^\s*print\(.*\)\s+#\s+(?P<output>.*?)(?:, as .*)?$")
 # A figure a page shows: ![text](path), the path relative to the page.
@@ -112,6 +118,14 @@ def stated_output(lines, end):
 
 
 EXAMPLES = [e for doc in DOCUMENTS if doc.exists() for e in examples(doc)]
+# Each block once, found as a reader finds the data without the variable
+# (the folder beside the working one); those that read data once more, with
+# the variable naming the folder.
+RUNS = [pytest.param(e, "beside", id=e.id) for e in EXAMPLES] + [
+    pytest.param(e, "variable", id=f"{e.id}-variable")
+    for e in EXAMPLES
+    if "FASTNB_DATA_DIR" in e.code
+]
 
 
 def test_the_documents_have_examples():
@@ -133,11 +147,12 @@ def needed_packages(code):
     return sorted(needed)
 
 
-@pytest.mark.parametrize("example", EXAMPLES, ids=[e.id for e in EXAMPLES])
-def test_example_runs_alone(example, tmp_path, request):
+@pytest.mark.parametrize(("example", "data_from"), RUNS)
+def test_example_runs_alone(example, data_from, tmp_path, request):
     code = example.code
-    # Offline, and no data path relative to the working folder.
-    assert "../" not in code
+    # Offline, and no data path relative to the working folder but the data
+    # folder's default.
+    assert "../" not in code.replace(DATA_FOLDER, "")
     if "fetch_" in code:
         assert "download_if_missing=False" in code
     missing = [m for m in needed_packages(code) if not importlib.util.find_spec(m)]
@@ -145,19 +160,30 @@ def test_example_runs_alone(example, tmp_path, request):
         pytest.skip(f"the example needs {', '.join(missing)}")
     data = data_dir()
     if "FASTNB_DATA_DIR" in code:
+        assert DATA_FOLDER in code, "an example reads the data folder another way"
         used = [name for name in DATA_FILES if name in code]
         assert used, "an example reads a data set this test does not know"
         for name in used:
             require_data(DATA_FILES[name])
         if "20newsgroups" in used:
             data = request.getfixturevalue("newsgroups_data")
+    # The working folder, empty; the data folder is ../shared/data from it,
+    # or only where $FASTNB_DATA_DIR says.
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "FASTNB_DATA_DIR"}
+    env["MPLBACKEND"] = "Agg"
+    if data_from == "beside":
+        (tmp_path / "shared").mkdir()
+        (tmp_path / "shared" / "data").symlink_to(data, target_is_directory=True)
+    else:
+        env["FASTNB_DATA_DIR"] = str(data)
     # Named for its document and line, so that a traceback points into it.
-    script = tmp_path / f"{example.document.stem}_line_{example.line}.py"
+    script = work / f"{example.document.stem}_line_{example.line}.py"
     script.write_text(code)
-    env = {**os.environ, "FASTNB_DATA_DIR": str(data), "MPLBACKEND": "Agg"}
     child = subprocess.run(
         [sys.executable, script.name],
-        cwd=tmp_path,
+        cwd=work,
         env=env,
         capture_output=True,
         text=True,
@@ -171,7 +197,7 @@ def test_example_runs_alone(example, tmp_path, request):
         assert printed == example.prints.strip()
     for name in WRITTEN:
         if f'"{name}"' in code:
-            assert (tmp_path / name).exists()
+            assert (work / name).exists()
 
 
 @pytest.mark.parametrize("document", DOCUMENTS, ids=[d.name for d in DOCUMENTS])
@@ -188,3 +214,31 @@ def test_the_guide_shows_the_figure_its_example_draws():
         pytest.skip(f"{page} is not beside the tests")
     assert "](reading-a-model.png)" in page.read_text()
     assert (GUIDE / "reading-a-model.png").exists()
+
+
+# The install guide's command that adds an extra to an installed fastnb.
+EXTRA_BY_NAME = re.compile(r'^pip install "(?P<requirement>fastnb\[[\w,]+\])"$', re.M)
+
+
+def test_the_guide_adds_an_extra_without_a_build(tmp_path):
+    # pip takes the installed fastnb for the name and builds nothing (a
+    # dry run, offline, without the extra's packages: what it would do with
+    # fastnb itself).
+    pytest.importorskip("pip")
+    page = GUIDE / "install.md"
+    if not page.exists():
+        pytest.skip(f"{page} is not beside the tests")
+    commands = EXTRA_BY_NAME.findall(page.read_text())
+    assert commands, "the install guide shows no extra added by name"
+    for requirement in commands:
+        child = subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--dry-run", "--no-index"]
+            + ["--no-deps", "--disable-pip-version-check", requirement],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert child.returncode == 0, child.stderr
+        assert f"Requirement already satisfied: {requirement}" in child.stdout
+        assert "Would install" not in child.stdout

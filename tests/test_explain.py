@@ -201,12 +201,14 @@ def test_contributions_of_a_mixed_frame_place_each_family_in_its_columns():
     frame = X.iloc[:5][["height", "weight"]].to_numpy()
     ll = norm.logpdf(frame[:, :, None], gaussian.theta_.T, np.sqrt(gaussian.var_.T))
     expected = ll[:, :, 0] - ll.mean(axis=2)
-    np.testing.assert_allclose(terms[:, :2], expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        terms[["height", "weight"]], expected, rtol=1e-12, atol=1e-12
+    )
     # Counts against a 0.
     poisson = model.estimators_["poisson"]
     visits = X.iloc[:5]["visits"].to_numpy()
     expected = visits * np.log(poisson.rate_[0, 0]) - gammaln(visits + 1)
-    np.testing.assert_allclose(terms[:, 4], expected, rtol=1e-12)
+    np.testing.assert_allclose(terms["visits"], expected, rtol=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -549,3 +551,68 @@ def test_docstring_examples():
 
     failed, attempted = doctest.testmod(_base, optionflags=doctest.ELLIPSIS)
     assert attempted and not failed
+
+
+# ---------------------------------------------------------------------------
+# A DataFrame's terms, named
+# ---------------------------------------------------------------------------
+
+
+def test_terms_of_a_dataframe_are_named_by_its_columns():
+    # Issue 54: a frame's column names belong with its terms; an array's
+    # terms stay arrays.
+    X = np.array([[3, 0, 1], [2, 1, 0], [0, 2, 3], [1, 0, 4], [0, 1, 2]])
+    y = np.array(["ham", "ham", "spam", "spam", "spam"])
+    frame = pd.DataFrame(X, columns=["free", "lunch", "call"], index=list("pqrst"))
+    named = fastnb.MultinomialNB().fit(frame, y)
+    plain = fastnb.MultinomialNB().fit(X, y)
+    for classes in ("spam", ("spam", "ham")):
+        terms, intercept = named.contributions(frame, classes=classes)
+        expected, expected_intercept = plain.contributions(X, classes=classes)
+        assert isinstance(expected, np.ndarray)
+        assert isinstance(terms, pd.DataFrame)
+        assert terms.columns.tolist() == ["free", "lunch", "call"]
+        assert terms.index.tolist() == list("pqrst")
+        np.testing.assert_array_equal(terms.to_numpy(), expected)
+        assert intercept == expected_intercept
+    # Every class: a column a class and feature, terms["spam"] the class's.
+    terms, intercept = named.contributions(frame)
+    expected, expected_intercept = plain.contributions(X)
+    assert terms.columns.names == ["class", "feature"]
+    assert terms.columns.tolist() == [
+        (c, f) for c in ("ham", "spam") for f in ("free", "lunch", "call")
+    ]
+    for k, c in enumerate(("ham", "spam")):
+        np.testing.assert_array_equal(terms[c].to_numpy(), expected[:, :, k])
+        assert terms[c].columns.tolist() == ["free", "lunch", "call"]
+        assert intercept[c] == expected_intercept[k]
+    np.testing.assert_allclose(
+        intercept["spam"] + terms["spam"].sum(axis=1),
+        named.predict_joint_log_proba(frame)[:, 1],
+        rtol=1e-12,
+    )
+
+
+def test_terms_of_a_mixed_or_sparse_dataframe_are_named():
+    rng = np.random.default_rng(5)
+    y = np.arange(60) % 2
+    frame = pd.DataFrame(
+        {
+            "height": rng.normal(170 + 5 * y, 6),
+            "colour": np.array(["red", "blue"])[(y + (rng.random(60) < 0.2)) % 2],
+        }
+    )
+    model = fastnb.MixedNB().fit(frame, y)
+    terms, _ = model.contributions(frame.iloc[:3], classes=(1, 0))
+    assert terms.columns.tolist() == ["height", "colour"]
+    assert terms.index.tolist() == [0, 1, 2]
+    # A frame of sparse columns: its terms a frame of sparse columns.
+    X = sp.random(20, 4, density=0.4, random_state=0, format="csr") * 5
+    sparse_frame = pd.DataFrame.sparse.from_spmatrix(X, columns=list("abcd"))
+    labels = np.arange(20) % 2
+    model = fastnb.MultinomialNB().fit(sparse_frame, labels)
+    terms, _ = model.contributions(sparse_frame, classes=1)
+    expected, _ = fastnb.MultinomialNB().fit(X, labels).contributions(X, classes=1)
+    assert all(isinstance(dtype, pd.SparseDtype) for dtype in terms.dtypes)
+    assert terms.columns.tolist() == list("abcd")
+    np.testing.assert_array_equal(terms.to_numpy(), expected.toarray())

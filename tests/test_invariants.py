@@ -794,7 +794,7 @@ def test_contributions_add_up_to_the_joint_log_likelihood(case, dtype, container
         limit = rtol * (scale if actual.ndim == 1 else scale[:, None])
         assert (np.abs(actual - expected) <= limit).all()
 
-    terms, intercept = model.contributions(X)
+    terms, intercept = as_arrays(model.contributions(X), X, model.classes_)
     assert terms.shape == (*X.shape, len(model.classes_))
     assert terms.dtype == intercept.dtype == np.float64
     # Every class: the scores less a number of each row, the same in every
@@ -804,13 +804,13 @@ def test_contributions_add_up_to_the_joint_log_likelihood(case, dtype, container
     if name_of(model) in COUNT_TERMS:
         assert_adds_up(terms.sum(axis=1) + intercept, jll)
     a, b = model.classes_[[2, 0]]
-    one = model.contributions(X, classes=a)
+    one = as_arrays(model.contributions(X, classes=a), X, model.classes_)
     assert isinstance(one.intercept, float) and one.terms.shape == X.shape
     assert one.intercept == intercept[2]
     one_terms = one.terms.toarray() if sp.issparse(one.terms) else one.terms
     np.testing.assert_array_equal(one_terms, terms[:, :, 2])
     # A pair: the log-odds, exactly.
-    pair = model.contributions(X, classes=(a, b))
+    pair = as_arrays(model.contributions(X, classes=(a, b)), X, model.classes_)
     assert isinstance(pair.intercept, float) and pair.terms.shape == X.shape
     total = np.asarray(pair.terms.sum(axis=1)).reshape(-1) + pair.intercept
     assert_adds_up(total, jll[:, 2] - jll[:, 0])
@@ -821,6 +821,22 @@ def test_contributions_add_up_to_the_joint_log_likelihood(case, dtype, container
             assert sp.issparse(part.terms) == (name_of(model) in sparse_for)
             if sp.issparse(part.terms):
                 assert part.terms.format == "csr" and part.terms.nnz <= X.nnz
+
+
+def as_arrays(contributions, X, classes):
+    """``contributions`` as an array X gives them: those of a DataFrame,
+    labelled as X (checked here), as arrays."""
+    terms, intercept = contributions
+    if not isinstance(X, pd.DataFrame):
+        return contributions
+    assert terms.index.equals(X.index)
+    if isinstance(intercept, float):
+        assert terms.columns.equals(X.columns)
+        return type(contributions)(terms.to_numpy(), intercept)
+    assert terms.columns.tolist() == [(c, f) for c in classes for f in X.columns]
+    assert intercept.index.tolist() == classes.tolist()
+    by_class = terms.to_numpy().reshape(len(X), len(classes), X.shape[1])
+    return type(contributions)(by_class.transpose(0, 2, 1), intercept.to_numpy())
 
 
 # Families whose terms of a class are taken against a 0, and those where a

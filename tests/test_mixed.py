@@ -6,6 +6,7 @@ computed here from separately fitted fastnb and scikit-learn estimators.
 """
 
 import doctest
+import re
 
 import numpy as np
 import pandas as pd
@@ -309,6 +310,66 @@ def test_families_inferred_from_dtypes():
         MixedNB().fit(X.to_numpy(), y)
 
 
+def test_integer_columns_are_categorical_where_they_look_like_codes():
+    # At most 50 distinct values, one for every 10 rows, none negative.
+    rng = np.random.default_rng(1)
+    n_samples = 200
+    y = LABELS[np.arange(n_samples) % 3]
+    X = pd.DataFrame(
+        {
+            "codes": np.arange(n_samples) % 20,
+            "one_code_too_many": np.arange(n_samples) % 21,
+            "negative": rng.integers(-1, 2, n_samples),
+            "nullable": pd.array(
+                np.where(np.arange(n_samples) % 7 == 0, None, np.arange(n_samples) % 3),
+                dtype="Int64",
+            ),
+            "unsigned": (np.arange(n_samples) % 4).astype(np.uint8),
+            "measured": rng.integers(0, 10**6, n_samples),
+        }
+    )
+    model = MixedNB(missing="ignore").fit(X, y)
+    families = {f: X.columns[c].tolist() for f, c in model.families_.items()}
+    assert families == {
+        "gaussian": ["one_code_too_many", "negative", "measured"],
+        "categorical": ["codes", "nullable", "unsigned"],
+    }
+    # Fifty distinct values at most, however many rows.
+    wide = pd.DataFrame(
+        {"fifty": np.arange(1000) % 50, "fifty_one": np.arange(1000) % 51}
+    )
+    model = MixedNB().fit(wide, np.arange(1000) % 2)
+    assert {f: c.tolist() for f, c in model.families_.items()} == {
+        "gaussian": [1],
+        "categorical": [0],
+    }
+    # Families given decide, whatever the column looks like.
+    given = MixedNB(families={"categorical": ["measured"], "gaussian": "remaining"})
+    assert given.fit(X.fillna(0), y).families_["categorical"].tolist() == [5]
+
+
+def test_a_column_refused_for_its_table_is_named_with_its_family():
+    # Issue 54: codes past max_categories, in a column declared categorical.
+    X, y = mixed_frame()
+    X["serial"] = np.arange(len(X)) * 50_000
+    model = MixedNB(families={**FAMILIES, "categorical": "remaining"})
+    message = (
+        "MixedNB: column 5 ('serial') of X, in the 'categorical' family, has code "
+        "1000000 in row 20, which needs a table of more than max_categories=1000000 "
+        "categories. If the column holds numbers rather than category codes, "
+        "declare its family, for example families={'gaussian': ['serial'], "
+        "'categorical': 'remaining'}"
+    )
+    with pytest.raises(ValueError, match=re.escape(message)):
+        model.fit(X, y)
+    assert not hasattr(model, "classes_")
+    # Raw values: more categories than max_categories.
+    model.set_params(categorical_params={"max_categories": 20})
+    X["serial"] = X["serial"].astype(str)
+    with pytest.raises(ValueError, match="'serial'.* has 90 categories, more than"):
+        model.fit(X, y)
+
+
 BAD_FAMILIES = [
     ({"gausian": [0]}, "Unknown families \\['gausian'\\]"),
     ({"gaussian": [0, 1], "poisson": [1, 2]}, "listed in families\\['poisson'\\] also"),
@@ -583,6 +644,29 @@ def test_adult_mixed_beats_each_family():
         - categorical.class_log_prior_
     )
     assert_allclose(mixed.predict_joint_log_proba(X_test), expected, rtol=1e-10)
+
+
+def test_adult_as_pandas_reads_it_fits_with_families_inferred():
+    # Issue 54: with "?" as missing and a boolean column, as a newcomer reads
+    # the files. pandas gives the numeric columns int64, which were all taken
+    # for codes: fnlwgt's (up to 1,484,705) passed max_categories.
+    X_train, y_train = read_adult(require_data("adult/adult.data"), na_values="?")
+    X_test, y_test = read_adult(
+        require_data("adult/adult.test"), skiprows=1, na_values="?"
+    )
+    for X in (X_train, X_test):
+        X["sex"] = X["sex"] == "Male"
+    assert (X_train.dtypes == np.int64).sum() == 6 and X_train["sex"].dtype == bool
+    assert X_train.isna().any().sum() == 3
+    model = MixedNB(missing="ignore").fit(X_train, y_train)
+    families = {f: X_train.columns[c].tolist() for f, c in model.families_.items()}
+    # education-num's 16 values look like codes; the other integers are numbers.
+    numbers = [c for c in ADULT_NUMERIC if c != "education-num"]
+    assert families == {
+        "gaussian": numbers,
+        "categorical": [c for c in X_train.columns if c not in numbers],
+    }
+    assert model.score(X_test, y_test) >= 0.82
 
 
 # ---------------------------------------------------------------------------

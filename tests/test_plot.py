@@ -139,7 +139,7 @@ def test_contributions_of_a_frame_row_name_the_columns():
     ax = plot.plot_contributions(model, X.iloc[[0]], classes=("a", "b"))
     labels = {label.get_text().split(" = ")[0] for label in ax.get_yticklabels()}
     assert labels <= set(X.columns)
-    terms = model.contributions(X.iloc[[0]], classes=("a", "b")).terms[0]
+    terms = model.contributions(X.iloc[[0]], classes=("a", "b")).terms.iloc[0]
     widths = sorted(patch.get_width() for patch in ax.containers[0])
     np.testing.assert_allclose(widths, sorted(terms[terms != 0]), rtol=1e-12)
     with pytest.raises(ValueError, match="one sample; got 2 rows"):

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn import naive_bayes as sk_nb
-from sklearn.datasets import fetch_20newsgroups
 from sklearn.feature_extraction.text import (
     CountVectorizer,
     TfidfTransformer,
@@ -18,7 +17,7 @@ from sklearn.model_selection import train_test_split
 
 import fastnb
 
-from _helpers import require_data
+from _helpers import fetch_newsgroups, require_data
 
 # Also run on the wheel built from the sdist (.ci/run step 3).
 pytestmark = pytest.mark.wheel
@@ -103,37 +102,6 @@ def test_sms_spam(name, vectorizer, sms):
 # ---------------------------------------------------------------------------
 # 20 Newsgroups
 # ---------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="session")
-def newsgroups_home(newsgroups_data):
-    """A scikit-learn data home holding the 20 Newsgroups cache (conftest.py
-    builds it once for the run)."""
-    return newsgroups_data / "20newsgroups" / "sklearn_data"
-
-
-def fetch_newsgroups(data_home, **options):
-    """Train and test bunches, through scikit-learn's loader on the cache."""
-    return [
-        fetch_20newsgroups(
-            subset=subset, data_home=data_home, download_if_missing=False, **options
-        )
-        for subset in ("train", "test")
-    ]
-
-
-@pytest.fixture(scope="session")
-def newsgroups(newsgroups_home):
-    """Train and test bunches, as they are."""
-    return fetch_newsgroups(newsgroups_home)
-
-
-@pytest.fixture(scope="module")
-def newsgroups_counts(newsgroups):
-    """Word counts of the train and test posts (the vocabulary of the train)."""
-    train, test = newsgroups
-    assert (len(train.data), len(test.data)) == (11314, 7532)
-    return vectorized("count", train.data, test.data)
 
 
 @pytest.fixture(scope="module", params=list(VECTORIZERS))

@@ -112,16 +112,18 @@ print(f"accuracy, families given: {model.score(X_test, y_test):.3f}")
 # term in the log-odds ``log P(a | x) - log P(b | x)``: its log-likelihood
 # ratio, whatever its family. The terms and the intercept (the prior's log
 # ratio) add up to the log-odds, and a missing value's term is 0. We take a
-# test row with a hole and check both.
+# test row with a hole and check both. For a DataFrame the terms come as
+# one, named by its columns.
 row = X_test[X_test.isna().any(axis=1)].iloc[[0]]
 print(row)
 a = model.predict(row)[0]
 b = next(c for c in model.classes_ if c != a)
 terms, intercept = model.contributions(row, classes=(a, b))
 joint = model.predict_joint_log_proba(row)[0]
+terms = terms.iloc[0]
 np.testing.assert_allclose(intercept + terms.sum(), joint[a] - joint[b], rtol=1e-9)
-assert (terms[0][row.isna().to_numpy()[0]] == 0).all()
-for name, term in zip(X_test.columns, terms[0], strict=True):
+assert (terms[row.columns[row.isna().to_numpy()[0]]] == 0).all()
+for name, term in terms.items():
     print(f"{name:>7} {term:+.3f}")
 
 # %%
