@@ -24,7 +24,7 @@ from cython.parallel cimport parallel, prange, threadid
 from libc.stdint cimport INT32_MAX, int32_t, int64_t, uint8_t, uint64_t
 from libc.math cimport INFINITY, exp, frexp, ldexp, log, rint
 from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 import numpy as np
 
@@ -46,6 +46,8 @@ from fastnb._text cimport (
     FASTNB_LOOKUP,
     fastnb_analyze,
     fastnb_analyzer,
+    fastnb_key_bits,
+    fastnb_merge_terms,
     fastnb_sort_entries,
     fastnb_sort_terms,
     fastnb_sum_entries,

@@ -66,17 +66,48 @@ def text_term_strs(capsule, const int64_t[::1] order):
     return strs
 
 
-def text_order(capsule):
+def text_order(capsule, int n_threads):
     """The ids of a vocabulary's terms in the order of their bytes (Python's
-    order of the terms as str)."""
+    order of the terms as str): a run of ids a thread sorted, then the runs
+    merged two at a time, each pair on a thread (terms are distinct, so
+    the order is the same whatever the number of threads)."""
     cdef fastnb_vocab* v = _vocabulary(capsule)
     cdef Py_ssize_t n = v.n_terms
     order = np.arange(n, dtype=np.int64)
     cdef int64_t[::1] ids = order
-    cdef int64_t[::1] scratch = np.empty(n, dtype=np.int64)
-    if n:
-        with nogil:
-            fastnb_sort_terms(v, &ids[0], n, &scratch[0])
+    cdef int64_t[::1] other = np.empty(max(n, 1), dtype=np.int64)
+    cdef int64_t* source = &ids[0] if n else NULL
+    cdef int64_t* target = &other[0]
+    cdef int64_t* swap
+    cdef Py_ssize_t runs = max(1, min(n_threads, n // 1024))
+    cdef intp_t[::1] bounds = np.array(
+        [n * r // runs for r in range(runs + 1)], dtype=np.intp
+    )
+    cdef Py_ssize_t r, width, left, middle, right
+    if n < 2:
+        return order
+    for r in prange(runs, nogil=True, schedule="static", num_threads=n_threads):
+        fastnb_sort_terms(v, source + bounds[r], bounds[r + 1] - bounds[r],
+                          target + bounds[r])
+    width = 1
+    while width < runs:
+        for r in prange(
+            (runs + 2 * width - 1) // (2 * width), nogil=True, schedule="static",
+            num_threads=n_threads,
+        ):
+            left = bounds[2 * width * r]
+            middle = bounds[min(2 * width * r + width, runs)]
+            right = bounds[min(2 * width * r + 2 * width, runs)]
+            fastnb_merge_terms(
+                v, source + left, middle - left, source + middle, right - middle,
+                target + left,
+            )
+        swap = source
+        source = target
+        target = swap
+        width = 2 * width
+    if source != &ids[0]:
+        memcpy(&ids[0], source, n * sizeof(int64_t))
     return order
 
 
@@ -100,20 +131,26 @@ cdef int _analyze_run(
     fastnb_text_state* state,
     const intp_t[::1] address,
     const int64_t[::1] size,
+    const uint8_t[::1] lower,
     Py_ssize_t first,
     Py_ssize_t stop,
+    int key_bits,
     int64_t[::1] doc_entries,
 ) noexcept nogil:
     """Analyze documents first .. stop - 1 into state: 0, or -1 if memory ran
     out. Looked-up and hashed terms are finished a document at a time:
-    their entries sorted by column (hashed ones added up)."""
+    their entries sorted by column (of key_bits bits; hashed ones added
+    up)."""
     cdef Py_ssize_t d
     cdef int64_t before, n
-    cdef int64_t* scratch = NULL
+    cdef uint64_t* scratch = NULL
     cdef int64_t scratch_room = 0
     for d in range(first, stop):
         before = state.n_entries
-        if fastnb_analyze(a, state, <const uint8_t*> address[d], size[d]) < 0:
+        if fastnb_analyze(
+            a, state, <const uint8_t*> address[d], size[d],
+            lower[d] if lower.shape[0] else 0,
+        ) < 0:
             free(scratch)
             return -1
         n = state.n_entries - before
@@ -121,20 +158,14 @@ cdef int _analyze_run(
             if n > scratch_room:
                 free(scratch)
                 scratch_room = 2 * n
-                scratch = <int64_t*> malloc(2 * scratch_room * sizeof(int64_t))
+                scratch = <uint64_t*> malloc(scratch_room * sizeof(uint64_t))
                 if scratch == NULL:
                     return -1
             if a.action == FASTNB_HASH:
-                n = fastnb_sum_entries(
-                    state.key + before, state.value + before, n, scratch,
-                    scratch + scratch_room,
-                )
+                n = fastnb_sum_entries(state.entries + before, n, key_bits, scratch)
                 state.n_entries = before + n
             else:
-                fastnb_sort_entries(
-                    state.key + before, state.value + before, n, scratch,
-                    scratch + scratch_room,
-                )
+                fastnb_sort_entries(state.entries + before, n, key_bits, scratch)
         doc_entries[d] = n
     free(scratch)
     return 0
@@ -142,6 +173,7 @@ cdef int _analyze_run(
 
 def text_analyze(
     list documents,
+    const uint8_t[::1] lower,
     int analyzer,
     int action,
     int min_chars,
@@ -157,9 +189,10 @@ def text_analyze(
     vocabulary,
     int n_threads,
 ):
-    """Analyze str documents into entries: (doc_ptr, keys, values,
-    surrogates), the entries of document i at doc_ptr[i] .. doc_ptr[i + 1]
-    - 1, and the documents that had no UTF-8 form (a list of their places).
+    """Analyze str documents into entries: (doc_ptr, entries, surrogates),
+    the entries of document i at doc_ptr[i] .. doc_ptr[i + 1] - 1 (uint64,
+    a key in the high 32 bits and a value, int32, in the low 32), and the
+    documents that had no UTF-8 form (a list of their places).
 
     action FASTNB_COUNT: each term's id in `vocabulary` (a capsule of
     text_vocabulary, which gains the new terms) and its count, in the order
@@ -171,6 +204,7 @@ def text_analyze(
     (a sum of 0 kept). stop_words: a vocabulary, or None. word and space:
     bitmaps of FASTNB_CODE_POINTS bits, Python's \\w and \\s. A str with no
     UTF-8 form (a lone surrogate) is read as "surrogatepass" encodes it.
+    lower: empty, or a flag a document: lowercase it (ASCII only) first.
     """
     cdef Py_ssize_t n = len(documents)
     cdef Py_ssize_t bitmap_bytes = FASTNB_CODE_POINTS // 8
@@ -178,6 +212,8 @@ def text_analyze(
         raise ValueError(f"word and space must have {bitmap_bytes} bytes")
     if not 1 <= min_n <= max_n:
         raise ValueError("the n-gram range must have 1 <= min_n <= max_n")
+    if lower.shape[0] not in (0, n):
+        raise ValueError("lower must be empty or have a flag a document")
     if action == FASTNB_HASH and n_features < 1:
         raise ValueError("n_features must be at least 1")
     cdef fastnb_analyzer a
@@ -197,7 +233,13 @@ def text_analyze(
         a.fixed == NULL or fixed_index.shape[0] < a.fixed.n_terms
     ):
         raise ValueError("a lookup needs a vocabulary and a column for each term")
-    cdef fastnb_vocab* counted = _vocabulary(vocabulary) if action == FASTNB_COUNT else NULL
+    cdef fastnb_vocab* counted = (
+        _vocabulary(vocabulary) if action == FASTNB_COUNT else NULL
+    )
+    cdef int key_bits = fastnb_key_bits(
+        n_features if action == FASTNB_HASH
+        else (np.max(fixed_index) + 1 if fixed_index.shape[0] else 1)
+    )
     # Each document's UTF-8, kept alive by `documents` (or `encoded`).
     cdef intp_t[::1] address = np.empty(n, dtype=np.intp)
     cdef int64_t[::1] size = np.empty(n, dtype=np.int64)
@@ -239,20 +281,32 @@ def text_analyze(
     cdef int64_t** maps = <int64_t**> calloc(n_threads, sizeof(int64_t*))
     cdef uint8_t[::1] failed = np.zeros(n_threads, dtype=np.uint8)
     cdef Py_ssize_t k
+    cdef bint taken
     cdef int64_t gid
     cdef fastnb_vocab* local
     try:
         if maps == NULL:
             raise MemoryError()
-        for t in prange(n_threads, nogil=True, schedule="static", num_threads=n_threads):
+        for t in prange(
+            n_threads, nogil=True, schedule="static", num_threads=n_threads
+        ):
             failed[t] = _analyze_run(
-                &a, &states[t], address, size, first[t], first[t + 1], doc_entries
+                &a, &states[t], address, size, lower, first[t], first[t + 1],
+                key_bits, doc_entries,
             ) < 0
         if np.any(failed):
             raise MemoryError()
         if action == FASTNB_COUNT:
-            # Each thread's terms into the call's vocabulary, in thread order.
+            # Each thread's terms into the call's vocabulary, in thread order:
+            # the first thread's are the vocabulary itself if it was empty.
+            taken = counted.n_terms == 0
+            if taken:
+                fastnb_vocab_free(counted)
+                counted[0] = states[0].vocab
+                memset(&states[0].vocab, 0, sizeof(fastnb_vocab))
             for t in range(n_threads):
+                if t == 0 and taken:
+                    continue  # (maps[0] left NULL: its ids are the vocabulary's)
                 local = &states[t].vocab
                 maps[t] = <int64_t*> malloc(max(local.n_terms, 1) * sizeof(int64_t))
                 if maps[t] == NULL:
@@ -267,10 +321,9 @@ def text_analyze(
                     maps[t][k] = gid
         doc_ptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(doc_entries, out=doc_ptr[1:])
-        keys = np.empty(doc_ptr[n], dtype=np.int64)
-        values = np.empty(doc_ptr[n], dtype=np.int64)
-        _gather_entries(states, maps, first, doc_ptr, keys, values, n_threads)
-        return doc_ptr, keys, values, surrogates
+        entries = np.empty(doc_ptr[n], dtype=np.uint64)
+        _gather_entries(states, maps, first, doc_ptr, entries, n_threads)
+        return doc_ptr, entries, surrogates
     finally:
         for t in range(n_threads):
             fastnb_text_state_free(&states[t])
@@ -285,39 +338,41 @@ cdef int _gather_entries(
     int64_t** maps,
     const intp_t[::1] first,
     const int64_t[::1] doc_ptr,
-    int64_t[::1] keys,
-    int64_t[::1] values,
+    uint64_t[::1] entries,
     int n_threads,
 ) except -1:
-    """Each thread's entries into keys and values, where its documents'
-    are (through maps[t], local id -> the call's, where maps[t] is set)."""
+    """Each thread's entries into entries, where its documents' are (their
+    keys through maps[t], local id -> the call's, where maps[t] is set)."""
     cdef Py_ssize_t t, e, at
+    cdef uint64_t entry
     for t in prange(n_threads, nogil=True, schedule="static", num_threads=n_threads):
         at = doc_ptr[first[t]]
         for e in range(states[t].n_entries):
-            keys[at + e] = (
-                maps[t][states[t].key[e]] if maps[t] != NULL else states[t].key[e]
-            )
-            values[at + e] = states[t].value[e]
+            entry = states[t].entries[e]
+            if maps[t] != NULL:
+                entry = (
+                    (<uint64_t> maps[t][entry >> 32] << 32) | (entry & 0xFFFFFFFFU)
+                )
+            entries[at + e] = entry
     return 0
 
 
 def sort_row_entries(
     const int64_t[::1] indptr,
-    int64_t[::1] keys,
-    int64_t[::1] values,
+    uint64_t[::1] entries,
+    int64_t n_keys,
     int n_threads,
 ):
-    """Sort each row's entries (keys[indptr[i]:indptr[i + 1]] and values
-    alike) by key, in place; a run of rows of about equal entries a thread.
-    Each row's offsets must lie within the entries."""
+    """Sort each row's entries (entries[indptr[i]:indptr[i + 1]], keys below
+    n_keys in their high 32 bits) by key, in place, keeping the order of
+    equal keys; a run of rows of about equal entries a thread. Each row's
+    offsets must lie within the entries."""
     cdef Py_ssize_t n = indptr.shape[0] - 1
     cdef Py_ssize_t t, i, start, stop, longest = 0
-    cdef int64_t* scratch
-    if values.shape[0] != keys.shape[0]:
-        raise ValueError("keys and values must have the same length")
+    cdef int key_bits = fastnb_key_bits(n_keys)
+    cdef uint64_t* scratch
     for i in range(n):
-        if not 0 <= indptr[i] <= indptr[i + 1] <= keys.shape[0]:
+        if not 0 <= indptr[i] <= indptr[i + 1] <= entries.shape[0]:
             raise ValueError(f"row {i} has offsets outside the entries")
         longest = max(longest, indptr[i + 1] - indptr[i])
     cdef intp_t[::1] first = np.empty(n_threads + 1, dtype=np.intp)
@@ -326,7 +381,7 @@ def sort_row_entries(
         first[t] = _first_document(indptr[1:], n, indptr[n] * t // n_threads)
     first[n_threads] = n
     for t in prange(n_threads, nogil=True, schedule="static", num_threads=n_threads):
-        scratch = <int64_t*> malloc(max(2 * longest, 1) * sizeof(int64_t))
+        scratch = <uint64_t*> malloc(max(longest, 1) * sizeof(uint64_t))
         if scratch == NULL:
             failed[t] = 1
             continue
@@ -334,10 +389,7 @@ def sort_row_entries(
             start = indptr[i]
             stop = indptr[i + 1]
             if stop - start > 1:
-                fastnb_sort_entries(
-                    &keys[start], &values[start], stop - start, scratch,
-                    scratch + longest,
-                )
+                fastnb_sort_entries(&entries[start], stop - start, key_bits, scratch)
         free(scratch)
     if np.any(failed):
         raise MemoryError()

@@ -318,11 +318,20 @@ typedef struct {
     int alternate_sign;        /* FASTNB_HASH */
 } fastnb_analyzer;
 
+/* An entry of a document: a key (a term id or a column) in the high 32
+ * bits, a value (a count, or a sum of signs, as a 32-bit two's complement
+ * number) in the low 32. */
+#define FASTNB_ENTRY(key, value) (((uint64_t) (key) << 32) | (uint32_t) (int32_t) (value))
+#define FASTNB_ENTRY_KEY(entry) ((int64_t) ((entry) >> 32))
+#define FASTNB_ENTRY_VALUE(entry) ((int32_t) (uint32_t) (entry))
+
 /* One thread's state: its vocabulary (FASTNB_COUNT), its scratch, and the
- * entries of the documents it analyzed, (key, value) each: a term id and
- * its count, or for FASTNB_HASH a column and +-1 a term (summed later). */
+ * entries of the documents it analyzed: a term id and its count, or for
+ * FASTNB_HASH a column and +-1 a term (added up a document at a time). */
 typedef struct {
     fastnb_vocab vocab;
+    uint8_t *lowered;          /* a document lowercased (ASCII) */
+    int64_t lowered_capacity;
     uint8_t *text;             /* a document made over (char, char_wb) */
     int64_t text_capacity;
     int64_t *cuts;             /* code point or token boundaries */
@@ -331,37 +340,30 @@ typedef struct {
     int64_t gram_capacity;
     int32_t *seen;             /* term id -> its entry in the document + 1 */
     int64_t seen_capacity;
-    int64_t *key;
-    int64_t *value;
-    int64_t n_entries, entries_capacity, values_capacity;
+    uint64_t *entries;
+    int64_t n_entries, entries_capacity;
     int64_t doc_first;         /* the document's first entry */
 } fastnb_text_state;
 
 static inline void fastnb_text_state_free(fastnb_text_state *s)
 {
     fastnb_vocab_free(&s->vocab);
+    free(s->lowered);
     free(s->text);
     free(s->cuts);
     free(s->gram);
     free(s->seen);
-    free(s->key);
-    free(s->value);
+    free(s->entries);
     memset(s, 0, sizeof(*s));
 }
 
-static inline int fastnb_add_entry(fastnb_text_state *s, int64_t key, int64_t value)
+static inline int fastnb_add_entry(fastnb_text_state *s, int64_t key, int32_t value)
 {
-    if (fastnb_reserve((void **) &s->key, &s->entries_capacity, s->n_entries + 1,
-                       sizeof(int64_t))
+    if (fastnb_reserve((void **) &s->entries, &s->entries_capacity, s->n_entries + 1,
+                       sizeof(uint64_t))
         < 0)
         return -1;
-    if (fastnb_reserve((void **) &s->value, &s->values_capacity, s->n_entries + 1,
-                       sizeof(int64_t))
-        < 0)
-        return -1;
-    s->key[s->n_entries] = key;
-    s->value[s->n_entries] = value;
-    s->n_entries++;
+    s->entries[s->n_entries++] = FASTNB_ENTRY(key, value);
     return 0;
 }
 
@@ -401,8 +403,8 @@ static inline int fastnb_term(const fastnb_analyzer *a, fastnb_text_state *s,
         memset(s->seen + had, 0, (size_t) (s->seen_capacity - had) * sizeof(int32_t));
     int32_t at = s->seen[id];
     if (at > 0 && s->doc_first + at - 1 < s->n_entries
-        && s->key[s->doc_first + at - 1] == id) {
-        s->value[s->doc_first + at - 1]++;
+        && FASTNB_ENTRY_KEY(s->entries[s->doc_first + at - 1]) == id) {
+        s->entries[s->doc_first + at - 1]++; /* its count, in the low bits */
         return 0;
     }
     if (fastnb_add_entry(s, id, 1) < 0)
@@ -608,11 +610,20 @@ static inline int fastnb_analyze_word_chars(const fastnb_analyzer *a,
     return 0;
 }
 
-/* Analyze one document (n bytes of UTF-8 at doc) into s's entries. */
+/* Analyze one document (n bytes of UTF-8 at doc) into s's entries; with
+ * lower, a document of ASCII that is lowercased first (A-Z to a-z, which is
+ * all Python's str.lower() does to ASCII). */
 static inline int fastnb_analyze(const fastnb_analyzer *a, fastnb_text_state *s,
-                                 const uint8_t *doc, int64_t n)
+                                 const uint8_t *doc, int64_t n, int lower)
 {
     s->doc_first = s->n_entries;
+    if (lower) {
+        if (fastnb_reserve((void **) &s->lowered, &s->lowered_capacity, n, 1) < 0)
+            return -1;
+        for (int64_t i = 0; i < n; i++)
+            s->lowered[i] = doc[i] + 32 * (doc[i] - 'A' < 26u);
+        doc = s->lowered;
+    }
     if (a->analyzer == FASTNB_CHAR)
         return fastnb_analyze_chars(a, s, doc, n);
     if (a->analyzer == FASTNB_CHAR_WB)
@@ -622,65 +633,67 @@ static inline int fastnb_analyze(const fastnb_analyzer *a, fastnb_text_state *s,
 
 /* ---- Sorting a document's entries --------------------------------------- */
 
-/* Sort n entries (key, value) by key: insertion for a few, else a merge
- * sort through scratch (room for n of each). */
-static inline void fastnb_sort_entries(int64_t *key, int64_t *value, int64_t n,
-                                       int64_t *scratch_key, int64_t *scratch_value)
+/* Sort n entries by key, keeping the order of equal keys: insertion for a
+ * few, else a radix sort of the key's bits (key_bits of them, at most 32)
+ * a byte at a time through scratch (room for n). */
+static inline void fastnb_sort_entries(uint64_t *entries, int64_t n, int key_bits,
+                                       uint64_t *scratch)
 {
-    if (n <= 24) {
+    if (n <= 48) {
         for (int64_t i = 1; i < n; i++) {
-            int64_t k = key[i], v = value[i], j = i;
-            while (j > 0 && key[j - 1] > k) {
-                key[j] = key[j - 1];
-                value[j] = value[j - 1];
+            uint64_t e = entries[i];
+            int64_t j = i;
+            while (j > 0 && (entries[j - 1] >> 32) > (e >> 32)) {
+                entries[j] = entries[j - 1];
                 j--;
             }
-            key[j] = k;
-            value[j] = v;
+            entries[j] = e;
         }
         return;
     }
-    int64_t half = n / 2;
-    fastnb_sort_entries(key, value, half, scratch_key, scratch_value);
-    fastnb_sort_entries(key + half, value + half, n - half, scratch_key, scratch_value);
-    int64_t i = 0, j = half, k = 0;
-    while (i < half && j < n) {
-        if (key[j] < key[i]) {
-            scratch_key[k] = key[j];
-            scratch_value[k++] = value[j++];
-        } else {
-            scratch_key[k] = key[i];
-            scratch_value[k++] = value[i++];
-        }
+    uint64_t *from = entries, *to = scratch;
+    for (int shift = 32; shift < 32 + key_bits; shift += 8) {
+        int64_t counts[257] = {0};
+        for (int64_t i = 0; i < n; i++)
+            counts[((from[i] >> shift) & 0xFF) + 1]++;
+        for (int d = 0; d < 256; d++)
+            counts[d + 1] += counts[d];
+        for (int64_t i = 0; i < n; i++)
+            to[counts[(from[i] >> shift) & 0xFF]++] = from[i];
+        uint64_t *swap = from;
+        from = to;
+        to = swap;
     }
-    while (i < half) {
-        scratch_key[k] = key[i];
-        scratch_value[k++] = value[i++];
-    }
-    while (j < n) {
-        scratch_key[k] = key[j];
-        scratch_value[k++] = value[j++];
-    }
-    memcpy(key, scratch_key, (size_t) n * sizeof(int64_t));
-    memcpy(value, scratch_value, (size_t) n * sizeof(int64_t));
+    if (from != entries)
+        memcpy(entries, from, (size_t) n * sizeof(uint64_t));
 }
 
-/* Sort entries by key, and add up those of one key (kept, even if their sum
- * is 0, as scipy's sum_duplicates keeps it): the entries left. */
-static inline int64_t fastnb_sum_entries(int64_t *key, int64_t *value, int64_t n,
-                                         int64_t *scratch_key, int64_t *scratch_value)
+/* Sort entries by key, and add up the values of one key (kept, even if
+ * their sum is 0, as scipy's sum_duplicates keeps it): the entries left. */
+static inline int64_t fastnb_sum_entries(uint64_t *entries, int64_t n, int key_bits,
+                                         uint64_t *scratch)
 {
-    fastnb_sort_entries(key, value, n, scratch_key, scratch_value);
+    fastnb_sort_entries(entries, n, key_bits, scratch);
     int64_t kept = 0;
     for (int64_t i = 0; i < n; i++) {
-        if (kept && key[kept - 1] == key[i]) {
-            value[kept - 1] += value[i];
+        if (kept && (entries[kept - 1] >> 32) == (entries[i] >> 32)) {
+            int32_t sum = FASTNB_ENTRY_VALUE(entries[kept - 1])
+                          + FASTNB_ENTRY_VALUE(entries[i]);
+            entries[kept - 1] = FASTNB_ENTRY(entries[i] >> 32, sum);
         } else {
-            key[kept] = key[i];
-            value[kept++] = value[i];
+            entries[kept++] = entries[i];
         }
     }
     return kept;
+}
+
+/* The bits a key below n needs (1 at least). */
+static inline int fastnb_key_bits(int64_t n)
+{
+    int bits = 1;
+    while (bits < 32 && ((int64_t) 1 << bits) < n)
+        bits++;
+    return bits;
 }
 
 /* ---- The order of terms ------------------------------------------------- */
@@ -693,6 +706,21 @@ static inline int fastnb_term_before(const fastnb_vocab *v, int64_t a, int64_t b
     int c = memcmp(v->bytes + v->start[a], v->bytes + v->start[b],
                    (size_t) (na < nb ? na : nb));
     return c < 0 || (c == 0 && na < nb);
+}
+
+/* out[0 .. na + nb) = the term ids a[0 .. na) and b[0 .. nb), each sorted
+ * by their terms, merged (a's first where two are equal). */
+static inline void fastnb_merge_terms(const fastnb_vocab *v, const int64_t *a,
+                                      int64_t na, const int64_t *b, int64_t nb,
+                                      int64_t *out)
+{
+    int64_t i = 0, j = 0, k = 0;
+    while (i < na && j < nb)
+        out[k++] = fastnb_term_before(v, b[j], a[i]) ? b[j++] : a[i++];
+    while (i < na)
+        out[k++] = a[i++];
+    while (j < nb)
+        out[k++] = b[j++];
 }
 
 /* order[0 .. n) (term ids) sorted by their terms: a merge sort through
@@ -714,13 +742,7 @@ static inline void fastnb_sort_terms(const fastnb_vocab *v, int64_t *order, int6
     int64_t half = n / 2;
     fastnb_sort_terms(v, order, half, scratch);
     fastnb_sort_terms(v, order + half, n - half, scratch);
-    int64_t i = 0, j = half, k = 0;
-    while (i < half && j < n)
-        scratch[k++] = fastnb_term_before(v, order[j], order[i]) ? order[j++] : order[i++];
-    while (i < half)
-        scratch[k++] = order[i++];
-    while (j < n)
-        scratch[k++] = order[j++];
+    fastnb_merge_terms(v, order, half, order + half, n - half, scratch);
     memcpy(order, scratch, (size_t) n * sizeof(int64_t));
 }
 

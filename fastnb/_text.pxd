@@ -36,8 +36,7 @@ cdef extern from "_text.h":
 
     ctypedef struct fastnb_text_state:
         fastnb_vocab vocab
-        int64_t* key
-        int64_t* value
+        uint64_t* entries
         int64_t n_entries
 
     void fastnb_vocab_free(fastnb_vocab* v) noexcept nogil
@@ -51,15 +50,19 @@ cdef extern from "_text.h":
     int32_t fastnb_murmur3_32(const uint8_t* p, int64_t n, uint32_t seed) noexcept nogil
     void fastnb_text_state_free(fastnb_text_state* s) noexcept nogil
     int fastnb_analyze(
-        const fastnb_analyzer* a, fastnb_text_state* s, const uint8_t* doc, int64_t n
+        const fastnb_analyzer* a, fastnb_text_state* s, const uint8_t* doc, int64_t n,
+        int lower,
     ) noexcept nogil
     void fastnb_sort_entries(
-        int64_t* key, int64_t* value, int64_t n, int64_t* scratch_key,
-        int64_t* scratch_value,
+        uint64_t* entries, int64_t n, int key_bits, uint64_t* scratch
     ) noexcept nogil
     int64_t fastnb_sum_entries(
-        int64_t* key, int64_t* value, int64_t n, int64_t* scratch_key,
-        int64_t* scratch_value,
+        uint64_t* entries, int64_t n, int key_bits, uint64_t* scratch
+    ) noexcept nogil
+    int fastnb_key_bits(int64_t n) noexcept nogil
+    void fastnb_merge_terms(
+        const fastnb_vocab* v, const int64_t* a, int64_t na, const int64_t* b,
+        int64_t nb, int64_t* out,
     ) noexcept nogil
     void fastnb_sort_terms(
         const fastnb_vocab* v, int64_t* order, int64_t n, int64_t* scratch

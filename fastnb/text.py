@@ -26,9 +26,9 @@ the documents' order, so the output does not depend on the number of
 threads. The matrix is scikit-learn's, array for array (its indices in
 the order scikit-learn leaves them: a fitted CountVectorizer's each row's
 terms in the order the vocabulary first met them, not sorted), the kind of
-sparse container as scikit-learn's ``sparse_interface`` setting says. A document that has no UTF-8 form (a
-lone surrogate) is read as Python's "surrogatepass" encodes it, its terms
-as scikit-learn makes them.
+sparse container as scikit-learn's ``sparse_interface`` setting says. A
+document that has no UTF-8 form (a lone surrogate) is read as Python's
+"surrogatepass" encodes it, its terms as scikit-learn makes them.
 
 Documents come as scikit-learn takes them (``input`` "content", "file" or
 "filename"; str or bytes; a list, a generator, a NumPy array of strings, a
@@ -159,10 +159,11 @@ class _NativeAnalysis:
         min_n, max_n = self.ngram_range
         parts = []
         for batch in batches(raw_documents):
-            documents = self._preprocessed(batch, analyze)
+            documents, lower = self._preprocessed(batch, analyze)
             size = sum(map(len, documents))
-            *entries, surrogates = _kernels.text_analyze(
+            doc_ptr, entries, surrogates = _kernels.text_analyze(
                 documents,
+                lower,
                 analyzer,
                 action,
                 min_chars,
@@ -184,23 +185,36 @@ class _NativeAnalysis:
                 for place in surrogates:
                     for term in analyze(batch[place]):
                         term.encode("utf-8")
-            parts.append(entries)
+            parts.append((doc_ptr, entries))
         return parts
-
 
     def _preprocessed(self, batch, analyze):
         """Raw documents as scikit-learn's analyzer preprocesses them
-        (decoded, lowercased, stripped of accents), each a str; a document
-        of another type raises the error ``analyze`` raises for it. str
-        contents, lowercased or as they are, take a quicker path (as do
-        accents stripped by "unicode": see strip_accents_unicode)."""
+        (decoded, lowercased, stripped of accents), each a str, and a flag
+        a document to lowercase it natively (or an empty array); a document
+        of another type raises the error ``analyze`` raises for it.
+
+        str contents take a quicker path: a document of ASCII is lowercased
+        by the kernels, in parallel (A-Z to a-z, all that str.lower() does
+        to ASCII), with no copy made here; another by str.lower(). (Accents
+        stripped by "unicode" take one too: see strip_accents_unicode.)
+        """
         lower = self.lowercase
         if (
             self.input == "content"
             and self.strip_accents is None
             and all(type(raw) is str for raw in batch)
         ):
-            return [raw.lower() for raw in batch] if lower else list(batch)
+            if not lower:
+                return list(batch), np.empty(0, dtype=np.uint8)
+            ascii_only = np.fromiter(
+                (raw.isascii() for raw in batch), dtype=np.uint8, count=len(batch)
+            )
+            documents = [
+                raw if plain else raw.lower()
+                for raw, plain in zip(batch, ascii_only.tolist(), strict=True)
+            ]
+            return documents, ascii_only
         accents = {
             None: None,
             "ascii": _text.strip_accents_ascii,
@@ -220,7 +234,7 @@ class _NativeAnalysis:
                     f"a document must be str or bytes; got {type(raw).__name__}"
                 )
             documents.append(document)
-        return documents
+        return documents, np.empty(0, dtype=np.uint8)
 
 
 _COMBINING = {}
@@ -242,17 +256,22 @@ def strip_accents_unicode(text):
 
 
 def joined_entries(parts):
-    """One ``(indptr, keys, values)`` of the batches' entries."""
+    """One ``(indptr, entries)`` of the batches' entries."""
     if not parts:
-        return np.zeros(1, dtype=np.int64), np.empty(0, np.int64), np.empty(0, np.int64)
-    ends = np.cumsum([0] + [ptr[-1] for ptr, _, _ in parts])
+        return np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.uint64)
+    ends = np.cumsum([0] + [ptr[-1] for ptr, _ in parts])
     indptr = np.concatenate(
-        [[0]]
-        + [ptr[1:] + end for (ptr, _, _), end in zip(parts, ends[:-1], strict=True)]
+        [[0]] + [ptr[1:] + end for (ptr, _), end in zip(parts, ends[:-1], strict=True)]
     )
-    keys = np.concatenate([keys for _, keys, _ in parts])
-    values = np.concatenate([values for _, _, values in parts])
-    return indptr, keys, values
+    return indptr, np.concatenate([entries for _, entries in parts])
+
+
+def keys_and_values(entries):
+    """The keys and values of text_analyze's entries (views, int32: its key
+    is the high half of an entry, its value the low one, on the
+    little-endian machines fastnb is built for)."""
+    halves = entries.view(np.int32).reshape(-1, 2)
+    return halves[:, 1], halves[:, 0]
 
 
 def entries_matrix(indptr, keys, values, n_features, dtype, sorted_indices=True):
@@ -262,8 +281,8 @@ def entries_matrix(indptr, keys, values, n_features, dtype, sorted_indices=True)
     index_dtype = np.int64 if indptr[-1] > np.iinfo(np.int32).max else np.int32
     X = sp.csr_array(
         (
-            values.astype(dtype, copy=False),
-            keys.astype(index_dtype, copy=False),
+            values.astype(dtype),
+            np.ascontiguousarray(keys, dtype=index_dtype),
             indptr.astype(index_dtype, copy=False),
         ),
         shape=(len(indptr) - 1, n_features),
@@ -315,8 +334,9 @@ class CountVectorizer(_NativeAnalysis, _text.CountVectorizer):
         parts = self._analyze_natively(
             raw_documents, settings, COUNT, vocabulary=vocabulary
         )
-        indptr, keys, values = joined_entries(parts)
-        order = _kernels.text_order(vocabulary)
+        indptr, entries = joined_entries(parts)
+        n_threads = effective_n_threads(len(entries))
+        order = _kernels.text_order(vocabulary, n_threads)
         if not len(order):
             raise ValueError(
                 "empty vocabulary; perhaps the documents only contain stop words"
@@ -324,9 +344,10 @@ class CountVectorizer(_NativeAnalysis, _text.CountVectorizer):
         # Each row's terms in the order the vocabulary first met them, then
         # each term's id made its column (its place among the terms in
         # order): scikit-learn's own layout, entry for entry.
-        _kernels.sort_row_entries(indptr, keys, values, effective_n_threads(len(keys)))
-        rank = np.empty_like(order)
-        rank[order] = np.arange(len(order))
+        _kernels.sort_row_entries(indptr, entries, len(order), n_threads)
+        rank = np.empty(len(order), dtype=np.int32)
+        rank[order] = np.arange(len(order), dtype=np.int32)
+        keys, values = keys_and_values(entries)
         X = entries_matrix(indptr, rank[keys], values, len(order), self.dtype, False)
         if self.binary:
             X.data.fill(1)
@@ -401,7 +422,9 @@ class CountVectorizer(_NativeAnalysis, _text.CountVectorizer):
         parts = self._analyze_natively(
             raw_documents, settings, LOOKUP, fixed=fixed, fixed_index=fixed_index
         )
-        return entries_matrix(*joined_entries(parts), len(self.vocabulary_), self.dtype)
+        indptr, entries = joined_entries(parts)
+        keys, values = keys_and_values(entries)
+        return entries_matrix(indptr, keys, values, len(self.vocabulary_), self.dtype)
 
     def _lookup(self):
         """vocabulary_ as the native lookup reads it: ``(vocabulary,
@@ -449,9 +472,10 @@ class HashingVectorizer(_NativeAnalysis, _text.HashingVectorizer):
             n_features=self.n_features,
             alternate_sign=self.alternate_sign,
         )
-        indptr, keys, values = joined_entries(parts)
+        indptr, entries = joined_entries(parts)
         if len(indptr) == 1:
             raise ValueError("Cannot vectorize empty sequence.")
+        keys, values = keys_and_values(entries)
         matrix = entries_matrix(indptr, keys, values, self.n_features, self.dtype)
         if self.binary:
             matrix.data.fill(1)

@@ -1,0 +1,271 @@
+"""Time fastnb.text's vectorizers, and a whole text model, against scikit-learn.
+
+On 20 Newsgroups (the shared data: its "bydate" archive), as a user runs a
+text model from raw posts: each vectorizer's fit_transform of the 11,314
+training posts and transform of the 7,532 test posts, and the whole
+pipeline (vectorize both, fit MultinomialNB, predict), scikit-learn's and
+fastnb's interleaved in one process, fastnb at each thread count of
+``--threads`` (default 1,2). Each output is checked against scikit-learn's
+first (the same matrix, the same predictions). The peak memory of each call
+is measured in a child process of its own (the most resident memory it
+reached, over its start). With ``--spread T``, nothing is timed: the spread
+of fastnb's calls over T threads (bench/spread.py). Without the data, it
+says so, naming the file, and stops.
+
+Usage::
+
+    python bench/bench_text.py [--threads 1,2] [--repeats N] [--spread T]
+"""
+
+import argparse
+import functools
+import multiprocessing
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import sklearn
+import sklearn.feature_extraction.text as sk_text
+import sklearn.naive_bayes as sk_nb
+from real_data import NEWSGROUPS_ARCHIVE, read_newsgroups, shared_data_dir
+from sklearn.pipeline import make_pipeline
+from spread import (
+    SPREAD_ENVIRONMENT,
+    measure_spread,
+    pretend_usable_cpus,
+    spread_environment,
+)
+from threadpoolctl import threadpool_limits
+
+import fastnb
+import fastnb.text
+
+VECTORIZERS = {
+    "CountVectorizer()": {},
+    "HashingVectorizer()": {},
+    "TfidfVectorizer()": {},
+}
+THREADS = (1, 2)
+
+
+def vectorizer(module, name):
+    """A new vectorizer of the name (its parameters in the name) of module's."""
+    return getattr(module, name.split("(")[0])(**VECTORIZERS[name])
+
+
+def pipeline(module, naive_bayes):
+    return make_pipeline(module.CountVectorizer(), naive_bayes.MultinomialNB())
+
+
+def operations(module, naive_bayes, train, y_train, test):
+    """``{operation: (setup, run)}`` of one library's vectorizers and
+    pipeline: ``run(setup())`` is the call timed (a vectorizer's transform
+    after its fit)."""
+    found = {}
+    for name in VECTORIZERS:
+        make = functools.partial(vectorizer, module, name)
+        if name != "HashingVectorizer()":
+            found[f"{name}.fit_transform"] = (
+                make,
+                lambda v: v.fit_transform(train),
+            )
+        found[f"{name}.transform"] = (
+            lambda make=make: make().fit(train),
+            lambda v: v.transform(test),
+        )
+    found["pipeline: fit, predict"] = (
+        lambda: pipeline(module, naive_bayes),
+        lambda p: p.fit(train, y_train).predict(test),
+    )
+    return found
+
+
+def check(train, y_train, test):
+    """Exit unless fastnb's outputs are scikit-learn's."""
+    for name in VECTORIZERS:
+        ours, theirs = vectorizer(fastnb.text, name), vectorizer(sk_text, name)
+        for a, b in (
+            (ours.fit_transform(train), theirs.fit_transform(train)),
+            (ours.transform(test), theirs.transform(test)),
+        ):
+            same = (
+                type(a) is type(b)
+                and a.dtype == b.dtype
+                and all(
+                    np.array_equal(getattr(a, part), getattr(b, part))
+                    for part in ("indptr", "indices", "data")
+                )
+            )
+            if not same:
+                sys.exit(f"FAILED: fastnb.text.{name} differs from scikit-learn's")
+    predicted = pipeline(fastnb.text, fastnb).fit(train, y_train).predict(test)
+    expected = pipeline(sk_text, sk_nb).fit(train, y_train).predict(test)
+    if (predicted != expected).any():
+        sys.exit("FAILED: the fastnb pipeline's predictions differ from scikit-learn's")
+    print(
+        "check: every vectorizer's matrices are scikit-learn's, array for array, "
+        "and the pipeline's predictions too"
+    )
+
+
+def with_threads(function, n_threads):
+    def run():
+        with threadpool_limits(limits=n_threads, user_api="openmp"):
+            function()
+
+    return run
+
+
+def time_interleaved(runs, repeats):
+    """Median seconds of each ``(run, operation)``, the runs of an operation
+    taking turns in each repeat (their order rotated)."""
+    times = {}
+    operations = list(next(iter(runs.values())))
+    for repeat in range(repeats):
+        for operation in operations:
+            names = list(runs)
+            shift = repeat % len(names)
+            for name in names[shift:] + names[:shift]:
+                start = time.perf_counter()
+                runs[name][operation]()
+                times.setdefault((name, operation), []).append(
+                    time.perf_counter() - start
+                )
+        progress(f"repeat {repeat + 1} of {repeats}")
+    return {key: statistics.median(ts) for key, ts in times.items()}
+
+
+def resident_kib():
+    """This process's resident memory now, and at most so far (KiB)."""
+    fields = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            fields[key] = value.split()[0] if value.split() else "0"
+    return int(fields["VmRSS"]), int(fields["VmHWM"])
+
+
+def _peak_child(setup, run, pipe):
+    made = setup()
+    now, _ = resident_kib()
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # the high-water mark starts from now
+    run(made)
+    pipe.send(resident_kib()[1] - now)
+
+
+def peak_mib(setup, run):
+    """MiB ``run(setup())`` adds to the resident memory at most, in a
+    forked child (before this process starts OpenMP's threads, which a
+    fork would not take along)."""
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=_peak_child, args=(setup, run, send))
+    child.start()
+    kib = receive.recv()
+    child.join()
+    return kib / 1024
+
+
+def progress(message):
+    print(f"... {message}", file=sys.stderr, flush=True)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--threads", default=",".join(map(str, THREADS)))
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--spread", type=int, metavar="T")
+    args = parser.parse_args(argv)
+    archive = shared_data_dir() / NEWSGROUPS_ARCHIVE
+    if not archive.exists():
+        print(
+            f"text pipeline: skipped: no {NEWSGROUPS_ARCHIVE} in {shared_data_dir()} "
+            "($FASTNB_DATA_DIR, else shared/data beside the checkout)"
+        )
+        return
+    if args.spread:
+        if os.environ.get(SPREAD_ENVIRONMENT) != str(args.spread):
+            child = subprocess.run(
+                [sys.executable, *sys.argv], env=spread_environment(args.spread)
+            )
+            sys.exit(child.returncode)
+        pretend_usable_cpus(args.spread)
+    progress(f"reading {archive}")
+    (train, y_train), (test, _) = read_newsgroups(archive)
+    megabytes = sum(len(post.encode("utf-8")) for post in train) / 1e6
+    print(
+        f"text: 20 Newsgroups, {len(train):,} training posts ({megabytes:.1f} MB of "
+        f"UTF-8) and {len(test):,} test posts; fastnb {fastnb.__version__}, "
+        f"scikit-learn {sklearn.__version__}"
+    )
+    ours = operations(fastnb.text, fastnb, train, y_train, test)
+    if args.spread:
+        print(f"fastnb.text: CPU time over {args.spread} OpenMP threads")
+        for operation, (setup, run) in ours.items():
+            progress(operation)
+            made = setup()
+            busy, busiest, ended, calls = measure_spread(
+                functools.partial(run, made), args.spread
+            )
+            print(
+                f"  {operation}: {busy:g} of {args.spread} threads busy, the "
+                f"busiest {100 * busiest:.1f}% ({calls} calls, {ended} with a "
+                "thread ended)"
+            )
+        return
+    thread_counts = [int(n) for n in args.threads.split(",")]
+    theirs = operations(sk_text, sk_nb, train, y_train, test)
+    # First, while no OpenMP thread has started here (see peak_mib).
+    progress("peak memory, a child process a call")
+    peaks = {}
+    for operation in ours:
+        peaks["sklearn", operation] = peak_mib(*theirs[operation])
+        with threadpool_limits(limits=thread_counts[-1], user_api="openmp"):
+            peaks["fastnb", operation] = peak_mib(*ours[operation])
+    progress("checking the outputs against scikit-learn's")
+    check(train, y_train, test)
+    runs = {
+        "sklearn": {
+            op: functools.partial(run, setup()) for op, (setup, run) in theirs.items()
+        }
+    }
+    for n in thread_counts:
+        runs[f"fastnb {n}"] = {
+            op: with_threads(functools.partial(run, setup()), n)
+            for op, (setup, run) in ours.items()
+        }
+    medians = time_interleaved(runs, args.repeats)
+    header = ["operation", "sklearn s"]
+    header += [f"fastnb {n} s" for n in thread_counts]
+    header += [f"x at {n}" for n in thread_counts]
+    header += ["sklearn MiB", f"fastnb {thread_counts[-1]} MiB"]
+    rows = [header]
+    for operation in ours:
+        sk = medians["sklearn", operation]
+        fast = [medians[f"fastnb {n}", operation] for n in thread_counts]
+        rows.append(
+            [operation, f"{sk:.3f}"]
+            + [f"{t:.3f}" for t in fast]
+            + [f"{sk / t:.1f}x" for t in fast]
+            + [f"{peaks[name, operation]:.0f}" for name in ("sklearn", "fastnb")]
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    print(
+        f"median seconds of {args.repeats} repeats (fastnb at each thread count), "
+        "how many times faster fastnb is, and the peak memory each call adds"
+    )
+    for row in rows:
+        print(
+            "  ".join(
+                [row[0].ljust(widths[0])]
+                + [cell.rjust(w) for cell, w in zip(row[1:], widths[1:], strict=True)]
+            )
+        )
+
+
+if __name__ == "__main__":
+    main()
