@@ -30,6 +30,7 @@ import numpy as np
 
 from fastnb._kernel_helpers cimport (
     TABLE_BLOCK,
+    VALUE_CHUNK,
     dealt_slots,
     dealt_task,
     first_flagged,
@@ -48,12 +49,14 @@ from fastnb._text cimport (
     fastnb_analyzer,
     fastnb_key_bits,
     fastnb_merge_terms,
+    fastnb_release_freed,
     fastnb_sort_entries,
     fastnb_sort_terms,
     fastnb_sum_entries,
     fastnb_term_hash,
     fastnb_text_state,
     fastnb_text_state_free,
+    fastnb_text_state_free_scratch,
     fastnb_vocab,
     fastnb_vocab_add,
     fastnb_vocab_free,

@@ -8,6 +8,12 @@
 
 cdef const char* VOCABULARY = b"fastnb.text.vocabulary"
 
+cdef enum:
+    # Documents of more bytes than this give the memory their analysis
+    # freed back to the system (fastnb_release_freed); fewer are not worth
+    # the time.
+    RELEASE_BYTES = 1 << 22
+
 
 cdef void _free_vocabulary(object capsule) noexcept:
     cdef fastnb_vocab* v = <fastnb_vocab*> PyCapsule_GetPointer(capsule, VOCABULARY)
@@ -296,6 +302,8 @@ def text_analyze(
             ) < 0
         if np.any(failed):
             raise MemoryError()
+        for t in range(n_threads):
+            fastnb_text_state_free_scratch(&states[t])
         if action == FASTNB_COUNT:
             # Each thread's terms into the call's vocabulary, in thread order:
             # the first thread's are the vocabulary itself if it was empty.
@@ -319,6 +327,7 @@ def text_analyze(
                     if gid < 0:
                         raise MemoryError()
                     maps[t][k] = gid
+                fastnb_vocab_free(local)
         doc_ptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(doc_entries, out=doc_ptr[1:])
         entries = np.empty(doc_ptr[n], dtype=np.uint64)
@@ -331,6 +340,8 @@ def text_analyze(
                 free(maps[t])
         free(states)
         free(maps)
+        if total > RELEASE_BYTES:
+            fastnb_release_freed()
 
 
 cdef int _gather_entries(
@@ -354,6 +365,39 @@ cdef int _gather_entries(
                     (<uint64_t> maps[t][entry >> 32] << 32) | (entry & 0xFFFFFFFFU)
                 )
             entries[at + e] = entry
+        # (Freed as soon as copied: the entries are not held twice longer.)
+        free(states[t].entries)
+        states[t].entries = NULL
+        states[t].n_entries = 0
+    return 0
+
+
+def entries_to_columns(
+    uint64_t[::1] entries,
+    const int32_t[::1] column,
+    int32_t[::1] indices,
+    int n_threads,
+):
+    """indices[e] = column[the key of entry e], and entry e made its value,
+    in place, as an int64 (so that the entries are the matrix's int64 data
+    without another copy); a chunk of VALUE_CHUNK a task. Every key must be
+    below len(column)."""
+    cdef Py_ssize_t n = entries.shape[0]
+    cdef Py_ssize_t n_columns = column.shape[0]
+    cdef Py_ssize_t b, e
+    cdef int64_t key
+    if indices.shape[0] != n:
+        raise ValueError("indices must have an index an entry")
+    for b in prange(
+        (n + VALUE_CHUNK - 1) // VALUE_CHUNK, nogil=True, schedule="static",
+        num_threads=n_threads,
+    ):
+        for e in range(b * VALUE_CHUNK, min((b + 1) * VALUE_CHUNK, n)):
+            key = entries[e] >> 32
+            if key >= n_columns:  # (never, for the entries of a vocabulary)
+                key = 0
+            indices[e] = column[key]
+            entries[e] = <uint64_t> (<int64_t> <int32_t> (entries[e] & 0xFFFFFFFFU))
     return 0
 
 

@@ -32,6 +32,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 /* ---- Code points -------------------------------------------------------- */
 
@@ -76,6 +79,17 @@ static inline uint32_t fastnb_next_code_point(const uint8_t *p, const uint8_t *e
 static inline int fastnb_in_bitmap(const uint8_t *bitmap, uint32_t c)
 {
     return c < FASTNB_CODE_POINTS && ((bitmap[c >> 3] >> (c & 7)) & 1);
+}
+
+/* Give the memory freed by the threads' arenas back to the system (glibc
+ * keeps what its threads free below its mmap threshold, which grows with
+ * every large block freed: the analysis's scratch and tables otherwise stay
+ * in the process's resident memory after the call). */
+static inline void fastnb_release_freed(void)
+{
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
 }
 
 /* ---- Growing arrays ----------------------------------------------------- */
@@ -344,6 +358,22 @@ typedef struct {
     int64_t n_entries, entries_capacity;
     int64_t doc_first;         /* the document's first entry */
 } fastnb_text_state;
+
+/* Free what only the analysis of documents needs (its scratch and the
+ * places of a document's terms), keeping the vocabulary and entries. */
+static inline void fastnb_text_state_free_scratch(fastnb_text_state *s)
+{
+    free(s->lowered);
+    free(s->text);
+    free(s->cuts);
+    free(s->gram);
+    free(s->seen);
+    s->lowered = s->text = s->gram = NULL;
+    s->cuts = NULL;
+    s->seen = NULL;
+    s->lowered_capacity = s->text_capacity = s->cuts_capacity = 0;
+    s->gram_capacity = s->seen_capacity = 0;
+}
 
 static inline void fastnb_text_state_free(fastnb_text_state *s)
 {

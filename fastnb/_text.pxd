@@ -39,6 +39,7 @@ cdef extern from "_text.h":
         uint64_t* entries
         int64_t n_entries
 
+    void fastnb_release_freed() noexcept nogil
     void fastnb_vocab_free(fastnb_vocab* v) noexcept nogil
     uint64_t fastnb_term_hash(const uint8_t* p, int64_t n) noexcept nogil
     int64_t fastnb_vocab_find(
@@ -49,6 +50,7 @@ cdef extern from "_text.h":
     ) noexcept nogil
     int32_t fastnb_murmur3_32(const uint8_t* p, int64_t n, uint32_t seed) noexcept nogil
     void fastnb_text_state_free(fastnb_text_state* s) noexcept nogil
+    void fastnb_text_state_free_scratch(fastnb_text_state* s) noexcept nogil
     int fastnb_analyze(
         const fastnb_analyzer* a, fastnb_text_state* s, const uint8_t* doc, int64_t n,
         int lower,

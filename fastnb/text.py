@@ -46,10 +46,10 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn import get_config
 from sklearn.base import _fit_context
 from sklearn.feature_extraction import text as _text
 from sklearn.preprocessing import normalize
-from sklearn.utils._sparse import _align_api_if_sparse
 
 from fastnb._simd import kernels as _kernels
 from fastnb._threads import effective_n_threads
@@ -81,7 +81,7 @@ def _bitmap(pattern):
     return np.packbits(np.cumsum(edges[:-1]) > 0, bitorder="little")
 
 
-_CLASSES = {}
+_CLASSES: dict[str, np.ndarray] = {}
 
 
 def character_classes():
@@ -237,7 +237,7 @@ class _NativeAnalysis:
         return documents, np.empty(0, dtype=np.uint8)
 
 
-_COMBINING = {}
+_COMBINING: dict[int, None] = {}
 
 
 def strip_accents_unicode(text):
@@ -259,6 +259,8 @@ def joined_entries(parts):
     """One ``(indptr, entries)`` of the batches' entries."""
     if not parts:
         return np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.uint64)
+    if len(parts) == 1:
+        return parts[0]
     ends = np.cumsum([0] + [ptr[-1] for ptr, _ in parts])
     indptr = np.concatenate(
         [[0]] + [ptr[1:] + end for (ptr, _), end in zip(parts, ends[:-1], strict=True)]
@@ -275,13 +277,18 @@ def keys_and_values(entries):
 
 
 def entries_matrix(indptr, keys, values, n_features, dtype, sorted_indices=True):
-    """A CSR array of the entries (sorted in each row, or not), its values
+    """A CSR matrix of the entries (sorted in each row, or not), its values
     in dtype, its indices int32 unless the entries are more than an int32
-    holds (as scikit-learn's vectorizers choose them)."""
+    holds (as scikit-learn's vectorizers choose them), of the kind of
+    container scikit-learn's ``sparse_interface`` setting asks for (made
+    so at once, where converting one took as long as making it)."""
     index_dtype = np.int64 if indptr[-1] > np.iinfo(np.int32).max else np.int32
-    X = sp.csr_array(
+    container = (
+        sp.csr_array if get_config()["sparse_interface"] == "sparray" else sp.csr_matrix
+    )
+    X = container(
         (
-            values.astype(dtype),
+            values.astype(dtype, copy=False),
             np.ascontiguousarray(keys, dtype=index_dtype),
             indptr.astype(index_dtype, copy=False),
         ),
@@ -293,7 +300,7 @@ def entries_matrix(indptr, keys, values, n_features, dtype, sorted_indices=True)
 
 # Each vectorizer's fixed vocabulary as the native lookup reads it, with the
 # vocabulary it was made from (a copy), rebuilt when that changes.
-_LOOKUPS = weakref.WeakKeyDictionary()
+_LOOKUPS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class CountVectorizer(_NativeAnalysis, _text.CountVectorizer):
@@ -327,7 +334,7 @@ class CountVectorizer(_NativeAnalysis, _text.CountVectorizer):
             X = self._looked_up(raw_documents, settings)
             if self.binary:
                 X.data.fill(1)
-            return _align_api_if_sparse(X)
+            return X
         vocabulary = _kernels.text_vocabulary(
             np.empty(0, np.uint8), np.zeros(1, np.int64)
         )
@@ -347,8 +354,12 @@ class CountVectorizer(_NativeAnalysis, _text.CountVectorizer):
         _kernels.sort_row_entries(indptr, entries, len(order), n_threads)
         rank = np.empty(len(order), dtype=np.int32)
         rank[order] = np.arange(len(order), dtype=np.int32)
-        keys, values = keys_and_values(entries)
-        X = entries_matrix(indptr, rank[keys], values, len(order), self.dtype, False)
+        indices = np.empty(len(entries), dtype=np.int32)
+        # The entries become the counts, as int64, in place.
+        _kernels.entries_to_columns(entries, rank, indices, n_threads)
+        X = entries_matrix(
+            indptr, indices, entries.view(np.int64), len(order), self.dtype, False
+        )
         if self.binary:
             X.data.fill(1)
         X, new_index = self._kept_features(X)
@@ -359,7 +370,7 @@ class CountVectorizer(_NativeAnalysis, _text.CountVectorizer):
         # Python's (its _sort_features does).
         indices = new_index[kept] if self.max_features is not None else range(len(kept))
         self.vocabulary_ = dict(zip(terms, indices, strict=True))
-        return _align_api_if_sparse(X)
+        return X
 
     def _kept_features(self, X):
         """The terms within max_df, min_df and max_features, as
@@ -391,7 +402,7 @@ class CountVectorizer(_NativeAnalysis, _text.CountVectorizer):
             return X, new_index
         stored = mask[X.indices]
         before = np.concatenate([[0], np.cumsum(stored)])
-        kept = sp.csr_array(
+        kept = type(X)(
             (
                 X.data[stored],
                 new_index[X.indices[stored]].astype(X.indices.dtype),
@@ -414,7 +425,7 @@ class CountVectorizer(_NativeAnalysis, _text.CountVectorizer):
         X = self._looked_up(raw_documents, settings)
         if self.binary:
             X.data.fill(1)
-        return _align_api_if_sparse(X)
+        return X
 
     def _looked_up(self, raw_documents, settings):
         """The counts of vocabulary_'s terms in the documents (a CSR array)."""
@@ -481,4 +492,4 @@ class HashingVectorizer(_NativeAnalysis, _text.HashingVectorizer):
             matrix.data.fill(1)
         if self.norm is not None:
             matrix = normalize(matrix, norm=self.norm, copy=False)
-        return _align_api_if_sparse(matrix)
+        return matrix
