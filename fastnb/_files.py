@@ -1,11 +1,14 @@
 """Model files: a fitted model saved as plain arrays and a JSON header.
 
 A file is a model's state (fastnb._state): its estimator's name, its
-parameters, its classes, features and sufficient statistics. Loading reads
-numbers and strings and never runs code from the file; every size is
-checked against the file before anything is read, every byte against a
-SHA-256 checksum, and the model against every check ``from_state`` makes,
-before any kernel sees it.
+parameters, its classes, features and sufficient statistics; or (format
+version 2) a fastnb.text vectorizer's parameters and vocabulary, or a
+Pipeline of vectorizers, scikit-learn's TfidfTransformer and fastnb
+estimators. Loading reads numbers and strings and never runs code from the
+file; every size is checked against the file before anything is read,
+every byte against a SHA-256 checksum, and the model against every check
+``from_state`` makes (a vectorizer's parameters against scikit-learn's
+constraints, its vocabulary for distinct terms), before any kernel sees it.
 
 The layout (all integers little-endian)::
 
@@ -28,10 +31,20 @@ The header is one JSON object::
 Values are JSON's null, booleans, numbers, strings and lists, and objects
 of one key that say what they hold: ``{"array": i}`` (the header's i-th
 array), ``{"dict": {...}}``, ``{"tuple": [...]}``, ``{"float": "nan"}``
-(also "inf", "-inf"), ``{"dtype": "float32"}`` and ``{"MEstimate": {"m":
-..., "prior": ...}}``. An array's dtype is a boolean, integer, floating,
-or fixed-width string dtype; ``"object": true`` makes it an object array
-of those values when loaded (labels and names of Python strings).
+(also "inf", "-inf"), ``{"dtype": "float32"}``, ``{"scalar_type":
+"int64"}`` (a NumPy number type, as a vectorizer's dtype) and
+``{"MEstimate": {"m": ..., "prior": ...}}``. An array's dtype
+is a boolean, integer, floating, or fixed-width string dtype; ``"object":
+true`` makes it an object array of those values when loaded (labels and
+names of Python strings).
+
+A file of format version 2 holds, in place of the model's fields, one
+``"content"``: ``{"model": {the fields above}}``, ``{"vectorizer": {"class":
+"CountVectorizer", "params": ..., "fitted": {"terms": ..., "fixed": ...,
+"idf": ...} or null}}``, ``{"tfidf_transformer": {"params": ..., "idf":
+..., "n_features_in": ...}}`` or ``{"pipeline": {"steps": [[name,
+content], ...]}}``. A single estimator is still written in format 1, which
+every fastnb reads.
 """
 
 from __future__ import annotations
@@ -46,8 +59,11 @@ import struct
 from typing import TYPE_CHECKING
 
 import numpy as np
+from sklearn.feature_extraction.text import TfidfTransformer
+from sklearn.pipeline import Pipeline
 from sklearn.utils.validation import check_is_fitted
 
+from fastnb import text as _text
 from fastnb._base import BaseNB
 from fastnb._multilabel import OneVsRestNB
 from fastnb._registry import ESTIMATORS
@@ -59,7 +75,11 @@ from fastnb._version import __version__
 if TYPE_CHECKING:
     from fastnb._typing import ModelFile
 
-FORMAT_VERSION = 1
+# The newest format this fastnb reads; a single estimator is written in
+# MODEL_FORMAT_VERSION (which fastnb releases before format 2 read too),
+# vectorizers and pipelines in format 2.
+FORMAT_VERSION = 2
+MODEL_FORMAT_VERSION = 1
 MAGIC = b"\x89fastnb\n"
 PREAMBLE = struct.Struct("<8sQ32s32s")
 UNSIGNED = bytes(32)
@@ -85,6 +105,20 @@ HEADER_KEYS = {
     "statistics",
     "arrays",
 }
+CONTENT_HEADER_KEYS = {"format_version", "fastnb_version", "content", "arrays"}
+# A model's own fields of a header (the "model" content of format 2).
+MODEL_FIELDS = HEADER_KEYS - {"format_version", "fastnb_version", "arrays"}
+# What a file of format 2 may hold beside fastnb's estimators, by name.
+VECTORIZERS = {
+    cls.__name__: cls
+    for cls in (_text.CountVectorizer, _text.HashingVectorizer, _text.TfidfVectorizer)
+}
+# The NumPy number types a vectorizer's dtype may be.
+SCALAR_TYPES = {
+    np.dtype(name).name
+    for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32")
+    + ("uint64", "float16", "float32", "float64", "bool")
+}
 
 
 def skops_type_name(cls):
@@ -92,7 +126,8 @@ def skops_type_name(cls):
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-# The types of fastnb's models in a skops file beyond skops' own: pass as
+# The types of fastnb's models in a skops file beyond skops' own (fastnb.text's
+# vectorizers too): pass as
 # ``skops.io.load(file, trusted=fastnb.SKOPS_TRUSTED_TYPES)``. Loading a
 # fastnb estimator checks its fitted state as fastnb.from_state does (the
 # models inside OneVsRestNB and SemiSupervisedNB too); numpy.dtype is
@@ -101,7 +136,13 @@ def skops_type_name(cls):
 SKOPS_TRUSTED_TYPES = (
     *sorted(
         skops_type_name(cls)
-        for cls in (*ESTIMATORS.values(), MEstimate, OneVsRestNB, SemiSupervisedNB)
+        for cls in (
+            *ESTIMATORS.values(),
+            MEstimate,
+            OneVsRestNB,
+            SemiSupervisedNB,
+            *VECTORIZERS.values(),
+        )
     ),
     "numpy.dtype",
 )
@@ -114,21 +155,29 @@ class ModelFileError(ValueError):
 
 
 def save(
-    model: BaseNB, file: ModelFile, *, key: bytes | bytearray | None = None
+    model: BaseNB | Pipeline | _text.CountVectorizer | _text.HashingVectorizer,
+    file: ModelFile,
+    *,
+    key: bytes | bytearray | None = None,
 ) -> None:
-    """Save a fitted fastnb estimator to a file that loading cannot run code from.
+    """Save a fitted fastnb estimator (or text model) to a file that loading
+    cannot run code from.
 
     The file holds the model's parameters and sufficient statistics as
     plain arrays and a JSON header (see "Files, skops and ONNX" in the
     user guide, docs/user_guide/files.md), each array with a SHA-256
     checksum. :func:`fastnb.load` gives
     back a model that predicts identically and goes on with ``partial_fit``
-    and :func:`fastnb.merge`.
+    and :func:`fastnb.merge`. A :mod:`fastnb.text` vectorizer, and a
+    scikit-learn ``Pipeline`` of them, scikit-learn's ``TfidfTransformer``
+    and fastnb estimators (a whole text model, from raw text to
+    predictions), are saved the same way: their parameters, vocabularies
+    and statistics.
 
     Parameters
     ----------
-    model : fastnb estimator
-        A fitted estimator.
+    model : fastnb estimator, fastnb.text vectorizer, or Pipeline of them
+        A fitted estimator (every step of a Pipeline fitted).
     file : str, os.PathLike or binary file object
         Where to write (the whole file is encoded before anything is written).
     key : bytes, default=None
@@ -139,8 +188,9 @@ def save(
     Raises
     ------
     TypeError
-        If ``model`` is not a fastnb estimator, or a parameter holds a value
-        that a model file cannot hold.
+        If ``model`` is not a fastnb estimator, vectorizer or a Pipeline of
+        them, or a parameter holds a value that a model file cannot hold
+        (a function: a file holds no code).
     NotFittedError
         If ``model`` is not fitted.
 
@@ -156,13 +206,12 @@ def save(
     >>> fastnb.load(file).predict([[3, 0]])
     array(['a'], dtype='<U1')
     """
-    if not isinstance(model, BaseNB):
-        raise TypeError(
-            f"fastnb.save takes a fastnb estimator; got {type(model).__name__}."
-        )
-    check_is_fitted(model)
     key = check_key(key)
-    content = encode_model(get_state(model), key)
+    if isinstance(model, BaseNB):
+        check_is_fitted(model)
+        content = encode_model(get_state(model), key)
+    else:
+        content = encode_content_file(model, key)
     if hasattr(file, "write"):
         file.write(content)
     else:
@@ -170,7 +219,9 @@ def save(
             opened.write(content)
 
 
-def load(file: ModelFile, *, key: bytes | bytearray | None = None) -> BaseNB:
+def load(
+    file: ModelFile, *, key: bytes | bytearray | None = None
+) -> BaseNB | Pipeline | _text.CountVectorizer | _text.HashingVectorizer:
     """Load a model saved by :func:`fastnb.save`, checking all of it first.
 
     Nothing in the file is executed. Before the model is built, the file's
@@ -191,8 +242,8 @@ def load(file: ModelFile, *, key: bytes | bytearray | None = None) -> BaseNB:
 
     Returns
     -------
-    model : fastnb estimator
-        The fitted estimator the file holds.
+    model : fastnb estimator, fastnb.text vectorizer or Pipeline
+        The fitted model the file holds.
 
     Raises
     ------
@@ -219,21 +270,112 @@ def check_key(key):
 # -- writing ---------------------------------------------------------------------
 
 
+def model_fields(state, arrays, path=""):
+    """A model's fields of the header: a state's values encoded."""
+    return {
+        "estimator": state.estimator,
+        "params": encode_value(state.params, arrays, path + "params"),
+        "classes": encode_value(state.classes, arrays, path + "classes"),
+        "n_features_in": state.n_features_in,
+        "feature_names_in": encode_value(
+            state.feature_names_in, arrays, path + "feature_names_in"
+        ),
+        "statistics": encode_value(state.statistics, arrays, path + "statistics"),
+    }
+
+
 def encode_model(state, key):
-    """The bytes of the file holding ``state``, signed with ``key`` if given."""
+    """The bytes of the file holding ``state`` (format 1), signed with
+    ``key`` if given."""
+    arrays = []
+    header = {
+        "format_version": MODEL_FORMAT_VERSION,
+        "fastnb_version": __version__,
+        **model_fields(state, arrays),
+    }
+    return encode_file(header, arrays, key)
+
+
+def encode_content_file(model, key):
+    """The bytes of the file (format 2) holding a vectorizer or a Pipeline."""
     arrays = []
     header = {
         "format_version": FORMAT_VERSION,
         "fastnb_version": __version__,
-        "estimator": state.estimator,
-        "params": encode_value(state.params, arrays, "params"),
-        "classes": encode_value(state.classes, arrays, "classes"),
-        "n_features_in": state.n_features_in,
-        "feature_names_in": encode_value(
-            state.feature_names_in, arrays, "feature_names_in"
-        ),
-        "statistics": encode_value(state.statistics, arrays, "statistics"),
+        "content": encode_content(model, arrays, "content"),
     }
+    return encode_file(header, arrays, key)
+
+
+def encode_content(model, arrays, path):
+    """A vectorizer, TfidfTransformer, fastnb estimator or Pipeline of them
+    as the "content" of a file of format 2."""
+    if isinstance(model, BaseNB):
+        check_is_fitted(model)
+        return {"model": model_fields(get_state(model), arrays, path + ".")}
+    if type(model) in VECTORIZERS.values():
+        fitted = None
+        if not isinstance(model, _text.HashingVectorizer):
+            check_is_fitted(model, "vocabulary_")
+            order = sorted(model.vocabulary_, key=model.vocabulary_.__getitem__)
+            idf = getattr(model, "_tfidf", None)
+            fitted = {
+                "terms": encode_value(
+                    np.array(order, dtype=object), arrays, path + ".terms"
+                ),
+                "fixed": bool(model.fixed_vocabulary_),
+                "idf": None
+                if idf is None or not hasattr(idf, "idf_")
+                else encode_value(np.asarray(idf.idf_), arrays, path + ".idf"),
+            }
+        return {
+            "vectorizer": {
+                "class": type(model).__name__,
+                "params": encode_value(
+                    model.get_params(deep=False), arrays, path + ".params"
+                ),
+                "fitted": fitted,
+            }
+        }
+    if type(model) is TfidfTransformer:
+        check_is_fitted(model)
+        return {
+            "tfidf_transformer": {
+                "params": encode_value(
+                    model.get_params(deep=False), arrays, path + ".params"
+                ),
+                "idf": encode_value(
+                    np.asarray(model.idf_) if model.use_idf else None,
+                    arrays,
+                    path + ".idf",
+                ),
+                "n_features_in": int(model.n_features_in_),
+            }
+        }
+    if type(model) is Pipeline:
+        if model.memory is not None:
+            raise TypeError(
+                f"{path}: a Pipeline with memory (a cache of its steps) cannot "
+                "be saved; set memory=None first."
+            )
+        return {
+            "pipeline": {
+                "steps": [
+                    [name, encode_content(step, arrays, f"{path}.steps[{name!r}]")]
+                    for name, step in model.steps
+                ]
+            }
+        }
+    raise TypeError(
+        f"fastnb.save takes a fastnb estimator, a fastnb.text vectorizer, "
+        f"scikit-learn's TfidfTransformer or a Pipeline of them; got "
+        f"{type(model).__name__}" + (f" at {path}" if path != "content" else "") + "."
+    )
+
+
+def encode_file(header, arrays, key):
+    """The bytes of a file: its preamble, the header (with its arrays'
+    descriptions), the arrays; signed with ``key`` if given."""
     data = [array.tobytes() for array, _ in arrays]
     header["arrays"] = [
         {
@@ -287,6 +429,11 @@ def encode_value(value, arrays, path):
         return {"array": len(arrays) - 1}
     if isinstance(value, np.dtype):
         return {"dtype": value.name}
+    if isinstance(value, type) and issubclass(value, np.generic | bool | int | float):
+        name = np.dtype(value).name
+        if name not in SCALAR_TYPES:
+            raise TypeError(f"{path} is {name}, which a model file cannot hold.")
+        return {"scalar_type": name}
     if isinstance(value, MEstimate):
         return {
             "MEstimate": {
@@ -296,8 +443,8 @@ def encode_value(value, arrays, path):
         }
     raise TypeError(
         f"{path} is a {type(value).__name__}, which a model file cannot hold: "
-        "parameters are numbers, strings, booleans, None, arrays, lists, dicts "
-        "and MEstimate."
+        "parameters are numbers, strings, booleans, None, arrays, lists, dicts, "
+        "NumPy types and MEstimate (a file holds no code)."
     )
 
 
@@ -385,25 +532,205 @@ def decode_model(file, key):
     if file.read(1):
         raise ModelFileError("The file has data after the model's arrays.")
     used = set()
+    if header["format_version"] == MODEL_FORMAT_VERSION:
+        state = decoded_state(header, arrays, used)
+        check_all_used(used, arrays)
+        return adopted(state)
+    model = decode_content(header["content"], arrays, used, "content")
+    check_all_used(used, arrays)
+    return model
+
+
+def check_all_used(used, arrays):
+    if len(used) != len(arrays):
+        raise ModelFileError("The file holds arrays that its model does not use.")
+
+
+def decoded_state(fields, arrays, used):
+    """The ModelState of a header's model fields (not yet checked)."""
     try:
-        state = ModelState(
-            estimator=header["estimator"],
-            params=decode_value(header["params"], arrays, used),
-            classes=decode_value(header["classes"], arrays, used),
-            n_features_in=header["n_features_in"],
-            feature_names_in=decode_value(header["feature_names_in"], arrays, used),
-            statistics=decode_value(header["statistics"], arrays, used),
+        return ModelState(
+            estimator=fields["estimator"],
+            params=decode_value(fields["params"], arrays, used),
+            classes=decode_value(fields["classes"], arrays, used),
+            n_features_in=fields["n_features_in"],
+            feature_names_in=decode_value(fields["feature_names_in"], arrays, used),
+            statistics=decode_value(fields["statistics"], arrays, used),
         )
     except (KeyError, IndexError, TypeError, ValueError, RecursionError) as exc:
         raise ModelFileError(f"The file's header is not a model's: {exc}") from exc
-    if len(used) != len(arrays):
-        raise ModelFileError("The file holds arrays that its model does not use.")
+
+
+def adopted(state):
+    """The fastnb estimator of a state, checked by from_state."""
     try:
         return from_state(state)
     except (TypeError, ValueError) as exc:
         raise ModelFileError(
             f"The file's {state.estimator} is not a model that fit could make: {exc}"
         ) from exc
+
+
+def decode_content(content, arrays, used, path):
+    """The vectorizer, TfidfTransformer, estimator or Pipeline a file of
+    format 2 holds, checked: only those classes are made, from parameters
+    their constraints take (scikit-learn's validation) and fitted values
+    that fit could make."""
+    if not isinstance(content, dict) or len(content) != 1:
+        raise ModelFileError(f"The file's {path} is not a model's.")
+    ((kind, fields),) = content.items()
+    if not isinstance(fields, dict):
+        raise ModelFileError(f"The file's {path} is not a model's.")
+    if kind == "model":
+        if fields.keys() != HEADER_KEYS - {
+            "format_version",
+            "fastnb_version",
+            "arrays",
+        }:
+            raise ModelFileError(f"The file's {path} is not a model's.")
+        return adopted(decoded_state(fields, arrays, used))
+    try:
+        if kind == "vectorizer":
+            return decoded_vectorizer(fields, arrays, used)
+        if kind == "tfidf_transformer":
+            return decoded_tfidf_transformer(fields, arrays, used)
+        if kind == "pipeline" and fields.keys() == {"steps"}:
+            steps = fields["steps"]
+            if not isinstance(steps, list) or not steps:
+                raise ValueError("a Pipeline has a list of steps")
+            decoded = []
+            for step in steps:
+                if not (isinstance(step, list) and len(step) == 2):
+                    raise ValueError("a step is a name and a model")
+                name, step_content = step
+                if not isinstance(name, str):
+                    raise ValueError("a step's name is a str")
+                decoded.append(
+                    (
+                        name,
+                        decode_content(
+                            step_content, arrays, used, f"{path}.steps[{name!r}]"
+                        ),
+                    )
+                )
+            pipeline = Pipeline(decoded)
+            pipeline._validate_params()
+            pipeline._validate_steps()
+            return pipeline
+    except ModelFileError:
+        raise
+    except (KeyError, IndexError, TypeError, ValueError, RecursionError) as exc:
+        raise ModelFileError(
+            f"The file's {path} is not a {kind} that fit could make: {exc}"
+        ) from exc
+    raise ModelFileError(f"The file's {path} holds an unknown kind {kind!r}.")
+
+
+def decoded_params(cls, fields, arrays, used):
+    """An instance of cls with the file's parameters, checked by
+    scikit-learn's constraints of the class (callables are not among what
+    a file holds)."""
+    params = decode_value(fields["params"], arrays, used)
+    if not isinstance(params, dict):
+        raise ValueError("its parameters are a dict")
+    made = cls(**params)
+    made._validate_params()
+    return made
+
+
+def checked_idf(idf, n_terms):
+    """An idf_ array as fit makes it: 1-D float64 (or float32, of float32
+    counts), a value a term, each finite and at least 1."""
+    if not (
+        isinstance(idf, np.ndarray)
+        and idf.dtype in (np.float64, np.float32)
+        and idf.shape == (n_terms,)
+        and np.all(np.isfinite(idf))
+        and np.all(idf >= 1.0)
+    ):
+        raise ValueError(f"idf_ must be {n_terms} finite floats of 1 or more")
+    return idf
+
+
+def decoded_vectorizer(fields, arrays, used):
+    """A fastnb.text vectorizer of a file's fields, checked."""
+    if fields.keys() != {"class", "params", "fitted"}:
+        raise ValueError("a vectorizer has a class, parameters and fitted values")
+    cls = VECTORIZERS.get(fields["class"])
+    if cls is None:
+        raise ValueError(
+            f"unknown vectorizer {str(fields['class'])[:MAX_NAME_CHARS]!r}"
+        )
+    vectorizer = decoded_params(cls, fields, arrays, used)
+    vectorizer._validate_ngram_range()
+    fitted = fields["fitted"]
+    if cls is _text.HashingVectorizer:
+        if fitted is not None:
+            raise ValueError("a HashingVectorizer has no fitted values")
+        return vectorizer
+    if not isinstance(fitted, dict) or fitted.keys() != {"terms", "fixed", "idf"}:
+        raise ValueError("a fitted vectorizer has its terms")
+    terms = decode_value(fitted["terms"], arrays, used)
+    if not (
+        isinstance(terms, np.ndarray)
+        and terms.ndim == 1
+        and len(terms)
+        and all(type(term) is str for term in terms)
+        and len(set(terms)) == len(terms)
+    ):
+        raise ValueError("its terms are distinct strings, one at least")
+    if not isinstance(fitted["fixed"], bool) or fitted["fixed"] != (
+        vectorizer.vocabulary is not None
+    ):
+        raise ValueError("its vocabulary is fixed exactly where one was given")
+    # The indices as fit leaves them: NumPy's where max_features chose the
+    # terms (see fastnb.text.CountVectorizer.fit_transform).
+    indices = range(len(terms))
+    if vectorizer.max_features is not None and not fitted["fixed"]:
+        indices = np.arange(len(terms))
+    vectorizer.vocabulary_ = dict(zip(terms.tolist(), indices, strict=True))
+    vectorizer.fixed_vocabulary_ = fitted["fixed"]
+    idf = decode_value(fitted["idf"], arrays, used)
+    if isinstance(vectorizer, _text.TfidfVectorizer) and vectorizer.use_idf:
+        transformer = TfidfTransformer(
+            norm=vectorizer.norm,
+            use_idf=True,
+            smooth_idf=vectorizer.smooth_idf,
+            sublinear_tf=vectorizer.sublinear_tf,
+        )
+        transformer.idf_ = checked_idf(idf, len(terms))
+        transformer.n_features_in_ = len(terms)
+        vectorizer._tfidf = transformer
+    elif isinstance(vectorizer, _text.TfidfVectorizer):
+        if idf is not None:
+            raise ValueError("a TfidfVectorizer without use_idf has no idf_")
+        vectorizer._tfidf = TfidfTransformer(
+            norm=vectorizer.norm,
+            use_idf=False,
+            smooth_idf=vectorizer.smooth_idf,
+            sublinear_tf=vectorizer.sublinear_tf,
+        )
+        vectorizer._tfidf.n_features_in_ = len(terms)
+    elif idf is not None:
+        raise ValueError("a CountVectorizer has no idf_")
+    return vectorizer
+
+
+def decoded_tfidf_transformer(fields, arrays, used):
+    """scikit-learn's TfidfTransformer of a file's fields, checked."""
+    if fields.keys() != {"params", "idf", "n_features_in"}:
+        raise ValueError("a TfidfTransformer has parameters, idf_ and n_features_in_")
+    transformer = decoded_params(TfidfTransformer, fields, arrays, used)
+    n_features = fields["n_features_in"]
+    if type(n_features) is not int or n_features < 1:
+        raise ValueError("n_features_in_ is a positive int")
+    idf = decode_value(fields["idf"], arrays, used)
+    if transformer.use_idf:
+        transformer.idf_ = checked_idf(idf, n_features)
+    elif idf is not None:
+        raise ValueError("a TfidfTransformer without use_idf has no idf_")
+    transformer.n_features_in_ = n_features
+    return transformer
 
 
 def read_exactly(file, n_bytes, what):
@@ -449,14 +776,19 @@ def parse_header(header_bytes):
     if not isinstance(header, dict):
         raise ModelFileError("The file's header is not a JSON object.")
     version = header.get("format_version")
-    if version != FORMAT_VERSION:
+    if (
+        version not in (MODEL_FORMAT_VERSION, FORMAT_VERSION)
+        or type(version) is not int
+    ):
         written_by = header.get("fastnb_version")
         raise ModelFileError(
             f"The file is of format version {version!r} (written by fastnb "
-            f"{written_by!r}); this fastnb reads format version {FORMAT_VERSION}."
+            f"{written_by!r}); this fastnb reads format versions "
+            f"{MODEL_FORMAT_VERSION} to {FORMAT_VERSION}."
         )
-    if header.keys() != HEADER_KEYS:
-        missing, unknown = HEADER_KEYS - header.keys(), header.keys() - HEADER_KEYS
+    keys = HEADER_KEYS if version == MODEL_FORMAT_VERSION else CONTENT_HEADER_KEYS
+    if header.keys() != keys:
+        missing, unknown = keys - header.keys(), header.keys() - keys
         raise ModelFileError(
             f"The file's header lacks {sorted(missing)} and has unknown "
             f"{sorted(unknown)}."
@@ -499,12 +831,15 @@ def array_names(header):
                     walk(item, f"{name}.{key}")
 
     try:
-        walk(header["params"], "params")
-        walk(header["classes"], "classes")
-        walk(header["feature_names_in"], "feature_names_in")
-        # The statistics are the model: their names go without a prefix.
-        walk(header["statistics"], "")
-    except RecursionError:
+        if "content" in header:
+            walk(header["content"], "content")
+        else:
+            walk(header["params"], "params")
+            walk(header["classes"], "classes")
+            walk(header["feature_names_in"], "feature_names_in")
+            # The statistics are the model: their names go without a prefix.
+            walk(header["statistics"], "")
+    except (RecursionError, KeyError):
         pass  # nested deeper than a model's header: decode_value refuses it
     return names
 
@@ -583,6 +918,8 @@ def decode_value(value, arrays, used):
         return float(content)
     if kind == "dtype" and content in ("float32", "float64"):
         return np.dtype(content)
+    if kind == "scalar_type" and content in SCALAR_TYPES:
+        return np.dtype(content).type
     if (
         kind == "MEstimate"
         and isinstance(content, dict)

@@ -13,6 +13,10 @@
 4. A changed pickle or skops file of a fitted model is refused as
    from_state refuses a state; skops loads every case with
    fastnb.SKOPS_TRUSTED_TYPES.
+5. A text model (fastnb.text's vectorizers, and Pipelines of them,
+   TfidfTransformer and fastnb estimators) saves and loads as the same
+   model, refusing what a file cannot hold; its damaged or changed files
+   are refused, or load as a model that predicts.
 """
 
 import copy
@@ -376,14 +380,20 @@ def test_messages_name_the_damaged_array(case, files):
 
 def test_other_format_versions_are_refused(multinomial_file):
     def newer(header, chunks):
-        header["format_version"] = 2
+        header["format_version"] = 3
         header["fastnb_version"] = "9.0"
 
     refused(
         edited(multinomial_file, newer),
-        r"format version 2 \(written by fastnb '9.0'\); this fastnb reads "
-        "format version 1",
+        r"format version 3 \(written by fastnb '9.0'\); this fastnb reads "
+        "format versions 1 to 2",
     )
+
+    def as_format_2(header, chunks):
+        header["format_version"] = 2
+
+    # A model's fields under format 2's number are not format 2's header.
+    refused(edited(multinomial_file, as_format_2), "header lacks \\['content'\\]")
 
 
 @pytest.mark.parametrize(
@@ -743,6 +753,16 @@ def test_skops_loads_the_wrapping_estimators_with_the_trusted_types(name, tmp_pa
         assert_array_equal(getattr(reloaded, method)(X), getattr(wrapper, method)(X))
 
 
+def test_skops_loads_a_text_model_with_the_trusted_types(tmp_path):
+    model = text_models()["pipeline_transformer"]
+    path = tmp_path / "model.skops"
+    skops_io.dump(model, path)
+    untrusted = skops_io.get_untrusted_types(file=path)
+    assert set(untrusted) <= set(fastnb.SKOPS_TRUSTED_TYPES), untrusted
+    reloaded = skops_io.load(path, trusted=list(fastnb.SKOPS_TRUSTED_TYPES))
+    assert_same_text_model(reloaded, model)
+
+
 def assert_same_outputs_and_statistics(actual, expected, X):
     for method in ("predict", "predict_proba", "predict_joint_log_proba"):
         assert_array_equal(getattr(actual, method)(X), getattr(expected, method)(X))
@@ -757,3 +777,205 @@ def test_a_changed_skops_file_is_refused(tmp_path):
     skops_io.dump(with_statistic(model, "ssd", -model._statistics["ssd"]), path)
     with pytest.raises(ValueError, match="'ssd' contains negative values"):
         skops_io.load(path, trusted=list(fastnb.SKOPS_TRUSTED_TYPES))
+
+
+# ---------------------------------------------------------------------------
+# 5. Text models
+# ---------------------------------------------------------------------------
+
+DOCUMENTS = [
+    "the cat sat on the mat",
+    "a dog barks at the cat",
+    "cats and dogs, naïve café",
+    "the loud dog sat",
+    "ΣΑΣ σας ünïcode",
+    "mat mat mat",
+] * 4
+TEXT_LABELS = ["pets", "noise", "pets", "noise", "other", "pets"] * 4
+
+
+def text_models():
+    """Name -> a fitted text model of each kind a file holds."""
+    from sklearn.feature_extraction.text import TfidfTransformer
+    from sklearn.pipeline import make_pipeline
+
+    import fastnb.text as text
+
+    models = {
+        "count": text.CountVectorizer(ngram_range=(1, 2), max_features=12),
+        "count_fixed": text.CountVectorizer(vocabulary={"cat": 1, "dog": 0}),
+        "tfidf": text.TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 3)),
+        "tfidf_no_idf": text.TfidfVectorizer(use_idf=False, dtype=np.float32),
+        "hashing": text.HashingVectorizer(n_features=2**8, alternate_sign=False),
+        "pipeline": make_pipeline(
+            text.TfidfVectorizer(stop_words="english"), fastnb.MultinomialNB()
+        ),
+        "pipeline_transformer": make_pipeline(
+            text.CountVectorizer(min_df=2),
+            TfidfTransformer(sublinear_tf=True),
+            fastnb.ComplementNB(norm=True),
+        ),
+        "pipeline_hashing": make_pipeline(
+            text.HashingVectorizer(n_features=64, norm=None, alternate_sign=False),
+            fastnb.BernoulliNB(),
+        ),
+    }
+    for model in models.values():
+        model.fit(DOCUMENTS, TEXT_LABELS)
+    return models
+
+
+@pytest.fixture(scope="module")
+def text_files():
+    return {name: (model, saved(model)) for name, model in text_models().items()}
+
+
+def assert_same_text_model(loaded_model, model):
+    assert type(loaded_model) is type(model)
+    assert repr(loaded_model.get_params()) == repr(model.get_params())
+    if hasattr(model, "predict_proba"):
+        assert_array_equal(
+            loaded_model.predict_proba(DOCUMENTS), model.predict_proba(DOCUMENTS)
+        )
+        return
+    if hasattr(model, "vocabulary_"):
+        assert loaded_model.vocabulary_ == model.vocabulary_
+        assert [type(i) for i in loaded_model.vocabulary_.values()] == [
+            type(i) for i in model.vocabulary_.values()
+        ]
+    ours, theirs = loaded_model.transform(DOCUMENTS), model.transform(DOCUMENTS)
+    assert type(ours) is type(theirs) and ours.dtype == theirs.dtype
+    for part in ("indptr", "indices", "data"):
+        assert_array_equal(getattr(ours, part), getattr(theirs, part))
+
+
+@pytest.mark.parametrize("name", list(text_models()))
+def test_a_loaded_text_model_is_the_model(name, text_files, tmp_path):
+    model, content = text_files[name]
+    assert_same_text_model(loaded(content), model)
+    path = tmp_path / "model.fastnb"
+    fastnb.save(model, path, key=KEY)
+    assert_same_text_model(fastnb.load(path, key=KEY), model)
+    with pytest.raises(ModelFileError, match="signed"):
+        fastnb.load(path)
+    header, _ = split_file(content)
+    assert header["format_version"] == 2
+    assert header.keys() == {"format_version", "fastnb_version", "content", "arrays"}
+
+
+def test_save_refuses_text_models_it_cannot_hold():
+    import sklearn.feature_extraction.text as sk_text
+    from sklearn.pipeline import make_pipeline
+
+    import fastnb.text as text
+
+    fitted_code = text.CountVectorizer(tokenizer=str.split, token_pattern=None)
+    with pytest.raises(TypeError, match=r"params\['tokenizer'\] is a .*holds no code"):
+        fastnb.save(fitted_code.fit(DOCUMENTS), io.BytesIO())
+    with pytest.raises(TypeError, match="got CountVectorizer at content.steps"):
+        fastnb.save(
+            make_pipeline(sk_text.CountVectorizer(), fastnb.MultinomialNB()).fit(
+                DOCUMENTS, TEXT_LABELS
+            ),
+            io.BytesIO(),
+        )
+    cached = make_pipeline(text.CountVectorizer(), fastnb.MultinomialNB(), memory="x")
+    with pytest.raises(TypeError, match="Pipeline with memory"):
+        fastnb.save(cached, io.BytesIO())
+    with pytest.raises(NotFittedError):
+        fastnb.save(text.TfidfVectorizer(), io.BytesIO())
+
+
+def text_edit(path, value):
+    """An edit setting the header's content at ``path`` (keys and indices)."""
+
+    def edit(header, chunks):
+        node = header["content"]
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    ("name", "path", "value", "message"),
+    [
+        ("count", ("vectorizer", "class"), "os.system", "unknown vectorizer"),
+        ("count", ("vectorizer", "fitted", "fixed"), True, "fixed exactly"),
+        ("count", ("vectorizer", "params", "dict", "ngram_range"), [2, 1], "ngram"),
+        ("count", ("vectorizer", "params", "dict", "analyzer"), "bytes", "analyzer"),
+        ("count", ("vectorizer", "params", "dict", "dtype"), {"dtype": "x"}, "value"),
+        ("hashing", ("vectorizer", "fitted"), {"terms": None}, "no fitted"),
+        ("pipeline", ("pipeline", "steps"), [], "list of steps"),
+        ("pipeline", ("pipeline", "steps", 0, 0), "a__b", "__"),
+        ("pipeline", ("pipeline", "kind"), 1, "pipeline"),
+        ("count", ("zip",), {"x": 1}, "is not a model's"),
+    ],
+)
+def test_changed_text_models_are_refused(name, path, value, message, text_files):
+    _, content = text_files[name]
+    refused(edited(content, text_edit(path, value)), message)
+
+
+def test_changed_text_arrays_are_refused(text_files):
+    _, content = text_files["tfidf"]
+    header, chunks = split_file(content)
+    terms_index = header["content"]["vectorizer"]["fitted"]["terms"]["array"]
+    idf_index = header["content"]["vectorizer"]["fitted"]["idf"]["array"]
+    terms = array_of(header, chunks, terms_index).copy()
+    terms[1] = terms[0]
+    repeated = list(chunks)
+    repeated[terms_index] = terms.tobytes()
+    refused(join_file(header, repeated), "distinct strings")
+    idf = array_of(header, chunks, idf_index).copy()
+    idf[0] = 0.5
+    low = list(chunks)
+    low[idf_index] = idf.tobytes()
+    refused(join_file(header, low), "idf_ must be")
+
+
+def assert_loads_as_a_text_model_or_is_refused(content):
+    """ModelFileError, or a text model that predicts (or transforms) the
+    documents."""
+    try:
+        model = loaded(content)
+    except ModelFileError as exc:
+        assert str(exc)
+        return
+    try:
+        if hasattr(model, "predict_proba"):
+            probabilities = model.predict_proba(DOCUMENTS)
+            np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, rtol=1e-6)
+        else:
+            assert model.transform(DOCUMENTS).shape[0] == len(DOCUMENTS)
+    except (ValueError, TypeError) as exc:  # the documents no longer fit it
+        assert str(exc)
+
+
+@pytest.mark.parametrize("name", ["pipeline", "pipeline_transformer", "count"])
+def test_changed_text_files_are_refused_or_load_as_a_model(name, text_files):
+    _, content = text_files[name]
+    header, chunks = split_file(content)
+    paths = [path for path in header_paths(header) if path]
+    indices = [i for i, chunk in enumerate(chunks) if chunk]
+
+    @FUZZ
+    @given(path=st.sampled_from(paths), value=JSON_VALUES, data=st.data())
+    def check(path, value, data):
+        changed = copy.deepcopy(header)
+        set_value(path, value)(changed, chunks)
+        assert_loads_as_a_text_model_or_is_refused(with_header(changed, chunks))
+        index = data.draw(st.sampled_from(indices), label="array")
+        start = data.draw(st.integers(0, len(chunks[index]) - 1), label="start")
+        changed_chunks = list(chunks)
+        changed_chunks[index] = (
+            chunks[index][:start] + b"\xff\x00" + chunks[index][start:]
+        )[: len(chunks[index])]
+        assert_loads_as_a_text_model_or_is_refused(join_file(header, changed_chunks))
+        flipped = bytearray(content)
+        position = data.draw(st.integers(0, len(content) * 8 - 1), label="bit")
+        flipped[position // 8] ^= 1 << (position % 8)
+        refused(bytes(flipped), "Not a fastnb|declares|checksum|is signed")
+
+    check()

@@ -1,4 +1,4 @@
-"""Write the golden model files of this format version into tests/golden/.
+"""Write the golden model files of this fastnb's format versions into tests/golden/.
 
 Each case fits one estimator with notable parameters on small data made
 here from a fixed seed, saves it with ``fastnb.save`` to
@@ -8,28 +8,35 @@ give, as an independent implementation computes them: scikit-learn for the
 estimators it has, with the parameters it has; fastnb's NumPy reference
 (``fastnb.reference``) for the rest. The file is written only if fastnb's
 model agrees with that oracle. ``cases.json`` lists each case: estimator,
-parameters, oracle, and the key of a signed file.
+parameters, oracle, and the key of a signed file. A single estimator's
+files go to ``v<MODEL_FORMAT_VERSION>``; text models (fastnb.text's
+vectorizers and Pipelines of them, format 2) to ``v<FORMAT_VERSION>``, with
+the documents to transform and what scikit-learn's own vectorizers and
+estimators of the same parameters give for them.
 
 The files of a released format version are never rewritten: a change that
 cannot load them is a break of the promise in the user guide
 (docs/user_guide/files.md, "Files stay loadable"), and
 tests/test_golden_files.py fails on it. Run this only for a new format
-version, whose files go to a new folder::
+version, whose files go to a new folder (a folder that exists is left as
+it is)::
 
     python tools/make_golden_files.py
 """
 
 import json
 import pathlib
-import sys
 
 import numpy as np
 import pandas as pd
+import sklearn.feature_extraction.text as sklearn_text
 import sklearn.naive_bayes as sklearn_nb
+from sklearn.pipeline import make_pipeline
 
 import fastnb
 import fastnb.reference
-from fastnb._files import FORMAT_VERSION
+import fastnb.text
+from fastnb._files import FORMAT_VERSION, MODEL_FORMAT_VERSION
 
 FOLDER = pathlib.Path(__file__).resolve().parent.parent / "tests" / "golden"
 SIGNING_KEY = b"fastnb golden files"
@@ -133,10 +140,111 @@ def oracle_probabilities(estimator, params, oracle, X, y, X_probe):
     return model.predict_proba(X_probe)
 
 
-def main():
+# Text cases: (the steps, each (class name, its parameters), the name of
+# fastnb's and scikit-learn's module of each step, options as CASES').
+TEXT_CASES = {
+    "count_vectorizer": (
+        [("CountVectorizer", {"ngram_range": (1, 2), "max_features": 40})],
+    ),
+    "tfidf_vectorizer": (
+        [("TfidfVectorizer", {"analyzer": "char_wb", "ngram_range": (2, 3)})],
+    ),
+    "hashing_vectorizer": (
+        [("HashingVectorizer", {"n_features": 64, "alternate_sign": False})],
+    ),
+    "pipeline": (
+        [("TfidfVectorizer", {"stop_words": "english"}), ("MultinomialNB", {})],
+    ),
+    "pipeline_signed": (
+        [
+            ("CountVectorizer", {"min_df": 2, "dtype": np.float32}),
+            ("TfidfTransformer", {"sublinear_tf": True}),
+            ("ComplementNB", {"norm": True}),
+        ],
+        {"key": True},
+    ),
+}
+WORDS = np.array(
+    ["ham", "spam", "the", "naïve", "café", "ΣΑΣ", "σας", "прием", "中文", "free", "of"]
+)
+
+
+def documents(rng, n):
+    return [" ".join(rng.choice(WORDS, rng.integers(1, 12))) for _ in range(n)]
+
+
+def text_model(steps, library):
+    """The steps made of fastnb's classes, or of scikit-learn's."""
+    made = []
+    for name, params in steps:
+        if name == "TfidfTransformer":
+            module = sklearn_text
+        elif name.endswith("Vectorizer"):
+            module = fastnb.text if library == "fastnb" else sklearn_text
+        else:
+            module = fastnb if library == "fastnb" else sklearn_nb
+        made.append(getattr(module, name)(**params))
+    return made[0] if len(made) == 1 else make_pipeline(*made)
+
+
+def write_text_cases():
+    """The golden files of text models, format 2."""
     folder = FOLDER / f"v{FORMAT_VERSION}"
     if folder.exists():
-        sys.exit(f"{folder} exists: the files of a format version are never rewritten")
+        print(f"{folder} exists: the files of a format version are never rewritten")
+        return
+    folder.mkdir(parents=True)
+    rng = np.random.default_rng(20261206)
+    expected, listed = {}, {}
+    for case, (steps, *rest) in TEXT_CASES.items():
+        options = rest[0] if rest else {}
+        docs, probe = documents(rng, N_TRAIN), documents(rng, N_PROBE)
+        y = LABELS[rng.integers(0, len(LABELS), N_TRAIN)]
+        model = text_model(steps, "fastnb").fit(docs, y)
+        oracle = text_model(steps, "scikit-learn").fit(docs, y)
+        if hasattr(model, "predict_proba"):
+            found, output = model.predict_proba(probe), oracle.predict_proba(probe)
+            np.testing.assert_allclose(found, output, rtol=RTOL[found.dtype])
+        else:
+            found, output = model.transform(probe), oracle.transform(probe)
+            found, output = found.toarray(), output.toarray()
+            np.testing.assert_array_equal(found, output)
+        key = SIGNING_KEY if options.get("key") else None
+        fastnb.save(model, folder / f"{case}.fastnb", key=key)
+        expected[f"{case}.documents"] = np.array(probe)
+        expected[f"{case}.output"] = output
+        listed[case] = {
+            "kind": "pipeline" if len(steps) > 1 else "vectorizer",
+            # Each step's parameters as a Python literal (ast.literal_eval
+            # reads it), a dtype by its name.
+            "steps": [
+                [
+                    name,
+                    repr(
+                        {
+                            k: np.dtype(v).name if k == "dtype" else v
+                            for k, v in params.items()
+                        }
+                    ),
+                ]
+                for name, params in steps
+            ],
+            "oracle": "scikit-learn",
+            "rtol": RTOL[np.dtype(np.float64)],
+            "key": None if key is None else key.decode(),
+            "fastnb": fastnb.__version__,
+        }
+    np.savez(folder / "expected.npz", **expected)
+    (folder / "cases.json").write_text(json.dumps(listed, indent=1) + "\n")
+    print(f"{len(TEXT_CASES)} golden files in {folder}")
+
+
+def main():
+    write_text_cases()
+    folder = FOLDER / f"v{MODEL_FORMAT_VERSION}"
+    if folder.exists():
+        print(f"{folder} exists: the files of a format version are never rewritten")
+        return
     folder.mkdir(parents=True)
     rng = np.random.default_rng(20261127)
     expected, listed = {}, {}
