@@ -14,8 +14,9 @@
 # from outside the checkout (whose fastnb/ has no kernels): the machine's
 # facts, the scaling table at 1, 4, 8 and 16 threads with each operation's
 # serial share (--threads), and the spread of each operation's CPU time
-# over 16 threads (--spread 16). Each is printed and written to $OUT (or
-# ./on_16_cores) for bench/README.md. Other arguments go to both runs.
+# over 16 threads (--spread 16); then fastnb.text's (bench_text.py). Each is
+# printed and written to $OUT (or ./on_16_cores) for bench/README.md. Other
+# arguments go to the first two runs.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$repo/on_16_cores}
@@ -37,3 +38,7 @@ cd "$site"
 python3 "$repo/bench/bench_naive_bayes.py" --threads 1,4,8,16 "$@" 2>&1 \
     | tee "$out/scaling.txt"
 python3 "$repo/bench/bench_naive_bayes.py" --spread 16 "$@" 2>&1 | tee "$out/spread.txt"
+# fastnb.text on 20 Newsgroups (the shared data, when the machine has it):
+# the vectorizers and a text model at 1 and 16 threads, and their spread.
+python3 "$repo/bench/bench_text.py" --threads 1,16 2>&1 | tee "$out/text.txt"
+python3 "$repo/bench/bench_text.py" --spread 16 2>&1 | tee "$out/text_spread.txt"

@@ -304,14 +304,56 @@ _LOOKUPS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class CountVectorizer(_NativeAnalysis, _text.CountVectorizer):
-    __doc__ = (
-        "scikit-learn's CountVectorizer, its documents analyzed natively "
-        "(see :mod:`fastnb.text`).\n\n"
-        + (_text.CountVectorizer.__doc__ or "").split("\n\n", 1)[-1]
-    )
+    """Convert text documents to a matrix of token counts: scikit-learn's
+    CountVectorizer, its documents analyzed in compiled code on every core.
+
+    The parameters, attributes and methods of
+    :class:`sklearn.feature_extraction.text.CountVectorizer`, and its
+    output, array for array. The settings :mod:`fastnb.text` lists are
+    analyzed natively; any other takes scikit-learn's own code path.
+
+    Parameters
+    ----------
+    input, encoding, decode_error, strip_accents, lowercase, preprocessor, \
+tokenizer, stop_words, token_pattern, ngram_range, analyzer, max_df, min_df, \
+max_features, vocabulary, binary, dtype
+        As scikit-learn's (``dtype`` int64 by default: counts).
+
+    Attributes
+    ----------
+    vocabulary_ : dict
+        Each term's column.
+    fixed_vocabulary_ : bool
+        Whether the vocabulary was given (``vocabulary``).
+
+    Examples
+    --------
+    >>> from fastnb.text import CountVectorizer
+    >>> vectorizer = CountVectorizer()
+    >>> X = vectorizer.fit_transform(["The cat sat.", "The cat ran!"])
+    >>> vectorizer.get_feature_names_out().tolist()
+    ['cat', 'ran', 'sat', 'the']
+    >>> X.toarray().tolist()
+    [[1, 0, 1, 1], [1, 1, 0, 1]]
+    """
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit_transform(self, raw_documents, y=None):
+        """Learn the vocabulary of the documents, and return their
+        document-term matrix (as scikit-learn's, and ``fit`` calls it).
+
+        Parameters
+        ----------
+        raw_documents : iterable
+            Documents: str, bytes, files or file names, as ``input`` says.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        X : sparse matrix of shape (n_samples, n_features)
+            The count of each term in each document.
+        """
         settings = self._native_settings()
         if settings is None:
             return super().fit_transform(raw_documents, y)
@@ -414,6 +456,19 @@ class CountVectorizer(_NativeAnalysis, _text.CountVectorizer):
         return kept, new_index
 
     def transform(self, raw_documents):
+        """The document-term matrix of the documents over the fitted (or
+        given) vocabulary, as scikit-learn's.
+
+        Parameters
+        ----------
+        raw_documents : iterable
+            Documents: str, bytes, files or file names, as ``input`` says.
+
+        Returns
+        -------
+        X : sparse matrix of shape (n_samples, n_features)
+            The count of each term of the vocabulary in each document.
+        """
         settings = self._native_settings()
         if settings is None:
             return super().transform(raw_documents)
@@ -453,21 +508,81 @@ class CountVectorizer(_NativeAnalysis, _text.CountVectorizer):
 
 
 class TfidfVectorizer(_text.TfidfVectorizer, CountVectorizer):
-    __doc__ = (
-        "scikit-learn's TfidfVectorizer, its documents counted by "
-        ":class:`CountVectorizer`'s native analysis (see :mod:`fastnb.text`).\n\n"
-        + (_text.TfidfVectorizer.__doc__ or "").split("\n\n", 1)[-1]
-    )
+    """Convert text documents to a matrix of TF-IDF features: scikit-learn's
+    TfidfVectorizer, its documents counted by :class:`CountVectorizer`'s
+    native analysis.
+
+    The parameters, attributes and methods of
+    :class:`sklearn.feature_extraction.text.TfidfVectorizer`, and its output
+    (the counts array for array, so the TF-IDF values bit for bit); its
+    weighting is scikit-learn's ``TfidfTransformer``.
+
+    Parameters
+    ----------
+    input, encoding, decode_error, strip_accents, lowercase, preprocessor, \
+tokenizer, analyzer, stop_words, token_pattern, ngram_range, max_df, min_df, \
+max_features, vocabulary, binary, dtype, norm, use_idf, smooth_idf, sublinear_tf
+        As scikit-learn's.
+
+    Attributes
+    ----------
+    vocabulary_ : dict
+        Each term's column.
+    fixed_vocabulary_ : bool
+        Whether the vocabulary was given (``vocabulary``).
+    idf_ : ndarray of shape (n_features,)
+        Each term's inverse document frequency (with ``use_idf``).
+
+    Examples
+    --------
+    >>> from fastnb.text import TfidfVectorizer
+    >>> vectorizer = TfidfVectorizer().fit(["the cat sat", "the cat ran"])
+    >>> vectorizer.idf_.round(3).tolist()
+    [1.0, 1.405, 1.405, 1.0]
+    """
 
 
 class HashingVectorizer(_NativeAnalysis, _text.HashingVectorizer):
-    __doc__ = (
-        "scikit-learn's HashingVectorizer, its documents analyzed and hashed "
-        "natively (see :mod:`fastnb.text`).\n\n"
-        + (_text.HashingVectorizer.__doc__ or "").split("\n\n", 1)[-1]
-    )
+    """Convert text documents to a matrix of hashed token counts:
+    scikit-learn's HashingVectorizer, its documents analyzed and hashed in
+    compiled code on every core.
+
+    The parameters and methods of
+    :class:`sklearn.feature_extraction.text.HashingVectorizer`, and its
+    output, array for array: a term's column and sign from the MurmurHash3
+    (32 bits, seed 0) of its UTF-8 bytes, as scikit-learn's. It keeps no
+    state: ``fit`` only checks the parameters.
+
+    Parameters
+    ----------
+    input, encoding, decode_error, strip_accents, lowercase, preprocessor, \
+tokenizer, stop_words, token_pattern, ngram_range, analyzer, n_features, \
+binary, norm, alternate_sign, dtype
+        As scikit-learn's.
+
+    Examples
+    --------
+    >>> from fastnb.text import HashingVectorizer
+    >>> X = HashingVectorizer(n_features=8, norm=None).transform(["the cat sat"])
+    >>> X.shape, X.dtype, int(abs(X).sum())
+    ((1, 8), dtype('float64'), 3)
+    """
 
     def transform(self, X):
+        """The hashed document-term matrix of the documents, as
+        scikit-learn's.
+
+        Parameters
+        ----------
+        X : iterable
+            Documents: str, bytes, files or file names, as ``input`` says.
+
+        Returns
+        -------
+        X : sparse matrix of shape (n_samples, n_features)
+            Each document's terms' signs (or counts) summed in their columns,
+            then normalised as ``norm`` says.
+        """
         settings = self._native_settings()
         if settings is None:
             return super().transform(X)
