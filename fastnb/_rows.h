@@ -538,6 +538,49 @@ FASTNB_ROW_REFUSED_INT(uint8_t, uint8_t)
                            NULL, scores);                                     \
     }
 
+/* sums[j] += w * (x[j * stride] as counted) for the n values of a dense
+ * row's block of columns; with allow_nan, a NaN adds nothing to sums and w
+ * to missed[j] (if missed is not NULL). Compiled without fused
+ * multiply-adds: GCC fused w * x into the sum for some element types and
+ * not for others (as it vectorised the loop, or not), so that the counts
+ * of the same values, as integers or as float64, differed in the last bit
+ * in the AVX2 and AVX-512 variants; each product is now rounded on its own
+ * in every variant and type, as the baseline rounds it. */
+#if defined(__clang__)
+#define FASTNB_UNFUSED
+#define FASTNB_NO_CONTRACT _Pragma("clang fp contract(off)")
+#elif defined(__GNUC__)
+#define FASTNB_UNFUSED __attribute__((optimize("fp-contract=off")))
+#define FASTNB_NO_CONTRACT
+#else
+#define FASTNB_UNFUSED
+#define FASTNB_NO_CONTRACT
+#endif
+#define FASTNB_COUNT_DENSE_ROW(NAME, T)                                       \
+    static FASTNB_UNFUSED int NAME(const T* x, Py_ssize_t stride,             \
+                                   Py_ssize_t n, double w,                    \
+                    double threshold, int binarize, int allow_nan,             \
+                    double* sums, double* missed)                              \
+    {                                                                         \
+        FASTNB_NO_CONTRACT                                                    \
+        if (!allow_nan) {                                                     \
+            for (Py_ssize_t j = 0; j < n; j++)                                \
+                sums[j] += w * fastnb_counted(x[j * stride], threshold,       \
+                                              binarize);                      \
+            return 0;                                                         \
+        }                                                                     \
+        for (Py_ssize_t j = 0; j < n; j++) {                                  \
+            const T value = x[j * stride];                                    \
+            if (value != value) {                                             \
+                if (missed)                                                   \
+                    missed[j] += w;                                           \
+                continue;                                                     \
+            }                                                                 \
+            sums[j] += w * fastnb_counted(value, threshold, binarize);        \
+        }                                                                     \
+        return 0;                                                             \
+    }
+
 /* fastnb_counted without a branch on the value: the comparison of a
  * binarized value goes through an empty asm statement, after which the
  * compiler no longer knows it is 0 or 1. Knowing, GCC replaced v * row by

@@ -41,6 +41,7 @@ from fastnb._rows cimport (
     categorical_csr_row,
     categorical_dense_row,
     code_t,
+    count_dense_row,
     count_t,
     discrete_csr_row,
     discrete_dense_row,

@@ -573,8 +573,10 @@ def discrete_count_dense(
     cdef Py_ssize_t n_blocks = (n_features + block_width - 1) // block_width
     cdef bint track = missing.shape[0] > 0
     cdef bint soft = label_ptr.shape[0] > 0
+    cdef Py_ssize_t x_stride = X.strides[1] // sizeof(count_t)
     cdef Py_ssize_t task, b, i, j, c, e, r, j_start, j_stop
-    cdef double v, w
+    cdef double* sums
+    cdef double* missed
     # Static: the tasks are of equal size, so each thread gets its share
     # whichever threads wake first.
     for task in prange(
@@ -586,33 +588,26 @@ def discrete_count_dense(
         if b > 0:
             for r in range(chunk_counts.shape[1]):
                 fastnb_zero(&chunk_counts[b - 1, r, j_start], j_stop - j_start)
+        if j_start == j_stop:
+            continue
         for i in range(b * chunk_rows, min((b + 1) * chunk_rows, n_samples)):
             for e in range(label_ptr[i] if soft else i,
                            label_ptr[i + 1] if soft else i + 1):
                 c = label_class[e]
-                w = label_weight[e]
-                if not allow_nan:
-                    for j in range(j_start, j_stop):
-                        v = w * fastnb_counted(X[i, j], threshold, binarize)
-                        if b == 0:
-                            out[c, j] += v
-                        else:
-                            chunk_counts[b - 1, c, j] += v
-                    continue
-                for j in range(j_start, j_stop):
-                    if X[i, j] != X[i, j]:
-                        if not track:
-                            continue
-                        if b == 0:
-                            missing[c, j] += w
-                        else:
-                            chunk_counts[b - 1, n_classes + c, j] += w
-                        continue
-                    v = w * fastnb_counted(X[i, j], threshold, binarize)
-                    if b == 0:
-                        out[c, j] += v
-                    else:
-                        chunk_counts[b - 1, c, j] += v
+                # (count_dense_row: the products rounded on their own, in
+                # every variant and element type.)
+                if b == 0:
+                    sums = &out[c, j_start]
+                    missed = &missing[c, j_start] if track else NULL
+                else:
+                    sums = &chunk_counts[b - 1, c, j_start]
+                    missed = (
+                        &chunk_counts[b - 1, n_classes + c, j_start] if track else NULL
+                    )
+                count_dense_row(
+                    &X[i, j_start], x_stride, j_stop - j_start, label_weight[e],
+                    threshold, binarize, allow_nan, sums, missed,
+                )
     if n_chunks == 1:
         return
     for task in prange(n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads):
