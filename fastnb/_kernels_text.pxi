@@ -178,7 +178,7 @@ cdef int _analyze_run(
 
 
 def text_analyze(
-    list documents,
+    documents,
     const uint8_t[::1] lower,
     int analyzer,
     int action,
@@ -195,10 +195,15 @@ def text_analyze(
     vocabulary,
     int n_threads,
 ):
-    """Analyze str documents into entries: (doc_ptr, entries, surrogates),
-    the entries of document i at doc_ptr[i] .. doc_ptr[i + 1] - 1 (uint64,
-    a key in the high 32 bits and a value, int32, in the low 32), and the
+    """Analyze documents into entries: (doc_ptr, entries, surrogates), the
+    entries of document i at doc_ptr[i] .. doc_ptr[i + 1] - 1 (uint64, a key
+    in the high 32 bits and a value, int32, in the low 32), and the
     documents that had no UTF-8 form (a list of their places).
+
+    documents: a list of str; or a tuple (data, offsets, replaced) of
+    documents of UTF-8 one after another (as an Arrow string column holds
+    them: document i is data[offsets[i]:offsets[i + 1]]), but for those
+    replaced names (a dict of their places and str).
 
     action FASTNB_COUNT: each term's id in `vocabulary` (a capsule of
     text_vocabulary, which gains the new terms) and its count, in the order
@@ -212,7 +217,20 @@ def text_analyze(
     UTF-8 form (a lone surrogate) is read as "surrogatepass" encodes it.
     lower: empty, or a flag a document: lowercase it (ASCII only) first.
     """
-    cdef Py_ssize_t n = len(documents)
+    cdef Py_ssize_t n, i
+    cdef const uint8_t[::1] data
+    cdef const int64_t[::1] offsets
+    cdef dict replaced = {}
+    if isinstance(documents, list):
+        n = len(documents)
+    else:
+        data, offsets, replaced = documents
+        n = offsets.shape[0] - 1
+        if n < 0 or offsets[0] < 0 or offsets[n] > data.shape[0]:
+            raise ValueError("offsets must lie within the data")
+        for i in range(n):
+            if offsets[i + 1] < offsets[i]:
+                raise ValueError("offsets must not decrease")
     cdef Py_ssize_t bitmap_bytes = FASTNB_CODE_POINTS // 8
     if word.shape[0] < bitmap_bytes or space.shape[0] < bitmap_bytes:
         raise ValueError(f"word and space must have {bitmap_bytes} bytes")
@@ -251,24 +269,30 @@ def text_analyze(
     cdef int64_t[::1] size = np.empty(n, dtype=np.int64)
     cdef int64_t[::1] ends = np.empty(n, dtype=np.int64)
     cdef int64_t[::1] doc_entries = np.empty(n, dtype=np.int64)
-    cdef Py_ssize_t i, length
+    cdef Py_ssize_t length
     cdef int64_t total = 0
     cdef const char* utf8
     cdef char* raw
     encoded = []
     surrogates = []
     for i in range(n):
-        document = documents[i]
-        if not isinstance(document, str):
-            raise TypeError(f"document {i} is {type(document).__name__}, not str")
-        try:
-            utf8 = PyUnicode_AsUTF8AndSize(document, &length)
-        except UnicodeEncodeError:
-            document = document.encode("utf-8", "surrogatepass")
-            encoded.append(document)
-            surrogates.append(i)
-            PyBytes_AsStringAndSize(document, &raw, &length)
-            utf8 = raw
+        if isinstance(documents, list) or i in replaced:
+            document = documents[i] if isinstance(documents, list) else replaced[i]
+            if not isinstance(document, str):
+                raise TypeError(f"document {i} is {type(document).__name__}, not str")
+            try:
+                utf8 = PyUnicode_AsUTF8AndSize(document, &length)
+            except UnicodeEncodeError:
+                document = document.encode("utf-8", "surrogatepass")
+                encoded.append(document)
+                surrogates.append(i)
+                PyBytes_AsStringAndSize(document, &raw, &length)
+                utf8 = raw
+        else:
+            length = offsets[i + 1] - offsets[i]
+            utf8 = b""
+            if length:
+                utf8 = <const char*> &data[offsets[i]]
         address[i] = <intp_t> utf8
         size[i] = length
         total += length

@@ -103,14 +103,74 @@ def utf8_terms(terms):
 
 
 def batches(raw_documents):
-    """An iterable of documents as lists of at most BATCH_DOCUMENTS (a list
-    or tuple in one batch)."""
+    """An iterable of documents as batches: lists of at most
+    BATCH_DOCUMENTS (a list or tuple in one batch); a string column of
+    Arrow (pyarrow, or polars through Arrow, with no null) as slices of
+    its Arrow arrays, whose UTF-8 is read where the column holds it."""
+    columns = arrow_strings(raw_documents)
+    if columns is not None:
+        for column in columns:
+            for start in range(0, len(column), BATCH_DOCUMENTS):
+                yield column.slice(start, BATCH_DOCUMENTS)
+        return
     if isinstance(raw_documents, list | tuple):
         yield list(raw_documents)
         return
+    if type(raw_documents).__module__.startswith("pyarrow"):
+        # (Other pyarrow columns: their values, as scikit-learn would fail
+        # on the scalars iterating gives.)
+        raw_documents = raw_documents.to_pylist()
     iterator = iter(raw_documents)
     while batch := list(itertools.islice(iterator, BATCH_DOCUMENTS)):
         yield batch
+
+
+def arrow_strings(raw_documents):
+    """A pyarrow string Array or ChunkedArray, or a polars Series of
+    strings, as a list of pyarrow arrays of valid UTF-8 with no null; None
+    for anything else (which is read value by value: a null then gets
+    scikit-learn's error)."""
+    library = type(raw_documents).__module__.split(".")[0]
+    if library == "polars" and hasattr(raw_documents, "to_arrow"):
+        raw_documents = raw_documents.to_arrow()
+    elif library != "pyarrow":
+        return None
+    import pyarrow as pa  # (installed: raw_documents is one of its columns)
+
+    chunks = (
+        raw_documents.chunks
+        if isinstance(raw_documents, pa.ChunkedArray)
+        else [raw_documents]
+    )
+    columns = []
+    for chunk in chunks:
+        if not isinstance(chunk, pa.Array) or chunk.null_count:
+            return None
+        if pa.types.is_string_view(chunk.type):
+            chunk = chunk.cast(pa.large_string())
+        if not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)):
+            return None
+        try:
+            chunk.validate(full=True)
+        except pa.ArrowInvalid:
+            return None
+        columns.append(chunk)
+    return columns
+
+
+def utf8_of(column):
+    """``(data, offsets)`` of an Arrow string array: its UTF-8 (uint8) and
+    where each value starts, and the end (int64), without a copy of the
+    data."""
+    import pyarrow as pa  # (installed: column is one of its arrays)
+
+    _, offsets, data = column.buffers()[:3]
+    width = np.int64 if pa.types.is_large_string(column.type) else np.int32
+    start = column.offset
+    offsets = np.frombuffer(offsets, dtype=width)[start : start + len(column) + 1]
+    if data is None:
+        return np.empty(0, dtype=np.uint8), offsets.astype(np.int64)
+    return np.frombuffer(data, dtype=np.uint8), offsets.astype(np.int64)
 
 
 class _NativeAnalysis:
@@ -159,8 +219,12 @@ class _NativeAnalysis:
         min_n, max_n = self.ngram_range
         parts = []
         for batch in batches(raw_documents):
-            documents, lower = self._preprocessed(batch, analyze)
-            size = sum(map(len, documents))
+            if isinstance(batch, list):
+                documents, lower = self._preprocessed(batch, analyze)
+                size = sum(map(len, documents))
+            else:
+                documents, lower = self._preprocessed_utf8(batch, analyze)
+                size = len(documents[0])
             doc_ptr, entries, surrogates = _kernels.text_analyze(
                 documents,
                 lower,
@@ -235,6 +299,27 @@ class _NativeAnalysis:
                 )
             documents.append(document)
         return documents, np.empty(0, dtype=np.uint8)
+
+    def _preprocessed_utf8(self, column, analyze):
+        """An Arrow string column's documents as text_analyze takes them,
+        and the flags to lowercase them natively (as _preprocessed): read
+        from the column's UTF-8, but for a document of other than ASCII to
+        lowercase (str.lower()'s, from its str). Settings that do more to a
+        document (strip_accents, another input) take its values."""
+        if self.input != "content" or self.strip_accents is not None:
+            return self._preprocessed(column.to_pylist(), analyze)
+        data, offsets = utf8_of(column)
+        if not self.lowercase:
+            return (data, offsets, {}), np.empty(0, dtype=np.uint8)
+        before = np.concatenate([[0], np.cumsum(data >= 0x80)])
+        ascii_only = (before[offsets[1:]] == before[offsets[:-1]]).astype(np.uint8)
+        others = np.flatnonzero(ascii_only == 0)
+        lowered = [text.lower() for text in column.take(others).to_pylist()]
+        return (
+            data,
+            offsets,
+            dict(zip(others.tolist(), lowered, strict=True)),
+        ), ascii_only
 
 
 _COMBINING: dict[int, None] = {}

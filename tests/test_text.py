@@ -266,6 +266,71 @@ def test_documents_as_scikit_learn_takes_them(make):
         assert_same_output(name, {}, make(docs), make(docs[:50]))
 
 
+def arrow_columns(docs):
+    """The documents as each kind of Arrow string column fastnb.text reads
+    from its UTF-8: pyarrow's string and large_string arrays, a chunked
+    array, a slice, a polars Series."""
+    pa = pytest.importorskip("pyarrow")
+    pl = pytest.importorskip("polars")
+    return {
+        "string": pa.array(docs),
+        "large_string": pa.array(docs, type=pa.large_string()),
+        "chunked": pa.chunked_array([docs[:7], docs[7:]]),
+        "slice": pa.array(["x"] + docs + ["y"]).slice(1, len(docs)),
+        "polars": pl.Series(docs),
+    }
+
+
+@pytest.mark.parametrize("lowercase", [True, False])
+def test_arrow_string_columns_give_the_output_of_their_values(lowercase, monkeypatch):
+    docs = newsgroup_like(300) + ["ÜNÏCODE İstanbul ΣΑΣ", "", "a b"]
+    monkeypatch.setattr(fastnb.text, "BATCH_DOCUMENTS", 64)
+    for kind, column in arrow_columns(docs).items():
+        for name in VECTORIZERS:
+            theirs, ours = pair(name, lowercase=lowercase, ngram_range=(1, 2))
+            expected = theirs.fit_transform(docs)
+            assert_same_matrix(ours.fit_transform(column), expected)
+            assert_same_matrix(ours.transform(column), theirs.transform(docs)), kind
+
+
+@pytest.mark.parametrize("lowercase", [True, False])
+def test_an_arrow_column_is_read_without_a_python_object_a_document(
+    lowercase, monkeypatch
+):
+    # The kernels get the column's own UTF-8 and offsets, and a str only for
+    # a document that str.lower() must lowercase (one of other than ASCII).
+    pa = pytest.importorskip("pyarrow")
+    docs = ["Plain ASCII words"] * 50 + ["Ünïcode ΣΑΣ"] + ["more ASCII"] * 49
+    given = []
+    analyze = fastnb.text._kernels.text_analyze
+
+    def spy(documents, *args):
+        given.append(documents)
+        return analyze(documents, *args)
+
+    monkeypatch.setattr(fastnb.text._kernels, "text_analyze", spy)
+    fastnb.text.CountVectorizer(lowercase=lowercase).fit(pa.array(docs))
+    ((data, offsets, replaced),) = given
+    assert (
+        np.shares_memory(data, np.frombuffer(pa.array(docs).buffers()[2], np.uint8))
+        is False
+    )
+    assert data.tobytes() == "".join(docs).encode("utf-8")
+    np.testing.assert_array_equal(
+        offsets, np.cumsum([0] + [len(doc.encode("utf-8")) for doc in docs])
+    )
+    assert replaced == ({50: "ünïcode σας"} if lowercase else {})
+
+
+def test_an_arrow_column_with_nulls_gets_scikit_learns_error():
+    pl = pytest.importorskip("polars")
+    docs = ["aa bb", None]
+    with pytest.raises(AttributeError, match="'NoneType' object has no attribute"):
+        sk_text.CountVectorizer().fit(docs)
+    with pytest.raises(AttributeError, match="'NoneType' object has no attribute"):
+        fastnb.text.CountVectorizer().fit(pl.Series(docs))
+
+
 @pytest.mark.parametrize("decode_error", ["strict", "ignore", "replace"])
 def test_bytes_of_another_encoding(decode_error):
     docs = [d.encode("latin-1", "replace") for d in newsgroup_like(100)]
