@@ -563,6 +563,11 @@ FASTNB_ROW_REFUSED_INT(uint8_t, uint8_t)
                     double* sums, double* missed)                              \
     {                                                                         \
         FASTNB_NO_CONTRACT                                                    \
+        if (!allow_nan && stride == 1) { /* (a loop the compiler vectorises) */ \
+            for (Py_ssize_t j = 0; j < n; j++)                                \
+                sums[j] += w * fastnb_counted(x[j], threshold, binarize);     \
+            return 0;                                                         \
+        }                                                                     \
         if (!allow_nan) {                                                     \
             for (Py_ssize_t j = 0; j < n; j++)                                \
                 sums[j] += w * fastnb_counted(x[j * stride], threshold,       \
