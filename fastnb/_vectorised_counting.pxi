@@ -541,6 +541,49 @@ def discrete_count_csc(
                 )
 
 
+cdef int _check_count_tables(
+    Py_ssize_t n_samples,
+    Py_ssize_t n_features,
+    Py_ssize_t chunk_rows,
+    Py_ssize_t block_width,
+    const double[:, ::1] out,
+    const double[:, ::1] missing,
+    const double[:, :, ::1] chunk_counts,
+) except -1:
+    """discrete_count_dense's chunks must cover X's rows, and its tables be
+    (n_classes, n_features), missing that or empty, chunk_counts (n_chunks
+    - 1, n_classes or twice that with missing, n_features): count_dense_row
+    adds a whole block of a row through a pointer, unchecked."""
+    cdef Py_ssize_t n_chunks = chunk_counts.shape[0] + 1
+    cdef Py_ssize_t n_classes = out.shape[0]
+    cdef Py_ssize_t tables = 2 if missing.shape[0] > 0 else 1
+    if chunk_rows < 1 or block_width < 1 or n_chunks * chunk_rows < n_samples:
+        raise ValueError(
+            f"{n_chunks} chunks of chunk_rows={chunk_rows} rows must cover the "
+            f"{n_samples} rows of X, in blocks of block_width={block_width} >= 1 "
+            "columns"
+        )
+    if out.shape[1] != n_features:
+        raise ValueError(
+            f"out must have a column for each of X's {n_features} features; "
+            f"got {out.shape[1]}"
+        )
+    if missing.shape[0] > 0 and (
+        missing.shape[0] != n_classes or missing.shape[1] != n_features
+    ):
+        raise ValueError("missing, unless it is empty, must have out's shape")
+    if n_chunks > 1 and (
+        chunk_counts.shape[1] != tables * n_classes
+        or chunk_counts.shape[2] != n_features
+    ):
+        raise ValueError(
+            f"chunk_counts must be ({n_chunks - 1}, {tables * n_classes}, "
+            f"{n_features}); got ({chunk_counts.shape[0]}, "
+            f"{chunk_counts.shape[1]}, {chunk_counts.shape[2]})"
+        )
+    return 0
+
+
 def discrete_count_dense(
     const count_t[:, :] X,
     const intp_t[::1] label_ptr,
@@ -577,6 +620,8 @@ def discrete_count_dense(
     cdef Py_ssize_t task, b, i, j, c, e, r, j_start, j_stop
     cdef double* sums
     cdef double* missed
+    _check_count_tables(n_samples, n_features, chunk_rows, block_width, out,
+                        missing, chunk_counts)
     # Static: the tasks are of equal size, so each thread gets its share
     # whichever threads wake first.
     for task in prange(

@@ -683,6 +683,32 @@ def test_dense_moments_refuse_chunk_tables_of_the_wrong_shape(shapes, order):
     assert not any(table.any() for table in tables)
 
 
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        ((3, 5), (0, 0), (1, 3, 4)),  # chunk tables of 4 features
+        ((3, 5), (0, 0), (1, 2, 5)),  # chunk tables of 2 classes
+        ((3, 5), (3, 5), (1, 3, 5)),  # no room for the missing weights
+        ((3, 5), (3, 2), (1, 6, 5)),  # missing weights of 2 features
+        ((3, 4), (0, 0), (1, 3, 4)),  # out of 4 features
+        ((3, 5), (0, 0), (0, 3, 5)),  # one chunk of 15 rows for 30
+    ],
+)
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_dense_counts_refuse_tables_of_the_wrong_shape(shapes, dtype):
+    # The kernel adds a block of a row at a time through a pointer: the
+    # tables' shapes are checked first, in every build.
+    X = np.random.default_rng(0).poisson(2.0, size=(30, 5)).astype(dtype)
+    y = np.arange(30, dtype=np.intp) % 3
+    out, missing, chunk_counts = (np.zeros(shape) for shape in shapes)
+    counting = (0.0, False, out, missing, missing.size > 0)
+    with pytest.raises(ValueError, match="must"):
+        _kernels.discrete_count_dense(
+            X, NO_ROWS, y, np.ones(30), *counting, chunk_counts, 15, 64, 2
+        )
+    assert not out.any() and not missing.any() and not chunk_counts.any()
+
+
 def test_few_classes_on_many_threads_take_blocks_of_features(monkeypatch):
     # Two classes on 16 threads: 8 blocks of features, 16 tasks, and the
     # model of one thread's one block, bit for bit.
@@ -1216,24 +1242,6 @@ def out_of_range_calls():
                 counts(),
                 no_missing,
                 False,
-                chunks(),
-                2,
-                64,
-                2,
-            ),
-            bounds,
-        ),
-        "discrete_count_dense missing": (
-            lambda: k.discrete_count_dense(
-                with_nan,
-                NO_ROWS,
-                y,
-                weights,
-                0.0,
-                False,
-                counts(),
-                narrow(),
-                True,
                 chunks(),
                 2,
                 64,
