@@ -5,7 +5,9 @@ classes, and the same documents in two classes, the spam/ham shape),
 MultinomialNB and BernoulliNB on dense counts, GaussianNB on dense
 Gaussian blobs, CategoricalNB on category codes (dense and sparse), and
 MixedNB on data of Adult's size and types, against the peer
-mixed-naive-bayes when it is installed. The
+mixed-naive-bayes when it is installed; and, from the shared data, 20
+Newsgroups as scikit-learn's vectorizers make its matrices and a whole
+text model from its raw posts (fastnb.text and MultinomialNB). The
 implementations of each estimator run interleaved in one process, the order
 rotating so that none always runs first; the figures are the ratios of their
 median times. A separate, untimed pass measures the peak memory each one
@@ -49,6 +51,7 @@ import sys
 import time
 import tracemalloc
 
+import bench_text as text_bench
 import numpy as np
 import scipy
 import sklearn
@@ -108,6 +111,7 @@ CASES = (
     "sparse-categorical",
     "adult-size",
     "real-text",
+    "text-pipeline",
 )
 TEXT_FULL_SHAPE = (200_000, 2**18)
 TEXT_QUICK_SHAPE = (20_000, 2**16)
@@ -977,6 +981,25 @@ def bench_real_text(args, repeats):
         print(format_table(header, rows))
 
 
+def bench_text_pipeline(args, repeats):
+    """A whole text model from raw posts, as bench_text.py times it
+    (CountVectorizer and MultinomialNB: vectorize 20 Newsgroups' training
+    and test posts, fit, predict), fastnb.text and fastnb against
+    scikit-learn, at one and two threads unless --threads says; no peak
+    memory here (a forked child's, once OpenMP's threads have started).
+    Skips, naming the file, without the shared data."""
+    print()
+    corpus = text_bench.read_corpus()
+    if corpus is None:
+        return
+    only = [text_bench.PIPELINE]
+    if args.spread:
+        text_bench.print_spread(corpus, args.spread, only)
+        return
+    thread_counts = args.threads or text_bench.THREADS
+    text_bench.compare(corpus, thread_counts, repeats, only, peaks=False)
+
+
 def threads_table(medians, thread_counts):
     """Median seconds of scikit-learn and of fastnb at each thread count
     ("fastnb <n>" runs), per operation of the real-text case, and how many
@@ -1303,7 +1326,10 @@ def parse_args(argv=None):
         "mixed-naive-bayes and scikit-learn (not with --spread: its calls run on "
         "one thread); real-text: MultinomialNB, ComplementNB and BernoulliNB on "
         "20 Newsgroups through scikit-learn's vectorizers (the shared data; "
-        "skipped without it); all (default): the eight",
+        "skipped without it); text-pipeline: a whole text model from 20 "
+        "Newsgroups' raw posts (vectorize, fit MultinomialNB, predict), fastnb.text "
+        "and fastnb against scikit-learn (bench_text.py times each vectorizer "
+        "too); all (default): the nine",
     )
     parser.add_argument(
         "--quick",
@@ -1384,6 +1410,8 @@ def main(argv=None):
         bench_adult_size(args, repeats)
     if args.case in ("all", "real-text"):
         bench_real_text(args, repeats)
+    if args.case in ("all", "text-pipeline"):
+        bench_text_pipeline(args, repeats)
 
 
 if __name__ == "__main__":

@@ -49,6 +49,7 @@ VECTORIZERS = {
     "TfidfVectorizer()": {},
 }
 THREADS = (1, 2)
+PIPELINE = "pipeline: fit, predict"
 
 
 def vectorizer(module, name):
@@ -76,16 +77,19 @@ def operations(module, naive_bayes, train, y_train, test):
             lambda make=make: make().fit(train),
             lambda v: v.transform(test),
         )
-    found["pipeline: fit, predict"] = (
+    found[PIPELINE] = (
         lambda: pipeline(module, naive_bayes),
         lambda p: p.fit(train, y_train).predict(test),
     )
     return found
 
 
-def check(train, y_train, test):
-    """Exit unless fastnb's outputs are scikit-learn's."""
+def check(train, y_train, test, operations):
+    """Exit unless fastnb's outputs are scikit-learn's: each vectorizer's
+    matrices whose operations are named, and the pipeline's predictions."""
     for name in VECTORIZERS:
+        if not any(operation.startswith(name) for operation in operations):
+            continue
         ours, theirs = vectorizer(fastnb.text, name), vectorizer(sk_text, name)
         for a, b in (
             (ours.fit_transform(train), theirs.fit_transform(train)),
@@ -101,14 +105,14 @@ def check(train, y_train, test):
             )
             if not same:
                 sys.exit(f"FAILED: fastnb.text.{name} differs from scikit-learn's")
-    predicted = pipeline(fastnb.text, fastnb).fit(train, y_train).predict(test)
-    expected = pipeline(sk_text, sk_nb).fit(train, y_train).predict(test)
-    if (predicted != expected).any():
-        sys.exit("FAILED: the fastnb pipeline's predictions differ from scikit-learn's")
-    print(
-        "check: every vectorizer's matrices are scikit-learn's, array for array, "
-        "and the pipeline's predictions too"
-    )
+    if PIPELINE in operations:
+        predicted = pipeline(fastnb.text, fastnb).fit(train, y_train).predict(test)
+        expected = pipeline(sk_text, sk_nb).fit(train, y_train).predict(test)
+        if (predicted != expected).any():
+            sys.exit(
+                "FAILED: the fastnb pipeline's predictions differ from scikit-learn's"
+            )
+    print("check: fastnb's outputs are scikit-learn's, array for array")
 
 
 def with_threads(function, n_threads):
@@ -174,26 +178,16 @@ def progress(message):
     print(f"... {message}", file=sys.stderr, flush=True)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--threads", default=",".join(map(str, THREADS)))
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--spread", type=int, metavar="T")
-    args = parser.parse_args(argv)
+def read_corpus():
+    """20 Newsgroups' training posts, their labels and the test posts from
+    the shared data, or None, said with the file's name, without it."""
     archive = shared_data_dir() / NEWSGROUPS_ARCHIVE
     if not archive.exists():
         print(
             f"text pipeline: skipped: no {NEWSGROUPS_ARCHIVE} in {shared_data_dir()} "
             "($FASTNB_DATA_DIR, else shared/data beside the checkout)"
         )
-        return
-    if args.spread:
-        if os.environ.get(SPREAD_ENVIRONMENT) != str(args.spread):
-            child = subprocess.run(
-                [sys.executable, *sys.argv], env=spread_environment(args.spread)
-            )
-            sys.exit(child.returncode)
-        pretend_usable_cpus(args.spread)
+        return None
     progress(f"reading {archive}")
     (train, y_train), (test, _) = read_newsgroups(archive)
     megabytes = sum(len(post.encode("utf-8")) for post in train) / 1e6
@@ -202,61 +196,75 @@ def main(argv=None):
         f"UTF-8) and {len(test):,} test posts; fastnb {fastnb.__version__}, "
         f"scikit-learn {sklearn.__version__}"
     )
-    ours = operations(fastnb.text, fastnb, train, y_train, test)
-    if args.spread:
-        print(f"fastnb.text: CPU time over {args.spread} OpenMP threads")
-        for operation, (setup, run) in ours.items():
-            progress(operation)
-            made = setup()
-            busy, busiest, ended, calls = measure_spread(
-                functools.partial(run, made), args.spread
-            )
-            print(
-                f"  {operation}: {busy:g} of {args.spread} threads busy, the "
-                f"busiest {100 * busiest:.1f}% ({calls} calls, {ended} with a "
-                "thread ended)"
-            )
-        return
-    thread_counts = [int(n) for n in args.threads.split(",")]
-    theirs = operations(sk_text, sk_nb, train, y_train, test)
-    # First, while no OpenMP thread has started here (see peak_mib).
-    progress("peak memory, a child process a call")
-    peaks = {}
-    for operation in ours:
-        peaks["sklearn", operation] = peak_mib(*theirs[operation])
-        with threadpool_limits(limits=thread_counts[-1], user_api="openmp"):
-            peaks["fastnb", operation] = peak_mib(*ours[operation])
+    return train, y_train, test
+
+
+def print_spread(corpus, n_threads, names=None):
+    """The spread over n_threads of fastnb's operations (names: all of them
+    when None), in a process whose OpenMP threads sleep when they wait."""
+    ours = operations(fastnb.text, fastnb, *corpus)
+    print(f"fastnb.text: CPU time over {n_threads} OpenMP threads")
+    for operation in names or ours:
+        setup, run = ours[operation]
+        progress(operation)
+        busy, busiest, ended, calls = measure_spread(
+            functools.partial(run, setup()), n_threads
+        )
+        print(
+            f"  {operation}: {busy:g} of {n_threads} threads busy, the "
+            f"busiest {100 * busiest:.1f}% ({calls} calls, {ended} with a "
+            "thread ended)"
+        )
+
+
+def compare(corpus, thread_counts, repeats, names=None, peaks=True):
+    """Check fastnb's operations (names: all of them when None) against
+    scikit-learn's, time them interleaved (fastnb at each thread count) and
+    print the table, with each call's peak memory if peaks (a forked child
+    a call: only in a process that has not started OpenMP's threads)."""
+    ours = operations(fastnb.text, fastnb, *corpus)
+    theirs = operations(sk_text, sk_nb, *corpus)
+    names = list(names or ours)
+    peak = {}
+    if peaks:
+        progress("peak memory, a child process a call")
+        for operation in names:
+            peak["sklearn", operation] = peak_mib(*theirs[operation])
+            with threadpool_limits(limits=thread_counts[-1], user_api="openmp"):
+                peak["fastnb", operation] = peak_mib(*ours[operation])
     progress("checking the outputs against scikit-learn's")
-    check(train, y_train, test)
+    check(*corpus, names)
     runs = {
         "sklearn": {
-            op: functools.partial(run, setup()) for op, (setup, run) in theirs.items()
+            op: functools.partial(theirs[op][1], theirs[op][0]()) for op in names
         }
     }
     for n in thread_counts:
         runs[f"fastnb {n}"] = {
-            op: with_threads(functools.partial(run, setup()), n)
-            for op, (setup, run) in ours.items()
+            op: with_threads(functools.partial(ours[op][1], ours[op][0]()), n)
+            for op in names
         }
-    medians = time_interleaved(runs, args.repeats)
+    medians = time_interleaved(runs, repeats)
     header = ["operation", "sklearn s"]
     header += [f"fastnb {n} s" for n in thread_counts]
     header += [f"x at {n}" for n in thread_counts]
-    header += ["sklearn MiB", f"fastnb {thread_counts[-1]} MiB"]
+    if peaks:
+        header += ["sklearn MiB", f"fastnb {thread_counts[-1]} MiB"]
     rows = [header]
-    for operation in ours:
+    for operation in names:
         sk = medians["sklearn", operation]
         fast = [medians[f"fastnb {n}", operation] for n in thread_counts]
         rows.append(
             [operation, f"{sk:.3f}"]
             + [f"{t:.3f}" for t in fast]
             + [f"{sk / t:.1f}x" for t in fast]
-            + [f"{peaks[name, operation]:.0f}" for name in ("sklearn", "fastnb")]
+            + [f"{peak[lib, operation]:.0f}" for lib in ("sklearn", "fastnb") if peaks]
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     print(
-        f"median seconds of {args.repeats} repeats (fastnb at each thread count), "
-        "how many times faster fastnb is, and the peak memory each call adds"
+        f"median seconds of {repeats} repeats (fastnb at each thread count), "
+        "how many times faster fastnb is"
+        + (", and the peak memory each call adds" if peaks else "")
     )
     for row in rows:
         print(
@@ -265,6 +273,29 @@ def main(argv=None):
                 + [cell.rjust(w) for cell, w in zip(row[1:], widths[1:], strict=True)]
             )
         )
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--threads", default=",".join(map(str, THREADS)))
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--spread", type=int, metavar="T")
+    args = parser.parse_args(argv)
+    if args.spread and os.environ.get(SPREAD_ENVIRONMENT) != str(args.spread):
+        # The OpenMP runtime reads its wait policy once, as it loads.
+        child = subprocess.run(
+            [sys.executable, *sys.argv], env=spread_environment(args.spread)
+        )
+        sys.exit(child.returncode)
+    corpus = read_corpus()
+    if corpus is None:
+        return
+    if args.spread:
+        pretend_usable_cpus(args.spread)
+        print_spread(corpus, args.spread)
+        return
+    thread_counts = [int(n) for n in args.threads.split(",")]
+    compare(corpus, thread_counts, args.repeats)
 
 
 if __name__ == "__main__":

@@ -41,3 +41,27 @@ def test_a_peer_not_installed_is_said_once_with_no_column(tmp_path):
         "sklearn/fastnb",
     ]
     assert "n/a" not in result.stdout
+
+
+def test_the_cases_of_shared_data_skip_naming_the_file(tmp_path):
+    # Without the shared data, the real-text and text-pipeline cases say
+    # which file they looked for, and where, and the run goes on.
+    empty = tmp_path / "no data"
+    empty.mkdir()
+    result = run_child(
+        f"""
+        import os, runpy, sys
+        os.environ["FASTNB_DATA_DIR"] = {str(empty)!r}
+        sys.path.insert(0, {str(BENCH)!r})
+        for case in ("real-text", "text-pipeline"):
+            sys.argv = ["bench_naive_bayes.py", "--quick", "--case", case]
+            runpy.run_path({str(BENCH / "bench_naive_bayes.py")!r}, run_name="__main__")
+        """,
+        tmp_path,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    skipped = [line for line in result.stdout.splitlines() if "skipped" in line]
+    assert [line.split(":")[0] for line in skipped] == ["real-text", "text pipeline"]
+    for line in skipped:
+        assert f"no 20newsgroups/20news-bydate.tar.gz in {empty} " in line
