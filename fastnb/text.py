@@ -66,19 +66,21 @@ COUNT, LOOKUP, HASH = 0, 1, 2
 # Documents read at a time from an iterator.
 BATCH_DOCUMENTS = 8192
 CODE_POINTS = 0x110000
+PLANE = 0x10000
 
 
 def _bitmap(pattern):
     """A bit a code point: whether Python's re matches ``pattern`` (a
-    character class) there, little-endian bits in bytes."""
-    every = np.arange(CODE_POINTS, dtype="<u4").tobytes()
-    text = every.decode("utf-32-le", "surrogatepass")
-    runs = np.array([m.span() for m in re.finditer(pattern + "+", text)], dtype=np.intp)
-    edges = np.zeros(CODE_POINTS + 1, dtype=np.int32)
-    if len(runs):
-        np.add.at(edges, runs[:, 0], 1)
-        np.add.at(edges, runs[:, 1], -1)
-    return np.packbits(np.cumsum(edges[:-1]) > 0, bitorder="little")
+    character class) there, little-endian bits in bytes. Made a plane of
+    code points at a time: the whole range as one str took 35 MB."""
+    runs = re.compile(pattern + "+")
+    bits = np.zeros(CODE_POINTS, dtype=bool)
+    for start in range(0, CODE_POINTS, PLANE):
+        points = np.arange(start, start + PLANE, dtype="<u4")
+        text = points.tobytes().decode("utf-32-le", "surrogatepass")
+        for match in runs.finditer(text):
+            bits[start + match.start() : start + match.end()] = True
+    return np.packbits(bits, bitorder="little")
 
 
 _CLASSES: dict[str, np.ndarray] = {}
@@ -484,9 +486,13 @@ max_features, vocabulary, binary, dtype
         indices = np.empty(len(entries), dtype=np.int32)
         # The entries become the counts, as int64, in place.
         _kernels.entries_to_columns(entries, rank, indices, n_threads)
-        X = entries_matrix(
-            indptr, indices, entries.view(np.int64), len(order), self.dtype, False
-        )
+        counts = entries.view(np.int64)
+        if np.dtype(self.dtype) == np.float64:
+            # (TfidfVectorizer's counts.) In place too, where astype made a
+            # second array of their size.
+            np.copyto(entries.view(np.float64), counts, casting="safe")
+            counts = entries.view(np.float64)
+        X = entries_matrix(indptr, indices, counts, len(order), self.dtype, False)
         if self.binary:
             X.data.fill(1)
         X, new_index = self._kept_features(X)
