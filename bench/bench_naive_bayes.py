@@ -879,16 +879,6 @@ def matrix_summary(X):
     )
 
 
-def with_threads(function, n_threads):
-    """``function`` run with n_threads OpenMP threads."""
-
-    def run():
-        with threadpool_limits(limits=n_threads, user_api="openmp"):
-            function()
-
-    return run
-
-
 def bench_real_text(args, repeats):
     """The text estimators on 20 Newsgroups as scikit-learn's vectorizers
     make its matrices, fastnb at one and two threads against scikit-learn:
@@ -945,7 +935,7 @@ def bench_real_text(args, repeats):
             groups = [
                 [(("sklearn", op), others[op])]
                 + [
-                    ((f"fastnb {n}", op), with_threads(tasks[op], n))
+                    ((f"fastnb {n}", op), text_bench.with_threads(tasks[op], n))
                     for n in thread_counts
                 ]
                 for op in REAL_TEXT_OPERATIONS

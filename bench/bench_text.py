@@ -116,6 +116,8 @@ def check(train, y_train, test, operations):
 
 
 def with_threads(function, n_threads):
+    """``function`` run with n_threads OpenMP threads."""
+
     def run():
         with threadpool_limits(limits=n_threads, user_api="openmp"):
             function()

@@ -104,6 +104,14 @@ def utf8_terms(terms):
     return np.frombuffer(b"".join(encoded), dtype=np.uint8), starts
 
 
+def refuse_a_str(raw_documents):
+    """scikit-learn's error for one str where documents are expected."""
+    if isinstance(raw_documents, str):
+        raise ValueError(
+            "Iterable over raw text documents expected, string object received."
+        )
+
+
 def batches(raw_documents):
     """An iterable of documents as batches: lists of at most
     BATCH_DOCUMENTS (a list or tuple in one batch); a string column of
@@ -444,10 +452,7 @@ max_features, vocabulary, binary, dtype
         settings = self._native_settings()
         if settings is None:
             return super().fit_transform(raw_documents, y)
-        if isinstance(raw_documents, str):
-            raise ValueError(
-                "Iterable over raw text documents expected, string object received."
-            )
+        refuse_a_str(raw_documents)
         self._validate_ngram_range()
         self._warn_for_unused_params()
         self._validate_vocabulary()
@@ -563,10 +568,7 @@ max_features, vocabulary, binary, dtype
         settings = self._native_settings()
         if settings is None:
             return super().transform(raw_documents)
-        if isinstance(raw_documents, str):
-            raise ValueError(
-                "Iterable over raw text documents expected, string object received."
-            )
+        refuse_a_str(raw_documents)
         self._check_vocabulary()
         X = self._looked_up(raw_documents, settings)
         if self.binary:
@@ -677,10 +679,7 @@ binary, norm, alternate_sign, dtype
         settings = self._native_settings()
         if settings is None:
             return super().transform(X)
-        if isinstance(X, str):
-            raise ValueError(
-                "Iterable over raw text documents expected, string object received."
-            )
+        refuse_a_str(X)
         self._validate_ngram_range()
         parts = self._analyze_natively(
             X,
