@@ -41,6 +41,7 @@ from fastnb._explain import (
     rank_features,
     read_terms,
 )
+from fastnb._frames import is_pandas
 from fastnb._labels import column_classes, read_only, soft_labels, sorted_classes
 from fastnb._simd import kernels as _kernels
 from fastnb._statistics import (
@@ -55,7 +56,6 @@ from fastnb._validation import (
     encode_fit_labels,
     encode_labels,
     ignores_missing,
-    is_dataframe,
     label_words,
     num_samples,
     partial_fit_classes,
@@ -1262,7 +1262,7 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         contributions = Contributions(
             *read_terms(self, checked, scoring, selection, mode)
         )
-        if is_dataframe(X):
+        if is_pandas(X):
             return frame_terms(contributions, X, self.classes_, mode)
         return contributions
 

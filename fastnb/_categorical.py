@@ -28,12 +28,18 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import assert_all_finite
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_array, check_X_y, validate_data
+from sklearn.utils.validation import (
+    _check_n_features,
+    check_array,
+    check_X_y,
+    validate_data,
+)
 
 from fastnb._base import Deferred, fitted_statistic, fitted_table, log_class_prior
 from fastnb._config import check_table_bytes
 from fastnb._discrete import CountingNB
 from fastnb._explain import as_term_matrices, informative_values, terms_output
+from fastnb._frames import FrameColumns, is_frame, read_frame
 from fastnb._labels import SoftLabels, class_weights, first_and_rest, read_only
 from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
@@ -50,7 +56,6 @@ from fastnb._threads import (
 from fastnb._validation import (
     check_class_prior,
     ignores_missing,
-    is_dataframe,
     missing_values_error,
     refused_value_error,
     sparse_arrays,
@@ -66,63 +71,10 @@ if TYPE_CHECKING:
 CODE_DTYPES = (np.int32, np.int64, np.float32, np.float64)
 
 
-def frame_values(frame):
-    """A DataFrame's values as one 2-D array, and which columns hold codes.
-
-    Converted column by column, each by its own dtype. Columns of numbers
-    (NumPy's integers and floats, pandas' nullable Int64, Float64, ...)
-    hold codes, kept as numbers, pandas' NA as NaN; any other column
-    (booleans, strings, objects, categoricals, pandas' string and boolean
-    dtypes) holds values to encode, as the Python objects that
-    ``Series.tolist`` gives (a categorical's values, not its codes), its
-    missing values as they are. The array is of the codes' common dtype
-    when every column holds codes, else object: the values then are those
-    an object array of the same data holds, so that their encoding does
-    not depend on the container. (Converting the frame as a whole casts
-    every column to one dtype, float64 beside a boolean or nullable column:
-    strings then fail, and booleans or categories of integers would be
-    encoded as floats.)
-    """
-    n_samples, n_features = frame.shape
-    kinds = np.array([dtype.kind in "iuf" for dtype in frame.dtypes], dtype=bool)
-    dtypes = set(frame.dtypes)
-    if n_features and kinds.all() and len(dtypes) == 1:
-        (dtype,) = dtypes
-        if isinstance(dtype, np.dtype):
-            # Codes of one NumPy dtype: the frame's own array, as it is (a
-            # view, in F order, where pandas keeps the columns in one block;
-            # stacking the columns took three times the fit's time).
-            return frame.to_numpy(), kinds
-    columns = []
-    for j, codes in enumerate(kinds.tolist()):
-        column = frame.iloc[:, j]
-        if not codes and column.dtype.name == "category":
-            # What tolist gives (the categories' Python values, NaN where
-            # missing), taken by the codes: not a value at a time.
-            categories = column.cat.categories.to_list() + [np.nan]
-            values = np.fromiter(categories, dtype=object, count=len(categories))[
-                column.cat.codes.to_numpy()
-            ]
-        elif not codes:
-            values = np.fromiter(column.tolist(), dtype=object, count=n_samples)
-        elif column.hasnans:
-            values = column.to_numpy(dtype=np.float64, na_value=np.nan)
-        else:
-            values = column.to_numpy(
-                dtype=getattr(column.dtype, "numpy_dtype", column.dtype)
-            )
-        columns.append(values)
-    if kinds.all() and n_features:
-        return np.column_stack(columns), kinds
-    X = np.empty((n_samples, n_features), dtype=object)
-    for j, values in enumerate(columns):
-        X[:, j] = values
-    return X, kinds
-
-
 def column_kinds(X):
-    """For each column of a validated 2-D array (not a DataFrame: see
-    frame_values): True if its values are codes, False if to be encoded.
+    """For each column of a validated 2-D array (not a frame: see
+    fastnb._frames.read_frame): True if its values are codes, False if to
+    be encoded.
 
     Integer and float arrays hold codes; any other (strings, objects,
     booleans) holds values to encode.
@@ -267,6 +219,16 @@ def missing_values(X):
     if pandas is not None:
         return np.asarray(pandas.isna(X), dtype=bool)
     return np.equal(X, None) | np.not_equal(X, X)
+
+
+def absent_values(X):
+    """Where a 2-D array of codes or values holds a missing value: NaN in
+    floats (never in integers), missing_values in objects."""
+    if X.dtype.kind == "f":
+        return np.isnan(X)
+    if X.dtype.kind in "iu":
+        return np.zeros(X.shape, dtype=bool)
+    return missing_values(X)
 
 
 def checked_codes(column, name, max_categories=None, allow_nan=False):
@@ -587,9 +549,10 @@ class CategoricalNB(CountingNB):
     same parameters, attributes and results on category codes, with compiled
     counting and scoring over all features at once, plus:
 
-    - raw categories: columns of strings, booleans, objects or pandas
-      categoricals are encoded by the model (no encoder needed); the
-      categories are kept in ``categories_``;
+    - raw categories: columns of strings, booleans, objects or
+      categoricals (of a pandas, polars or pyarrow frame, read by their
+      codes) are encoded by the model (no encoder needed); the categories
+      are kept in ``categories_``;
     - sparse codes: a CSR or CSC matrix (one-hot or hashed data), read as
       it is stored, never made dense: an entry not stored is code 0, and
       the model is the one fitted on ``X.toarray()``;
@@ -764,7 +727,7 @@ class CategoricalNB(CountingNB):
     def _check_batch(self, X, y, reset):
         # Codes are checked as they are counted (count_codes,
         # count_sparse_codes), NaN and infinity too.
-        if is_dataframe(X):
+        if isinstance(X, FrameColumns) or is_frame(X):
             X, codes_columns, y = self._check_frame(X, y, reset=reset, fitting=True)
         else:
             X, y = validate_input(
@@ -1059,18 +1022,25 @@ class CategoricalNB(CountingNB):
         return value_codes[inverse.reshape(-1)], known.astype(object)
 
     def _check_frame(self, frame, y=None, *, reset, fitting):
-        """A DataFrame X, and y if ``fitting``, checked: ``(X, codes_columns, y)``.
+        """A frame X, and y if ``fitting``, checked: ``(X, codes_columns, y)``.
 
         scikit-learn checks the frame's feature names and count, then X as
-        frame_values converts it (the array, and which columns hold codes),
-        and y. With missing="error", missing values are refused naming
-        their columns, whatever the columns' dtypes.
+        fastnb._frames.read_frame reads it (the array, and which columns
+        hold codes), and y. MixedNB hands its categorical family the
+        FrameColumns it read from its frame, whose names it checked: only
+        their count is checked here. With missing="error", missing values
+        are refused naming their columns, whatever the columns' dtypes.
         """
-        if fitting:
-            validate_data(self, frame, y, skip_check_array=True, reset=reset)
+        if isinstance(frame, FrameColumns):
+            _check_n_features(self, frame.values, reset=reset)
+            X, codes_columns = frame.values, frame.numbers
         else:
-            validate_data(self, frame, skip_check_array=True, reset=reset)
-        X, codes_columns = frame_values(frame)
+            if fitting:
+                validate_data(self, frame, y, skip_check_array=True, reset=reset)
+            else:
+                validate_data(self, frame, skip_check_array=True, reset=reset)
+            columns = read_frame(frame)
+            X, codes_columns = columns.values, columns.numbers
         if fitting:
             X, y = check_X_y(X, y, dtype=None, ensure_all_finite=False, estimator=self)
         else:
@@ -1078,12 +1048,12 @@ class CategoricalNB(CountingNB):
                 X, dtype=None, ensure_all_finite=False, estimator=self, input_name="X"
             )
         if not ignores_missing(self):
-            self._refuse_missing(np.asarray(frame.isna(), dtype=bool))
+            self._refuse_missing(absent_values(X))
         return X, codes_columns, y
 
     def _check_X(self, X, scoring):
         # Codes are checked as they are scored (_score).
-        if is_dataframe(X):
+        if isinstance(X, FrameColumns) or is_frame(X):
             X, codes_columns, _ = self._check_frame(X, reset=False, fitting=False)
         else:
             X = validate_input(

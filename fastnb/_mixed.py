@@ -32,6 +32,15 @@ from fastnb._base import (
 from fastnb._categorical import CategoricalNB, CategoryLimitError
 from fastnb._discrete import BernoulliNB, MultinomialNB, PoissonNB
 from fastnb._explain import join_values, place_columns
+from fastnb._frames import (
+    CATEGORICAL_DTYPES,
+    FrameColumns,
+    frame_dtypes,
+    frame_shape,
+    is_frame,
+    missing_columns,
+    read_frame,
+)
 from fastnb._gaussian import GaussianNB
 from fastnb._kde import KernelDensityNB
 from fastnb._labels import class_weights
@@ -41,7 +50,6 @@ from fastnb._validation import (
     MISSING_CONSTRAINT,
     check_class_prior,
     ignores_missing,
-    is_dataframe,
     missing_values_error,
     summed_duplicates,
     validate_input,
@@ -71,26 +79,30 @@ MOST_INFERRED_CODES = 50
 ROWS_PER_CODE = 10
 
 
-def infer_families(X):
-    """Families of a DataFrame's columns from their dtypes (see MixedNB).
+def infer_families(X, feature_names):
+    """Families of a frame's columns (fastnb._frames.FrameColumns) from their
+    dtypes (see MixedNB).
 
-    Float columns are gaussian; boolean, object, string and category
-    columns are categorical; integer columns are categorical where they look
-    like codes (``looks_like_codes``), else gaussian. Other dtypes raise.
+    Float columns are gaussian; boolean, string, categorical and object
+    columns are categorical; integer columns are categorical where they
+    look like codes (``looks_like_codes``), else gaussian. Other dtypes
+    raise, naming the column and its dtype.
     """
     families = {"gaussian": [], "categorical": []}
-    for position, (name, dtype) in enumerate(X.dtypes.items()):
-        if dtype.kind in "iu":
-            codes = looks_like_codes(X.iloc[:, position])
+    dtypes, dtype_names = frame_dtypes(X.frame)
+    for position, dtype in enumerate(dtypes):
+        if dtype.is_integer():
+            codes = looks_like_codes(X.values[:, position])
             families["categorical" if codes else "gaussian"].append(position)
-        elif dtype.kind == "f":
+        elif dtype.is_numeric():
             families["gaussian"].append(position)
-        elif dtype.kind in "bOSU":
+        elif isinstance(dtype, CATEGORICAL_DTYPES):
             families["categorical"].append(position)
         else:
+            name = position if feature_names is None else feature_names[position]
             raise ValueError(
                 f"families=None cannot infer the family of column {name!r} "
-                f"(dtype {dtype}); pass families explicitly."
+                f"(dtype {dtype_names[position]}); pass families explicitly."
             )
     return {
         family: np.array(columns, dtype=np.intp)
@@ -100,11 +112,14 @@ def infer_families(X):
 
 
 def looks_like_codes(column):
-    """Whether an integer column (a pandas Series) looks like category codes:
-    no negative value, at most MOST_INFERRED_CODES distinct values and at most
-    one for every ROWS_PER_CODE rows (missing values left out)."""
+    """Whether an integer column (NumPy, NaN where missing) looks like
+    category codes: no negative value, at most MOST_INFERRED_CODES distinct
+    values and at most one for every ROWS_PER_CODE rows (missing values
+    left out of the values, not of the rows)."""
     most = min(MOST_INFERRED_CODES, len(column) // ROWS_PER_CODE)
-    return column.nunique() <= most and not (column < 0).any()
+    present = np.asarray(column, dtype=np.float64)
+    present = present[~np.isnan(present)]
+    return np.unique(present).size <= most and not (present < 0).any()
 
 
 def column_position(column, n_features, feature_names, family):
@@ -154,18 +169,19 @@ def resolve_families(families, X, n_features, feature_names):
     if families is None:
         if sp.issparse(X):
             raise ValueError(
-                "MixedNB with families=None infers the families from a pandas "
-                "DataFrame's dtypes, and a sparse matrix has no column dtypes: pass "
-                "families by position, for example families={'categorical': [0, "
-                "1], 'multinomial': 'remaining'}."
+                "MixedNB with families=None infers the families from a data "
+                "frame's column dtypes, and a sparse matrix has no column "
+                "dtypes: pass families by position, for example "
+                "families={'categorical': [0, 1], 'multinomial': 'remaining'}."
             )
-        if not is_dataframe(X):
+        if not isinstance(X, FrameColumns):
             raise ValueError(
-                "MixedNB with families=None infers the families from a pandas "
-                "DataFrame's dtypes, but X is not a DataFrame: pass families, for "
-                "example families={'gaussian': [0, 1], 'categorical': [2]}."
+                "MixedNB with families=None infers the families from a data "
+                "frame's column dtypes (pandas, polars, pyarrow, ...), but X is not "
+                "a data frame: pass families, for example families={'gaussian': "
+                "[0, 1], 'categorical': [2]}."
             )
-        return infer_families(X)
+        return infer_families(X, feature_names)
     if not families:
         raise ValueError("families is empty: give at least one family of columns.")
     unknown = [name for name in families if name not in FAMILIES]
@@ -282,21 +298,25 @@ class MixedNB(BaseNB):
     families : dict or None, default=None
         Maps a family name ("gaussian", "categorical", "bernoulli",
         "multinomial", "poisson", "kde") to its columns: a list of integer
-        positions, or of column names when X is a pandas DataFrame with
-        string column names (integers are always positions). One family may
+        positions, or of column names when X is a data frame (pandas,
+        polars, pyarrow, ...) with string column names (integers are always
+        positions). One family may
         be given as the string ``"remaining"``: every column not listed by
         another family (so ``{"gaussian": "remaining"}`` is all columns, for
         any number of them). Every column must belong to exactly one family;
         families left empty are dropped.
 
-        None infers the families from a DataFrame's dtypes: float columns are
-        gaussian; boolean, object, string and category columns are
-        categorical; an integer column is categorical where it looks like
-        category codes (none negative, at most 50 distinct values, and at
-        most one distinct value for every 10 rows), else gaussian, as R's
+        None infers the families from a data frame's column dtypes, the
+        same from any library's: float columns are gaussian; boolean,
+        object, string and categorical columns (pandas' category, polars'
+        Categorical and Enum, Arrow's dictionary) are categorical; an
+        integer column is categorical where it looks like category codes
+        (none negative, at most 50 distinct values, and at most one
+        distinct value for every 10 rows), else gaussian, as R's
         naivebayes and Weka take integers for numbers. The rule reads the
         first batch fitted (``fit``, or the first ``partial_fit``); give
-        ``families`` to decide otherwise. None requires a DataFrame.
+        ``families`` to decide otherwise. None requires a data frame, and
+        another dtype (a date, a list, bytes) raises, naming its column.
     fit_prior : bool, default=True
         Learn class priors from the data; if False use a uniform prior.
     class_prior : array-like of shape (n_classes,), default=None
@@ -337,8 +357,10 @@ poisson_params, kde_params : dict, default=None
     Notes
     -----
     X is an array (any dtype the families accept; an object array for mixed
-    values), a pandas DataFrame, whose columns keep their dtypes, so that
-    categorical columns may hold raw strings, or a sparse matrix (CSR or CSC;
+    values), a data frame of any library narwhals reads (pandas, polars,
+    pyarrow, ...), read once, each column by its dtype, so that
+    categorical columns may hold raw strings and nulls are missing values,
+    or a sparse matrix (CSR or CSC;
     ``families`` by position), whose families each get their columns as a
     sparse matrix: categorical columns then hold codes, 0 where nothing is
     stored. Missing values (NaN, and None in categorical columns) are
@@ -443,9 +465,9 @@ poisson_params, kde_params : dict, default=None
     # -- input ----------------------------------------------------------------
 
     def _check_X_y(self, X, y, reset):
-        """X (a DataFrame as given, else a checked array or CSR/CSC matrix) and
-        y as a 1-D array."""
-        if not is_dataframe(X):
+        """X (a frame read once, as fastnb._frames.FrameColumns, else a checked
+        array or CSR/CSC matrix) and y as a 1-D array."""
+        if not is_frame(X):
             # The families check their own values; an ignoring one lets NaN by.
             return validate_input(
                 self,
@@ -463,41 +485,52 @@ poisson_params, kde_params : dict, default=None
                 "is None."
             )
         y = column_or_1d(y, warn=True)
-        check_consistent_length(X, y)
+        check_consistent_length(X.values, y)
         return X, y
 
     def _check_frame(self, X, reset):
-        """Checks of a DataFrame, whose columns are left as they are."""
+        """A frame's names and shape checked, its missing values refused
+        unless missing="ignore", and its columns read once
+        (fastnb._frames.read_frame)."""
         validate_data(self, X, skip_check_array=True, reset=reset)
-        n_samples, n_features = X.shape
+        n_samples, n_features = frame_shape(X)
         if n_samples == 0 or n_features == 0:
             raise ValueError(
                 f"Found array with {n_samples} sample(s) and {n_features} "
-                f"feature(s) (shape={X.shape}) while a minimum of 1 of each is "
-                "required by MixedNB."
+                f"feature(s) (shape={(n_samples, n_features)}) while a minimum of "
+                "1 of each is required by MixedNB."
             )
         if not ignores_missing(self):
-            missing = np.asarray(X.isna().any(axis=0))
-            if missing.any():
-                raise missing_values_error(X.columns[missing].tolist(), self)
-        return X
+            missing = missing_columns(X)
+            if missing:
+                names = getattr(self, "feature_names_in_", None)
+                columns = [j if names is None else names[j] for j in missing]
+                raise missing_values_error(columns, self)
+        return read_frame(X)
 
     @staticmethod
-    def _columns(X, positions):
-        """The columns of X at ``positions``, labelled 0..k-1 if a DataFrame.
+    def _columns(X, positions, family):
+        """The columns of X at ``positions``, as ``family``'s estimator takes them.
 
-        A DataFrame's columns keep their dtypes (``iloc``); the families'
-        estimators see no column names, which MixedNB itself checks. A
-        sparse X gives a sparse matrix of its format, in canonical format
-        (as the dense columns, a family reading its values in storage order
-        meets them in row-major order).
+        From a frame (FrameColumns): the categorical family gets its columns
+        as they were read, which say which hold codes; another family their
+        values, as floats where every one of them holds numbers. The
+        families' estimators see no column names, which MixedNB itself
+        checks. A sparse X gives a sparse matrix of its format, in canonical
+        format (as the dense columns, a family reading its values in
+        storage order meets them in row-major order).
         """
         every = len(positions) == X.shape[1] and np.array_equal(
             positions, np.arange(X.shape[1])
         )
-        if is_dataframe(X):
-            columns = X if every else X.iloc[:, positions]
-            return columns.set_axis(range(len(positions)), axis=1)
+        if isinstance(X, FrameColumns):
+            columns = X if every else X.take(positions)
+            if family == "categorical":
+                return columns
+            values = columns.values
+            if values.dtype == object and columns.numbers.all():
+                values = values.astype(np.float64)
+            return values
         if sp.issparse(X):
             return summed_duplicates(X if every else X[:, positions])
         return X if every else X[:, positions]
@@ -605,7 +638,7 @@ poisson_params, kde_params : dict, default=None
         for family, columns in families.items():
             with self._in_family(family, columns):
                 batches[family], _ = estimators[family]._check_batch(
-                    self._columns(X, columns), y, reset
+                    self._columns(X, columns, family), y, reset
                 )
         return {"families": families, "estimators": estimators, "batches": batches}, y
 
@@ -747,7 +780,7 @@ poisson_params, kde_params : dict, default=None
         return attributes, {"log_prior": prior, "estimators": estimators}
 
     def _check_X(self, X, scoring):
-        if is_dataframe(X):
+        if is_frame(X):
             X = self._check_frame(X, reset=False)
         else:
             X = validate_input(
@@ -763,7 +796,7 @@ poisson_params, kde_params : dict, default=None
             positions = self._statistics[f"{family}/columns"]
             with self._in_family(family, positions):
                 columns[family] = estimator._check_X(
-                    self._columns(X, positions), estimator._final_tables()[1]
+                    self._columns(X, positions, family), estimator._final_tables()[1]
                 )
         return FamilyColumns(columns, X.shape)
 

@@ -32,11 +32,6 @@ def ignores_missing(estimator):
     return getattr(estimator, "missing", "error") == "ignore"
 
 
-def is_dataframe(X):
-    """Whether X is a pandas DataFrame (checked without importing pandas)."""
-    return hasattr(X, "iloc") and hasattr(X, "dtypes") and hasattr(X, "columns")
-
-
 def index_arrays(X):
     """indices, indptr of a CSR/CSC/BSR matrix, contiguous, in one index dtype.
 

@@ -306,7 +306,7 @@ def test_families_inferred_from_dtypes():
     dates = X.assign(when=pd.date_range("2024-01-01", periods=n_samples))
     with pytest.raises(ValueError, match="cannot infer the family of column 'when'"):
         MixedNB().fit(dates, y)
-    with pytest.raises(ValueError, match="infers the families from a pandas"):
+    with pytest.raises(ValueError, match="infers the families from a data frame"):
         MixedNB().fit(X.to_numpy(), y)
 
 

@@ -1,0 +1,213 @@
+"""Data frames, read in one place: pandas, polars, pyarrow, and any other
+frame that narwhals takes (scikit-learn's own dependency).
+
+A frame is read column by column, each by its own dtype, into NumPy:
+columns of numbers hold numbers (their own dtype; float64 with NaN where a
+value is missing), any other column (booleans, strings, categoricals) the
+Python values an object array of the same data holds. Categorical columns
+(pandas' category, polars' Categorical and Enum, Arrow's dictionary) are
+read from their integer codes and categories, not a value at a time.
+
+pandas frames are read through pandas itself: narwhals costs about 14 us a
+column to hand one over, and 25 us a column for its null count, twice the
+whole conversion of a small frame (a one-row prediction). narwhals reads
+the others, and gives every frame's column dtypes (``frame_dtypes``).
+
+A leaf of the package: it imports nothing of fastnb.
+"""
+
+import sys
+from typing import NamedTuple
+
+import narwhals.stable.v2 as nw
+import numpy as np
+import scipy.sparse as sp
+
+# The dtypes of columns whose values MixedNB infers categorical (integers:
+# where they look like codes).
+CATEGORICAL_DTYPES = (nw.Boolean, nw.String, nw.Categorical, nw.Enum, nw.Object)
+
+
+def as_frame(X):
+    """X as a narwhals DataFrame, or None if X is not a data frame.
+
+    NumPy arrays, scipy matrices and lists are told apart first, without
+    asking narwhals (22 us a call, most of a small prediction's time).
+    """
+    if X is None or isinstance(X, (np.ndarray, list, tuple)) or sp.issparse(X):
+        return None
+    if is_pandas(X) and not X.columns.is_unique:
+        # (narwhals takes unique names; the values are read by position.)
+        X = X.set_axis(range(X.shape[1]), axis=1)
+    frame = nw.from_native(X, eager_only=True, pass_through=True)
+    return frame if isinstance(frame, nw.DataFrame) else None
+
+
+def is_frame(X):
+    """Whether X is a data frame of a library narwhals reads."""
+    return is_pandas(X) or as_frame(X) is not None
+
+
+def is_pandas(X):
+    """Whether X is a pandas DataFrame (without importing pandas)."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(X, pandas.DataFrame)
+
+
+class FrameColumns(NamedTuple):
+    """A frame read once: ``values`` (n_samples, n_features), of the
+    columns' common number dtype when every column holds numbers, else
+    object; ``numbers`` says which columns hold numbers. ``frame``: the
+    frame read (None for columns taken from it), for its dtypes."""
+
+    values: np.ndarray
+    numbers: np.ndarray
+    frame: object
+
+    @property
+    def shape(self):
+        return self.values.shape
+
+    def take(self, positions):
+        """The columns at ``positions``, as a FrameColumns."""
+        return FrameColumns(self.values[:, positions], self.numbers[positions], None)
+
+
+def read_frame(X):
+    """A frame's columns as a FrameColumns (see the module's docstring).
+
+    Converting the frame as a whole would cast every column to one dtype,
+    float64 beside a boolean or nullable column: strings would fail, and
+    booleans or categories of integers would be encoded as floats.
+    """
+    if is_pandas(X):
+        return FrameColumns(*read_pandas(X), X)
+    frame = as_frame(X)
+    n_samples = frame.shape[0]
+    numbers, columns = [], []
+    for series in frame.iter_columns():
+        dtype = series.dtype
+        numbers.append(dtype.is_numeric())
+        if numbers[-1]:
+            # float64 where missing (nulls as NaN), else the column's own.
+            if series.null_count():
+                columns.append(np.asarray(series.to_numpy(), dtype=np.float64))
+            else:
+                columns.append(series.to_numpy())
+        elif isinstance(dtype, (nw.Categorical, nw.Enum)):
+            columns.append(categorical_values(series.to_native(), None, n_samples))
+        else:
+            columns.append(np.fromiter(series.to_list(), dtype=object, count=n_samples))
+    return FrameColumns(stacked(columns, n_samples), np.array(numbers, dtype=bool), X)
+
+
+def read_pandas(frame):
+    """``(values, numbers)`` of a pandas DataFrame, as read_frame reads any."""
+    n_samples, n_features = frame.shape
+    numbers = np.array([dtype.kind in "iuf" for dtype in frame.dtypes], dtype=bool)
+    dtypes = set(frame.dtypes)
+    if n_features and numbers.all() and len(dtypes) == 1:
+        (dtype,) = dtypes
+        if isinstance(dtype, np.dtype):
+            # Numbers of one NumPy dtype: pandas' own array, as it is (a view,
+            # in F order, where pandas keeps the columns in one block;
+            # stacking the columns took three times a fit's time).
+            return frame.to_numpy(), numbers
+    columns = []
+    for j, is_number in enumerate(numbers.tolist()):
+        column = frame.iloc[:, j]
+        if is_number and column.hasnans:
+            columns.append(column.to_numpy(dtype=np.float64, na_value=np.nan))
+        elif is_number:
+            # (pandas' nullable dtypes: their NumPy dtype.)
+            dtype = getattr(column.dtype, "numpy_dtype", column.dtype)
+            columns.append(column.to_numpy(dtype=dtype))
+        elif column.dtype.name == "category":
+            columns.append(categorical_values(column, np.nan, n_samples))
+        else:
+            columns.append(np.fromiter(column.tolist(), dtype=object, count=n_samples))
+    return stacked(columns, n_samples), numbers
+
+
+def stacked(columns, n_samples):
+    """Columns as one 2-D array: of their common dtype if every one holds
+    numbers, else object (each column's values as they are)."""
+    if columns and all(column.dtype != object for column in columns):
+        return np.column_stack(columns)
+    values = np.empty((n_samples, len(columns)), dtype=object)
+    for j, column in enumerate(columns):
+        values[:, j] = column
+    return values
+
+
+def categorical_values(native, absent, n_samples):
+    """A categorical column's Python values, taken by its codes from its
+    categories (``absent`` where missing: pandas' NaN, else None): a
+    pandas categorical, or an Arrow dictionary array (a polars Categorical
+    or Enum as Arrow); any other, a value at a time."""
+    pandas = sys.modules.get("pandas")
+    pyarrow = sys.modules.get("pyarrow")
+    polars = sys.modules.get("polars")
+    if pandas is not None and isinstance(native, pandas.Series):
+        codes = native.cat.codes.to_numpy()
+        categories = native.cat.categories.to_list()
+    else:
+        if polars is not None and isinstance(native, polars.Series):
+            native = native.to_arrow()
+        if pyarrow is None or not isinstance(
+            native, (pyarrow.Array, pyarrow.ChunkedArray)
+        ):
+            return np.fromiter(
+                nw.from_native(native, series_only=True).to_list(),
+                dtype=object,
+                count=n_samples,
+            )
+        if isinstance(native, pyarrow.ChunkedArray):
+            # One dictionary for all chunks, then one array.
+            native = native.unify_dictionaries().combine_chunks()
+        indices = native.indices
+        codes = indices.fill_null(0).to_numpy(zero_copy_only=False).astype(np.intp)
+        if indices.null_count:
+            codes[indices.is_null().to_numpy(zero_copy_only=False)] = -1
+        categories = native.dictionary.to_pylist()
+    # The categories, then the missing value, taken by the codes (-1 where
+    # missing).
+    table = np.empty(len(categories) + 1, dtype=object)
+    table[:-1] = categories
+    table[-1] = absent
+    return table[codes]
+
+
+def missing_columns(X):
+    """The positions of a frame's columns that hold a missing value: null,
+    or NaN in a float column (as pandas counts NaN missing)."""
+    if is_pandas(X):
+        return np.flatnonzero(X.isna().to_numpy().any(axis=0)).tolist()
+    found = []
+    for position, series in enumerate(as_frame(X).iter_columns()):
+        missing = series.null_count() > 0
+        if not missing and series.dtype.is_float():
+            missing = bool(series.is_nan().any())
+        if missing:
+            found.append(position)
+    return found
+
+
+def frame_shape(X):
+    """A frame's (rows, columns)."""
+    return X.shape if is_pandas(X) else as_frame(X).shape
+
+
+def frame_dtypes(X):
+    """``(dtypes, names)``: each column's narwhals dtype, and its name for
+    errors (the library's own where narwhals knows it not, as an Arrow
+    column's type)."""
+    dtypes, names = [], []
+    for series in as_frame(X).iter_columns():
+        dtypes.append(series.dtype)
+        if isinstance(series.dtype, nw.Unknown):
+            native = series.to_native()
+            names.append(str(getattr(native, "dtype", getattr(native, "type", None))))
+        else:
+            names.append(str(series.dtype))
+    return dtypes, names
