@@ -221,14 +221,43 @@ def missing_values(X):
     return np.equal(X, None) | np.not_equal(X, X)
 
 
-def absent_values(X):
+def absent_values(X, coded=None):
     """Where a 2-D array of codes or values holds a missing value: NaN in
-    floats (never in integers), missing_values in objects."""
+    floats (never in integers), missing_values in objects; a column read by
+    its codes (``coded``: fastnb._frames.FrameColumns.coded) where its code
+    is -1."""
     if X.dtype.kind == "f":
         return np.isnan(X)
     if X.dtype.kind in "iu":
         return np.zeros(X.shape, dtype=bool)
-    return missing_values(X)
+    if coded is None or all(column is None for column in coded):
+        return missing_values(X)
+    absent = np.empty(X.shape, dtype=bool)
+    for j, column in enumerate(coded):
+        if column is None:
+            absent[:, j] = missing_values(X[:, j])
+        else:
+            absent[:, j] = column.codes < 0
+    return absent
+
+
+def coded_distinct_values(coded, name):
+    """distinct_values of a categorical column's present values, from its
+    codes (fastnb._frames.CategoryCodes): the categories that occur,
+    sorted, and each present row's index in them, with no value a row
+    hashed."""
+    codes = coded.codes[coded.codes >= 0]
+    seen = np.flatnonzero(np.bincount(codes, minlength=len(coded.categories)))
+    distinct = coded.categories[seen].tolist()
+    try:
+        order = sorted(range(len(distinct)), key=distinct.__getitem__)
+    except TypeError as exc:
+        raise mixed_values_error(name) from exc
+    rank = np.empty(len(coded.categories), dtype=np.intp)
+    rank[seen[order]] = np.arange(len(order))
+    # (fromiter: values that are tuples stay one value each.)
+    values = np.fromiter((distinct[i] for i in order), dtype=object, count=len(order))
+    return values, rank[codes]
 
 
 def checked_codes(column, name, max_categories=None, allow_nan=False):
@@ -727,8 +756,11 @@ class CategoricalNB(CountingNB):
     def _check_batch(self, X, y, reset):
         # Codes are checked as they are counted (count_codes,
         # count_sparse_codes), NaN and infinity too.
+        coded = None
         if isinstance(X, FrameColumns) or is_frame(X):
-            X, codes_columns, y = self._check_frame(X, y, reset=reset, fitting=True)
+            X, codes_columns, coded, y = self._check_frame(
+                X, y, reset=reset, fitting=True
+            )
         else:
             X, y = validate_input(
                 self,
@@ -744,7 +776,7 @@ class CategoricalNB(CountingNB):
                 return {"X": X, "codes": codes, "values": [None] * X.shape[1]}, y
             codes_columns = column_kinds(X)
         known = None if reset else self._statistics["categories"]
-        codes, values = self._encode(X, codes_columns, known, learn=True)
+        codes, values = self._encode(X, codes_columns, known, learn=True, coded=coded)
         # The model's categories, for a batch all of codes (_batch_statistics).
         known = known if codes_columns.all() else None
         return {"X": X, "codes": codes, "values": values, "known": known}, y
@@ -927,7 +959,7 @@ class CategoricalNB(CountingNB):
             )
         return np.maximum(n_categories, minimum).astype(np.int64)
 
-    def _encode(self, X, codes_columns, known, learn):
+    def _encode(self, X, codes_columns, known, learn, coded=None):
         """Codes for X, and each encoded feature's categories (grown if ``learn``).
 
         ``known`` is the model's categories, or None before the first fit.
@@ -939,7 +971,8 @@ class CategoricalNB(CountingNB):
         kernels as they read it (count_codes, categorical_score_dense),
         other columns of codes here. With missing="ignore", an object X's
         missing values (see missing_values) make the codes float64, NaN
-        where missing.
+        where missing. ``coded``: a frame's categorical columns by their
+        codes (fastnb._frames.FrameColumns.coded), encoded from them.
         """
         n_features = X.shape[1]
         numeric = X.dtype.kind in "iu" or (
@@ -951,17 +984,21 @@ class CategoricalNB(CountingNB):
         # What validate_data would have checked (see _check_batch).
         absent = None
         if X.dtype == object:
-            absent = missing_values(X)
+            # (assert_all_finite finds no more in objects than NaN.)
+            absent = absent_values(X, coded)
             if not ignore:
                 self._refuse_missing(absent)
             elif not absent.any():
                 absent = None
-        assert_all_finite(
-            X,
-            allow_nan=ignore,
-            input_name="X",
-            estimator_name=type(self).__name__,
-        )
+        else:
+            assert_all_finite(
+                X,
+                allow_nan=ignore,
+                input_name="X",
+                estimator_name=type(self).__name__,
+            )
+        if coded is None:
+            coded = (None,) * n_features
         if known is None:
             known = [np.arange(0)] * n_features
         limit = self.max_categories if learn else None
@@ -979,8 +1016,11 @@ class CategoricalNB(CountingNB):
                 codes[:, j] = column if absent is not None else as_int64_codes(column)
                 values.append(None)
             else:
+                distinct = None
+                if coded[j] is not None:
+                    distinct = coded_distinct_values(coded[j], j)
                 column_codes, column_values = self._encode_values(
-                    column[rows], known[j], learn, j
+                    column[rows], known[j], learn, j, distinct
                 )
                 if learn and len(column_values) > self.max_categories:
                     raise CategoryLimitError(
@@ -1003,13 +1043,18 @@ class CategoricalNB(CountingNB):
             raise missing_values_error(columns, self)
 
     @staticmethod
-    def _encode_values(column, known, learn, name):
+    def _encode_values(column, known, learn, name, distinct=None):
         """Codes of raw values; new values are appended to ``known`` if ``learn``.
+
+        ``distinct``: the column's distinct_values where they are known
+        already (coded_distinct_values).
 
         A value that is not known (and not learnt) gets a code past every
         category, which scores as an unseen category.
         """
-        values, inverse = distinct_values(column, name)
+        if distinct is None:
+            distinct = distinct_values(column, name)
+        values, inverse = distinct
         lookup = {value: code for code, value in enumerate(known.tolist())}
         new = [value for value in values.tolist() if value not in lookup]
         if learn and new:
@@ -1022,39 +1067,44 @@ class CategoricalNB(CountingNB):
         return value_codes[inverse.reshape(-1)], known.astype(object)
 
     def _check_frame(self, frame, y=None, *, reset, fitting):
-        """A frame X, and y if ``fitting``, checked: ``(X, codes_columns, y)``.
+        """A frame X, and y if ``fitting``, checked: ``(X, codes_columns,
+        coded, y)``.
 
         scikit-learn checks the frame's feature names and count, then X as
-        fastnb._frames.read_frame reads it (the array, and which columns
-        hold codes), and y. MixedNB hands its categorical family the
-        FrameColumns it read from its frame, whose names it checked: only
-        their count is checked here. With missing="error", missing values
-        are refused naming their columns, whatever the columns' dtypes.
+        fastnb._frames.read_frame reads it (the array, which columns hold
+        codes, the categorical columns' codes), and y. MixedNB hands its
+        categorical family the FrameColumns it read from its frame, whose
+        names it checked: only their count is checked here. With
+        missing="error", missing values are refused naming their columns,
+        whatever the columns' dtypes (those of an object X as it is
+        encoded).
         """
         if isinstance(frame, FrameColumns):
             _check_n_features(self, frame.values, reset=reset)
-            X, codes_columns = frame.values, frame.numbers
         else:
             if fitting:
                 validate_data(self, frame, y, skip_check_array=True, reset=reset)
             else:
                 validate_data(self, frame, skip_check_array=True, reset=reset)
-            columns = read_frame(frame)
-            X, codes_columns = columns.values, columns.numbers
+            frame = read_frame(frame)
+        X = frame.values
         if fitting:
             X, y = check_X_y(X, y, dtype=None, ensure_all_finite=False, estimator=self)
         else:
             X = check_array(
                 X, dtype=None, ensure_all_finite=False, estimator=self, input_name="X"
             )
-        if not ignores_missing(self):
+        if not ignores_missing(self) and X.dtype != object:
             self._refuse_missing(absent_values(X))
-        return X, codes_columns, y
+        return X, frame.numbers, frame.coded, y
 
     def _check_X(self, X, scoring):
         # Codes are checked as they are scored (_score).
+        coded = None
         if isinstance(X, FrameColumns) or is_frame(X):
-            X, codes_columns, _ = self._check_frame(X, reset=False, fitting=False)
+            X, codes_columns, coded, _ = self._check_frame(
+                X, reset=False, fitting=False
+            )
         else:
             X = validate_input(
                 self,
@@ -1068,7 +1118,9 @@ class CategoricalNB(CountingNB):
                 return sparse_codes(X, "csr")[0]
             codes_columns = column_kinds(X)
         # The categories of the state whose tables score X.
-        codes, _ = self._encode(X, codes_columns, scoring["categories"], learn=False)
+        codes, _ = self._encode(
+            X, codes_columns, scoring["categories"], learn=False, coded=coded
+        )
         return codes
 
     # -- tables and scoring ---------------------------------------------------

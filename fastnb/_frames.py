@@ -54,14 +54,25 @@ def is_pandas(X):
     return pandas is not None and isinstance(X, pandas.DataFrame)
 
 
+class CategoryCodes(NamedTuple):
+    """A categorical column by its codes: ``codes`` (intp, -1 where missing)
+    into ``categories`` (an object array of Python values)."""
+
+    codes: np.ndarray
+    categories: np.ndarray
+
+
 class FrameColumns(NamedTuple):
     """A frame read once: ``values`` (n_samples, n_features), of the
     columns' common number dtype when every column holds numbers, else
-    object; ``numbers`` says which columns hold numbers. ``frame``: the
-    frame read (None for columns taken from it), for its dtypes."""
+    object; ``numbers`` says which columns hold numbers; ``coded`` gives
+    each categorical column's CategoryCodes (None for the others), which
+    CategoricalNB encodes without a value a row. ``frame``: the frame read
+    (None for columns taken from it), for its dtypes."""
 
     values: np.ndarray
     numbers: np.ndarray
+    coded: tuple
     frame: object
 
     @property
@@ -70,7 +81,12 @@ class FrameColumns(NamedTuple):
 
     def take(self, positions):
         """The columns at ``positions``, as a FrameColumns."""
-        return FrameColumns(self.values[:, positions], self.numbers[positions], None)
+        return FrameColumns(
+            self.values[:, positions],
+            self.numbers[positions],
+            tuple(self.coded[p] for p in positions),
+            None,
+        )
 
 
 def read_frame(X):
@@ -83,73 +99,106 @@ def read_frame(X):
     if is_pandas(X):
         return FrameColumns(*read_pandas(X), X)
     frame = as_frame(X)
-    n_samples = frame.shape[0]
-    numbers, columns = [], []
-    for series in frame.iter_columns():
-        dtype = series.dtype
-        numbers.append(dtype.is_numeric())
-        if numbers[-1]:
+    dtypes = list(frame.schema.values())
+    numbers = np.array([dtype.is_numeric() for dtype in dtypes], dtype=bool)
+    columns = Columns(frame.shape, numbers)
+    for j, (series, dtype) in enumerate(zip(frame.iter_columns(), dtypes, strict=True)):
+        if numbers[j]:
             # float64 where missing (nulls as NaN), else the column's own.
             if series.null_count():
-                columns.append(np.asarray(series.to_numpy(), dtype=np.float64))
+                columns.put(j, np.asarray(series.to_numpy(), dtype=np.float64))
             else:
-                columns.append(series.to_numpy())
+                columns.put(j, series.to_numpy())
         elif isinstance(dtype, (nw.Categorical, nw.Enum)):
-            columns.append(categorical_values(series.to_native(), None, n_samples))
+            columns.put_categorical(j, series.to_native(), None)
         else:
-            columns.append(np.fromiter(series.to_list(), dtype=object, count=n_samples))
-    return FrameColumns(stacked(columns, n_samples), np.array(numbers, dtype=bool), X)
+            columns.put(j, series.to_list())
+    return FrameColumns(*columns.read(), X)
 
 
 def read_pandas(frame):
-    """``(values, numbers)`` of a pandas DataFrame, as read_frame reads any."""
-    n_samples, n_features = frame.shape
+    """``(values, numbers, coded)`` of a pandas DataFrame, as read_frame reads
+    any."""
     numbers = np.array([dtype.kind in "iuf" for dtype in frame.dtypes], dtype=bool)
     dtypes = set(frame.dtypes)
-    if n_features and numbers.all() and len(dtypes) == 1:
+    if frame.shape[1] and numbers.all() and len(dtypes) == 1:
         (dtype,) = dtypes
         if isinstance(dtype, np.dtype):
             # Numbers of one NumPy dtype: pandas' own array, as it is (a view,
             # in F order, where pandas keeps the columns in one block;
             # stacking the columns took three times a fit's time).
-            return frame.to_numpy(), numbers
-    columns = []
+            return frame.to_numpy(), numbers, (None,) * frame.shape[1]
+    columns = Columns(frame.shape, numbers)
     for j, is_number in enumerate(numbers.tolist()):
         column = frame.iloc[:, j]
         if is_number and column.hasnans:
-            columns.append(column.to_numpy(dtype=np.float64, na_value=np.nan))
+            columns.put(j, column.to_numpy(dtype=np.float64, na_value=np.nan))
         elif is_number:
             # (pandas' nullable dtypes: their NumPy dtype.)
             dtype = getattr(column.dtype, "numpy_dtype", column.dtype)
-            columns.append(column.to_numpy(dtype=dtype))
+            columns.put(j, column.to_numpy(dtype=dtype))
         elif column.dtype.name == "category":
-            columns.append(categorical_values(column, np.nan, n_samples))
+            columns.put_categorical(j, column, np.nan)
         else:
-            columns.append(np.fromiter(column.tolist(), dtype=object, count=n_samples))
-    return stacked(columns, n_samples), numbers
+            columns.put(j, column.tolist())
+    return columns.read()
 
 
-def stacked(columns, n_samples):
-    """Columns as one 2-D array: of their common dtype if every one holds
-    numbers, else object (each column's values as they are)."""
-    if columns and all(column.dtype != object for column in columns):
-        return np.column_stack(columns)
-    values = np.empty((n_samples, len(columns)), dtype=object)
-    for j, column in enumerate(columns):
-        values[:, j] = column
-    return values
+class Columns:
+    """A frame's columns as they are read, into one 2-D array: of the
+    numbers' common dtype where every column holds numbers, else object,
+    in F order (a column's values together), written as each is read."""
+
+    def __init__(self, shape, numbers):
+        self.numbers = numbers
+        self.coded = [None] * shape[1]
+        if shape[1] and numbers.all():
+            self.values, self.stack = None, []
+        else:
+            self.values, self.stack = np.empty(shape, dtype=object, order="F"), None
+
+    def put(self, j, column):
+        """Column j: an array of numbers, or a list of Python values."""
+        if self.stack is not None:
+            self.stack.append(column)
+        elif isinstance(column, list):
+            # (fromiter: values that are tuples stay one value each.)
+            self.values[:, j] = np.fromiter(column, dtype=object, count=len(column))
+        else:
+            self.values[:, j] = column
+
+    def put_categorical(self, j, native, absent):
+        """Column j, categorical (``native``: the library's own column): its
+        values taken by its codes (``absent`` where missing: pandas' NaN,
+        else None), no new object a row; a value at a time where
+        category_codes cannot read it."""
+        coded = category_codes(native)
+        if coded is None:
+            self.put(j, nw.from_native(native, series_only=True).to_list())
+            return
+        self.coded[j] = coded
+        table = np.empty(len(coded.categories) + 1, dtype=object)
+        table[:-1] = coded.categories
+        table[-1] = absent
+        # mode="wrap": code -1 (missing) takes the last entry, unbuffered.
+        np.take(table, coded.codes, out=self.values[:, j], mode="wrap")
+
+    def read(self):
+        """``(values, numbers, coded)``."""
+        values = self.values if self.stack is None else np.column_stack(self.stack)
+        return values, self.numbers, tuple(self.coded)
 
 
-def categorical_values(native, absent, n_samples):
-    """A categorical column's Python values, taken by its codes from its
-    categories (``absent`` where missing: pandas' NaN, else None): a
-    pandas categorical, or an Arrow dictionary array (a polars Categorical
-    or Enum as Arrow); any other, a value at a time."""
+def category_codes(native):
+    """A categorical column's CategoryCodes: a pandas categorical, or an
+    Arrow dictionary array (a polars Categorical or Enum as Arrow); None
+    for a column of another library, or whose categories repeat a value or
+    cannot be hashed, read a value at a time."""
     pandas = sys.modules.get("pandas")
     pyarrow = sys.modules.get("pyarrow")
     polars = sys.modules.get("polars")
     if pandas is not None and isinstance(native, pandas.Series):
-        codes = native.cat.codes.to_numpy()
+        codes = native.cat.codes.to_numpy().astype(np.intp)
         categories = native.cat.categories.to_list()
     else:
         if polars is not None and isinstance(native, polars.Series):
@@ -157,11 +206,7 @@ def categorical_values(native, absent, n_samples):
         if pyarrow is None or not isinstance(
             native, (pyarrow.Array, pyarrow.ChunkedArray)
         ):
-            return np.fromiter(
-                nw.from_native(native, series_only=True).to_list(),
-                dtype=object,
-                count=n_samples,
-            )
+            return None
         if isinstance(native, pyarrow.ChunkedArray):
             # One dictionary for all chunks, then one array.
             native = native.unify_dictionaries().combine_chunks()
@@ -170,12 +215,14 @@ def categorical_values(native, absent, n_samples):
         if indices.null_count:
             codes[indices.is_null().to_numpy(zero_copy_only=False)] = -1
         categories = native.dictionary.to_pylist()
-    # The categories, then the missing value, taken by the codes (-1 where
-    # missing).
-    table = np.empty(len(categories) + 1, dtype=object)
-    table[:-1] = categories
-    table[-1] = absent
-    return table[codes]
+    try:
+        distinct = len(set(categories)) == len(categories)
+    except TypeError:  # unhashable: the value's own error, a value at a time
+        distinct = False
+    if not distinct:
+        # (An Arrow dictionary may repeat a value: read a value at a time.)
+        return None
+    return CategoryCodes(codes, np.fromiter(categories, dtype=object))
 
 
 def missing_columns(X):

@@ -254,3 +254,43 @@ def test_a_failed_fit_leaves_the_model_as_it_was(library):
         with pytest.raises(ValueError, match=r"missing values \(NaN or None\)"):
             model.partial_fit(convert(bad), y)
         assert_same_state(model, before)
+
+
+def test_a_dictionary_that_repeats_a_value_is_read_a_value_at_a_time():
+    # Arrow lets a dictionary hold a value twice: codes 0 and 1 are both "fig".
+    column = pa.DictionaryArray.from_arrays(
+        pa.array([0, 1, 2, 0, 1, 2]), pa.array(["fig", "fig", "pear"])
+    )
+    table = pa.table({"fruit": column})
+    y = ["a", "b", "a", "b", "a", "b"]
+    model = fastnb.CategoricalNB().fit(table, y)
+    assert model.categories_[0].tolist() == ["fig", "pear"]
+    plain = np.array([["fig"], ["fig"], ["pear"]] * 2, dtype=object)
+    assert_same_outputs(
+        model, fastnb.CategoricalNB().fit(plain, y), table, X_expected=plain
+    )
+
+
+@pytest.mark.parametrize("library", ["pandas", *LIBRARIES])
+def test_categories_are_coded_from_the_codes(library, monkeypatch):
+    # No value of a categorical column is hashed: distinct_values, which
+    # hashes each row's value, is never called.
+    words = np.array(["plum", "fig", "pear", "apple"], dtype=object)
+    rng = np.random.default_rng(1)
+    codes = rng.integers(0, 3, 500)  # "apple" never seen
+    pandas = pd.DataFrame({"fruit": pd.Categorical.from_codes(codes, categories=words)})
+    frame = {
+        "pandas": pandas,
+        "polars": pl.from_pandas(pandas) if library == "polars" else None,
+        "pyarrow": pa.Table.from_pandas(pandas) if library == "pyarrow" else None,
+    }[library]
+    y = rng.integers(0, 2, 500)
+    expected = fastnb.CategoricalNB().fit(words[codes][:, None], y)
+
+    def hashed(*args):
+        raise AssertionError("a categorical column was read a value at a time")
+
+    monkeypatch.setattr("fastnb._categorical.distinct_values", hashed)
+    model = fastnb.CategoricalNB().fit(frame, y)
+    assert_same_state(model.categories_, expected.categories_)
+    assert_same_state(model.category_count_, expected.category_count_)
