@@ -50,6 +50,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
+from importlib.util import find_spec
 
 import bench_text as text_bench
 import numpy as np
@@ -112,6 +113,7 @@ CASES = (
     "adult-size",
     "real-text",
     "text-pipeline",
+    "categorical-frames",
 )
 TEXT_FULL_SHAPE = (200_000, 2**18)
 TEXT_QUICK_SHAPE = (20_000, 2**16)
@@ -124,6 +126,12 @@ GAUSSIAN_CLASSES = 10
 CATEGORICAL_FULL_SHAPE = (1_000_000, 20)
 CATEGORICAL_QUICK_SHAPE = (100_000, 20)
 CATEGORICAL_CLASSES = 5
+# CategoricalNB on frames of categorical columns, against the same values as
+# str columns: the frame libraries, and the categories of every column.
+FRAMES_FULL_SHAPE = (1_000_000, 10)
+FRAMES_QUICK_SHAPE = (100_000, 10)
+FRAME_LIBRARIES = ("pandas", "polars", "pyarrow")
+FRAME_CATEGORIES = 40
 SPARSE_CATEGORICAL_FULL_SHAPE = (1_000_000, 200)
 SPARSE_CATEGORICAL_QUICK_SHAPE = (100_000, 200)
 SPARSE_CATEGORICAL_DENSITY = 0.05
@@ -847,6 +855,106 @@ def bench_adult_size(args, repeats):
     print(runs_table(medians, tuple(models), ADULT_OPERATIONS))
 
 
+def frames_of(library, codes, words):
+    """``(categorical, strings)``: the columns (codes into words) as a frame
+    of ``library`` twice, of categorical columns (pandas' category, polars'
+    Categorical, Arrow's dictionary) and of str columns."""
+    import pandas as pd
+
+    names = [f"c{j}" for j in range(codes.shape[1])]
+    categorical = pd.DataFrame(
+        {
+            name: pd.Categorical.from_codes(codes[:, j], categories=words)
+            for j, name in enumerate(names)
+        }
+    )
+    strings = pd.DataFrame({name: words[codes[:, j]] for j, name in enumerate(names)})
+    if library == "polars":
+        import polars as pl
+
+        return pl.from_pandas(categorical), pl.from_pandas(strings)
+    if library == "pyarrow":
+        import pyarrow as pa
+
+        return (
+            pa.Table.from_pandas(categorical, preserve_index=False),
+            pa.Table.from_pandas(strings, preserve_index=False),
+        )
+    return categorical, strings
+
+
+def bench_categorical_frames(args, repeats):
+    """CategoricalNB's fit of a frame of categorical columns, read by their
+    codes, against the same values as str columns, read a value at a time,
+    in each frame library installed (pandas is needed to make them)."""
+    print()
+    installed = [name for name in FRAME_LIBRARIES if find_spec(name) is not None]
+    if "pandas" not in installed:
+        print(
+            "categorical-frames: skipped: pandas is not installed (pip install pandas)"
+        )
+        return
+    n_samples, n_features = FRAMES_QUICK_SHAPE if args.quick else FRAMES_FULL_SHAPE
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, FRAME_CATEGORIES, (n_samples, n_features))
+    words = np.array([f"word{i:02d}" for i in range(FRAME_CATEGORIES)], dtype=object)
+    y = rng.integers(0, CATEGORICAL_CLASSES, n_samples)
+    print(
+        f"frames:   {n_samples:,} rows x {n_features} columns of {FRAME_CATEGORIES} "
+        f"categories (strings), {CATEGORICAL_CLASSES} classes, in "
+        f"{', '.join(installed)}"
+    )
+    missing = [name for name in FRAME_LIBRARIES if name not in installed]
+    if missing:
+        print(f"categorical-frames: {', '.join(missing)} not installed, left out")
+    frames = {library: frames_of(library, codes, words) for library in installed}
+    expected = fastnb.CategoricalNB().fit(words[codes], y)
+    for library, pair in frames.items():
+        for frame in pair:
+            model = fastnb.CategoricalNB().fit(frame, y)
+            same = all(
+                np.array_equal(a, b)
+                for a, b in zip(
+                    model.category_count_, expected.category_count_, strict=True
+                )
+            ) and all(
+                a.tolist() == b.tolist()
+                for a, b in zip(model.categories_, expected.categories_, strict=True)
+            )
+            if not same:
+                sys.exit(f"FAILED: CategoricalNB on a {library} frame is another model")
+    print("check: every frame gives the model of the same values as an object array")
+    groups = [
+        [
+            ((library, kind), functools.partial(fit_categorical, frame, y))
+            for kind, frame in zip(("categorical", "str"), pair, strict=True)
+        ]
+        for library, pair in frames.items()
+    ]
+    progress(f"CategoricalNB on frames: timing {repeats} repeats")
+    medians = time_interleaved(groups, repeats)
+    header = ["library", "categorical s", "str s", "str/categorical"]
+    rows = [
+        [
+            library,
+            format_seconds(medians[library, "categorical"]),
+            format_seconds(medians[library, "str"]),
+            format_ratio(medians[library, "str"], medians[library, "categorical"]),
+        ]
+        for library in frames
+    ]
+    print(
+        f"CategoricalNB fit of the frame: median seconds of {repeats} repeats, and "
+        "how many times faster categorical columns are than str ones"
+    )
+    print(format_table(header, rows))
+
+
+def fit_categorical(X, y):
+    """A new CategoricalNB fitted on X, y."""
+    fastnb.CategoricalNB().fit(X, y)
+
+
 def real_text_matrices():
     """20 Newsgroups' training and test posts through each of
     REAL_TEXT_VECTORIZERS (fitted on the training posts), and the first's
@@ -1319,7 +1427,9 @@ def parse_args(argv=None):
         "skipped without it); text-pipeline: a whole text model from 20 "
         "Newsgroups' raw posts (vectorize, fit MultinomialNB, predict), fastnb.text "
         "and fastnb against scikit-learn (bench_text.py times each vectorizer "
-        "too); all (default): the nine",
+        "too); categorical-frames: CategoricalNB on pandas, polars and pyarrow "
+        "frames of categorical columns against the same as str columns (not with "
+        "--spread); all (default): the ten",
     )
     parser.add_argument(
         "--quick",
@@ -1402,6 +1512,8 @@ def main(argv=None):
         bench_real_text(args, repeats)
     if args.case in ("all", "text-pipeline"):
         bench_text_pipeline(args, repeats)
+    if args.case in ("all", "categorical-frames") and not args.spread:
+        bench_categorical_frames(args, repeats)
 
 
 if __name__ == "__main__":

@@ -67,8 +67,10 @@ class FrameColumns(NamedTuple):
     columns' common number dtype when every column holds numbers, else
     object; ``numbers`` says which columns hold numbers; ``coded`` gives
     each categorical column's CategoryCodes (None for the others), which
-    CategoricalNB encodes without a value a row. ``frame``: the frame read
-    (None for columns taken from it), for its dtypes."""
+    CategoricalNB encodes without a value a row: in ``values`` those
+    columns are left empty (None), and ``filled`` gives them their values.
+    ``frame``: the frame read (None for columns taken from it), for its
+    dtypes."""
 
     values: np.ndarray
     numbers: np.ndarray
@@ -87,6 +89,22 @@ class FrameColumns(NamedTuple):
             tuple(self.coded[p] for p in positions),
             None,
         )
+
+    def filled(self):
+        """``values`` with the categorical columns' values, NaN where missing,
+        taken by their codes (no new object a row)."""
+        if all(coded is None for coded in self.coded):
+            return self.values
+        values = self.values.copy(order="F")
+        for j, coded in enumerate(self.coded):
+            if coded is not None:
+                table = np.empty(len(coded.categories) + 1, dtype=object)
+                table[:-1] = coded.categories
+                table[-1] = np.nan
+                # mode="wrap": code -1 (missing) takes the last entry, and
+                # is written straight into the column (no buffer).
+                np.take(table, coded.codes, out=values[:, j], mode="wrap")
+        return values
 
 
 def read_frame(X):
@@ -110,7 +128,7 @@ def read_frame(X):
             else:
                 columns.put(j, series.to_numpy())
         elif isinstance(dtype, (nw.Categorical, nw.Enum)):
-            columns.put_categorical(j, series.to_native(), None)
+            columns.put_categorical(j, series.to_native())
         else:
             columns.put(j, series.to_list())
     return FrameColumns(*columns.read(), X)
@@ -138,7 +156,7 @@ def read_pandas(frame):
             dtype = getattr(column.dtype, "numpy_dtype", column.dtype)
             columns.put(j, column.to_numpy(dtype=dtype))
         elif column.dtype.name == "category":
-            columns.put_categorical(j, column, np.nan)
+            columns.put_categorical(j, column)
         else:
             columns.put(j, column.tolist())
     return columns.read()
@@ -167,21 +185,13 @@ class Columns:
         else:
             self.values[:, j] = column
 
-    def put_categorical(self, j, native, absent):
-        """Column j, categorical (``native``: the library's own column): its
-        values taken by its codes (``absent`` where missing: pandas' NaN,
-        else None), no new object a row; a value at a time where
-        category_codes cannot read it."""
-        coded = category_codes(native)
-        if coded is None:
+    def put_categorical(self, j, native):
+        """Column j, categorical (``native``: the library's own column): by
+        its codes, its values left to FrameColumns.filled; a value at a
+        time where category_codes cannot read it."""
+        self.coded[j] = category_codes(native)
+        if self.coded[j] is None:
             self.put(j, nw.from_native(native, series_only=True).to_list())
-            return
-        self.coded[j] = coded
-        table = np.empty(len(coded.categories) + 1, dtype=object)
-        table[:-1] = coded.categories
-        table[-1] = absent
-        # mode="wrap": code -1 (missing) takes the last entry, unbuffered.
-        np.take(table, coded.codes, out=self.values[:, j], mode="wrap")
 
     def read(self):
         """``(values, numbers, coded)``."""

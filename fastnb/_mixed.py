@@ -527,7 +527,7 @@ poisson_params, kde_params : dict, default=None
             columns = X if every else X.take(positions)
             if family == "categorical":
                 return columns
-            values = columns.values
+            values = columns.filled()
             if values.dtype == object and columns.numbers.all():
                 values = values.astype(np.float64)
             return values
