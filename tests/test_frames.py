@@ -294,3 +294,33 @@ def test_categories_are_coded_from_the_codes(library, monkeypatch):
     model = fastnb.CategoricalNB().fit(frame, y)
     assert_same_state(model.categories_, expected.categories_)
     assert_same_state(model.category_count_, expected.category_count_)
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_a_frame_through_partial_fit_merge_and_a_model_file(library, tmp_path):
+    pandas = pd.DataFrame(
+        {
+            "height": [1.0, 2.0, np.nan, 4.0, 5.0, 6.0, 2.5, 3.5],
+            "fruit": pd.Categorical(
+                ["fig", "pear", "fig", None, "pear", "fig", "pear", "fig"]
+            ),
+            "ripe": [True, False, True, False, True, False, False, True],
+        }
+    )
+    convert = pl.from_pandas if library == "polars" else pa.Table.from_pandas
+    X = convert(pandas)
+    y = np.array(LABELS)[[0, 1, 0, 1, 0, 1, 1, 0]]
+    whole = fastnb.MixedNB(missing="ignore").fit(X, y)
+    assert_same_state(whole, fastnb.MixedNB(missing="ignore").fit(pandas, y))
+    first = fastnb.MixedNB(missing="ignore")
+    first.partial_fit(rows(X, 0, 4), y[:4], classes=list(LABELS))
+    second = fastnb.MixedNB(missing="ignore")
+    second.partial_fit(rows(X, 4, 8), y[4:], classes=list(LABELS))
+    assert_same_outputs(fastnb.merge([first, second]), whole, X, rtol=1e-12)
+    first.partial_fit(rows(X, 4, 8), y[4:])
+    assert_same_outputs(first, whole, X, rtol=1e-12)
+    path = tmp_path / "model.fnb"
+    fastnb.save(whole, path)
+    loaded = fastnb.load(path)
+    assert_array_equal(loaded.feature_names_in_, ["height", "fruit", "ripe"])
+    assert_same_outputs(loaded, whole, X)
