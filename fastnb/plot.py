@@ -17,6 +17,7 @@ import scipy.sparse as sp
 
 from fastnb._discrete import BernoulliNB, ComplementNB, PoissonNB
 from fastnb._explain import feature_names_of
+from fastnb._frames import is_frame, read_frame
 from fastnb._gaussian import GaussianNB
 from fastnb._kde import KernelDensityNB
 from fastnb._mixed import MixedNB
@@ -258,9 +259,9 @@ def plot_contributions(
     >>> [label.get_text() for label in ax.get_yticklabels()]
     ['a = 1', 'c = 2']
     """
-    # A DataFrame, a sparse matrix or an array, told apart by hand below.
+    # A data frame, a sparse matrix or an array, told apart by hand below.
     sample: Any = x
-    if not sp.issparse(sample) and not hasattr(sample, "iloc"):
+    if not sp.issparse(sample) and not is_frame(sample):
         sample = np.asarray(sample)
         if sample.ndim == 1:
             sample = sample.reshape(1, -1)
@@ -273,8 +274,9 @@ def plot_contributions(
     terms, intercept = model.contributions(sample, classes=tuple(classes))
     terms = terms.toarray()[0] if sp.issparse(terms) else np.asarray(terms)[0]
     names = feature_names_of(model, feature_names)
-    values = sample.iloc[0].to_numpy() if hasattr(sample, "iloc") else None
-    if values is None:
+    if is_frame(sample):
+        values = read_frame(sample).filled()[0]
+    else:
         values = sample.toarray()[0] if sp.issparse(sample) else sample[0]
     shown = np.flatnonzero(terms)
     shown = shown[np.argsort(-np.abs(terms[shown]), kind="stable")[:n]][::-1]
