@@ -21,7 +21,7 @@ from numpy.testing import assert_array_equal
 
 import fastnb
 
-from _helpers import assert_same_outputs, assert_same_state
+from _helpers import assert_same_outputs, assert_same_state, run_child
 
 pl = pytest.importorskip("polars")
 pa = pytest.importorskip("pyarrow")
@@ -324,3 +324,32 @@ def test_a_frame_through_partial_fit_merge_and_a_model_file(library, tmp_path):
     loaded = fastnb.load(path)
     assert_array_equal(loaded.feature_names_in_, ["height", "fruit", "ripe"])
     assert_same_outputs(loaded, whole, X)
+
+
+def test_pandas_frames_without_polars_or_pyarrow(tmp_path):
+    # polars and pyarrow stay optional: fastnb imports and reads pandas
+    # frames (and arrays) where neither can be imported.
+    result = run_child(
+        """
+        import sys
+        sys.modules["polars"] = None
+        sys.modules["pyarrow"] = None
+        import numpy as np
+        import pandas as pd
+        import fastnb
+        X = pd.DataFrame({"h": [1.0, 2.0, 3.0, 4.0],
+                          "c": pd.Categorical(["a", "b", None, "b"])})
+        y = ["x", "y", "x", "y"]
+        model = fastnb.MixedNB(missing="ignore").fit(X, y)
+        plain = np.array(
+            [[1.0, "a"], [2.0, "b"], [3.0, None], [4.0, "b"]], dtype=object
+        )
+        families = {"gaussian": [0], "categorical": [1]}
+        expected = fastnb.MixedNB(families=families, missing="ignore").fit(plain, y)
+        print(model.families_["categorical"].tolist())
+        print(np.array_equal(model.predict_proba(X), expected.predict_proba(plain)))
+        """,
+        tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[:2] == ["[1]", "True"]
