@@ -250,6 +250,18 @@ def missing_columns(X):
     return found
 
 
+def columns_at(X, positions):
+    """A frame's columns at ``positions``, as a frame of its own library
+    (pandas', Dask's and modin's by ``iloc``, any other through narwhals),
+    or None if X is not a frame."""
+    if hasattr(X, "iloc") and hasattr(X, "columns"):
+        return X.iloc[:, positions]
+    frame = as_frame(X)
+    if frame is None:
+        return None
+    return frame[:, [int(p) for p in positions]].to_native()
+
+
 def frame_shape(X):
     """A frame's (rows, columns)."""
     return X.shape if is_pandas(X) else as_frame(X).shape

@@ -9,12 +9,13 @@ times that probability, and its classes of probability 0 are left out
 probability 1 for one class gives the sums of that class's hard label, bit
 for bit.
 
-A leaf of the package, beside _threads.
+A leaf of the package, beside _threads and _frames.
 """
 
 import numpy as np
 import scipy.sparse as sp
 
+from fastnb._frames import columns_at
 from fastnb._simd import kernels as _kernels
 from fastnb._threads import effective_n_threads
 
@@ -175,8 +176,9 @@ def sorted_classes(classes, class_proba):
         return classes[order], class_proba  # soft_labels names the shape
     if sp.issparse(class_proba):
         return classes[order], sp.csr_array(class_proba)[:, order]
-    if hasattr(class_proba, "iloc"):  # a DataFrame, pandas' or Dask's
-        return classes[order], class_proba.iloc[:, order]
+    columns = columns_at(class_proba, order)  # a frame's, of its library
+    if columns is not None:
+        return classes[order], columns
     if not hasattr(class_proba, "shape"):
         class_proba = np.asarray(class_proba)
     return classes[order], class_proba[:, order]  # NumPy's, Dask's or another's

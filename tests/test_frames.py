@@ -353,3 +353,19 @@ def test_pandas_frames_without_polars_or_pyarrow(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split("\n")[:2] == ["[1]", "True"]
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_soft_labels_of_a_frame_with_classes_out_of_order(library):
+    # class_proba's columns are the classes given, sorted by fit as it
+    # sorts the classes: a frame's columns are taken in that order.
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(30, 3))
+    proba = rng.dirichlet(np.ones(3), size=30)
+    names = {"c": proba[:, 0], "a": proba[:, 1], "b": proba[:, 2]}
+    frame = pl.DataFrame(names) if library == "polars" else pa.table(names)
+    classes = ["c", "a", "b"]
+    model = fastnb.GaussianNB().fit(X, class_proba=frame, classes=classes)
+    expected = fastnb.GaussianNB().fit(X, class_proba=proba, classes=classes)
+    assert_same_state(model, expected)
+    assert model.classes_.tolist() == ["a", "b", "c"]
