@@ -242,22 +242,21 @@ def absent_values(X, coded=None):
 
 
 def coded_distinct_values(coded, name):
-    """distinct_values of a categorical column's present values, from its
-    codes (fastnb._frames.CategoryCodes): the categories that occur,
-    sorted, and each present row's index in them, with no value a row
+    """A categorical column's distinct present values, from its codes
+    (fastnb._frames.CategoryCodes): the categories that occur, sorted, and
+    their positions among the column's categories. No value of a row is
     hashed."""
-    codes = coded.codes[coded.codes >= 0]
-    seen = np.flatnonzero(np.bincount(codes, minlength=len(coded.categories)))
+    # (Shifted by one: the missing rows' code -1 counts in bin 0.)
+    occurs = np.bincount(coded.codes + 1, minlength=len(coded.categories) + 1)[1:]
+    seen = np.flatnonzero(occurs)
     distinct = coded.categories[seen].tolist()
     try:
         order = sorted(range(len(distinct)), key=distinct.__getitem__)
     except TypeError as exc:
         raise mixed_values_error(name) from exc
-    rank = np.empty(len(coded.categories), dtype=np.intp)
-    rank[seen[order]] = np.arange(len(order))
     # (fromiter: values that are tuples stay one value each.)
     values = np.fromiter((distinct[i] for i in order), dtype=object, count=len(order))
-    return values, rank[codes]
+    return values, seen[order]
 
 
 def checked_codes(column, name, max_categories=None, allow_nan=False):
@@ -1010,26 +1009,35 @@ class CategoricalNB(CountingNB):
                 # Missing values get NaN; the others are coded as usual.
                 rows = ~absent[:, j]
                 codes[absent[:, j], j] = np.nan
-                column = np.where(rows, column, np.nan)
+                if coded[j] is None:
+                    column = np.where(rows, column, np.nan)
             if codes_columns[j]:
                 column = checked_codes(column, j, limit, ignore)
                 codes[:, j] = column if absent is not None else as_int64_codes(column)
                 values.append(None)
-            else:
-                distinct = None
-                if coded[j] is not None:
-                    distinct = coded_distinct_values(coded[j], j)
+                continue
+            if coded[j] is None:
                 column_codes, column_values = self._encode_values(
-                    column[rows], known[j], learn, j, distinct
+                    column[rows], known[j], learn, j
                 )
-                if learn and len(column_values) > self.max_categories:
-                    raise CategoryLimitError(
-                        j,
-                        f"has {len(column_values)} categories, more than "
-                        f"max_categories={self.max_categories}",
-                    )
-                codes[rows, j] = column_codes
-                values.append(column_values)
+            else:
+                # The model's code of each category that occurs, then of
+                # each row by its category's code.
+                distinct, positions = coded_distinct_values(coded[j], j)
+                value_codes, column_values = self._encode_values(
+                    None, known[j], learn, j, (distinct, np.arange(len(distinct)))
+                )
+                by_category = np.zeros(len(coded[j].categories), dtype=np.int64)
+                by_category[positions] = value_codes
+                column_codes = by_category[coded[j].codes[rows]]
+            if learn and len(column_values) > self.max_categories:
+                raise CategoryLimitError(
+                    j,
+                    f"has {len(column_values)} categories, more than "
+                    f"max_categories={self.max_categories}",
+                )
+            codes[rows, j] = column_codes
+            values.append(column_values)
         return codes, values
 
     def _refuse_missing(self, absent):
@@ -1047,7 +1055,7 @@ class CategoricalNB(CountingNB):
         """Codes of raw values; new values are appended to ``known`` if ``learn``.
 
         ``distinct``: the column's distinct_values where they are known
-        already (coded_distinct_values).
+        already (a categorical column's, from its codes: see _encode).
 
         A value that is not known (and not learnt) gets a code past every
         category, which scores as an unseen category.
