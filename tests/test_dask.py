@@ -406,6 +406,39 @@ def test_soft_labels_of_a_dask_frame(client):
     assert_same_fit(model, expected)
 
 
+def test_a_dask_frame_of_pyarrow_dtypes(client):
+    # Issue 56: partitions of pandas' Arrow-backed dtypes (strings, integers
+    # and floats with nulls, booleans) fit as the same frame in memory, the
+    # families inferred from the dtypes alike.
+    pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(5)
+    n = 90
+    frame = pd.DataFrame(
+        {
+            "height": pd.array(rng.normal(170, 10, n), dtype="double[pyarrow]"),
+            "grade": pd.array(rng.integers(0, 3, n), dtype="int64[pyarrow]"),
+            "colour": pd.array(
+                np.array(["red", "green", "blue"])[rng.integers(0, 3, n)],
+                dtype="string[pyarrow]",
+            ),
+            "member": pd.array(rng.random(n) < 0.5, dtype="bool[pyarrow]"),
+        }
+    )
+    for name in frame.columns:
+        frame.loc[rng.random(n) < 0.1, name] = None
+    y = pd.Series(np.array(["no", "yes"])[rng.integers(0, 2, n)])
+    model = fastnb.dask.MixedNB(missing="ignore").fit(dask_frame(frame), dask_frame(y))
+    expected = fastnb.MixedNB(missing="ignore").fit(frame, y)
+    assert {f: c.tolist() for f, c in expected.families_.items()} == {
+        "gaussian": [0],
+        "categorical": [1, 2, 3],
+    }
+    assert_same_fit(model, expected)
+    assert_array_equal(
+        model.predict(dask_frame(frame)).compute(), expected.predict(frame)
+    )
+
+
 def test_bad_soft_labels_on_dask(client):
     X, y, _ = in_memory_data(CASE["MultinomialNB"])
     proba, _ = soft_labels_of(y)
