@@ -27,6 +27,7 @@ grows.
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+import polars as pl
 
 from fastnb import MixedNB
 from fastnb.plot import plot_contributions
@@ -112,8 +113,6 @@ print(f"accuracy, families given: {model.score(X_test, y_test):.3f}")
 # Any data frame narwhals reads is taken as pandas' is: the same table as a
 # polars DataFrame (its nulls the missing values, ``plan`` a polars
 # Categorical) gives the same model, families and all, bit for bit.
-import polars as pl
-
 train_polars = pl.from_pandas(X_train)
 print(train_polars.schema)
 from_polars = MixedNB(families=families, missing="ignore").fit(train_polars, y_train)
