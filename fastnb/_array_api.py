@@ -21,6 +21,8 @@ from sklearn import get_config
 from sklearn.externals import array_api_compat
 from sklearn.utils._array_api import get_namespace_and_device, move_to
 
+from fastnb._frames import refuse_lazy
+
 if TYPE_CHECKING:
     from fastnb._base import BaseNB
 
@@ -52,8 +54,9 @@ def is_foreign(value: object) -> bool:
 def as_numpy(value: Any) -> Any:
     """``value`` as a NumPy array on the CPU if it is another library's array
     (is_foreign); anything else (NumPy arrays, lists, sparse matrices,
-    DataFrames, None) as it is."""
+    DataFrames, None) as it is, but a lazy frame (TypeError: refuse_lazy)."""
     if not is_foreign(value):
+        refuse_lazy(value)
         return value
     return move_to(value, xp=np, device="cpu")
 

@@ -43,6 +43,30 @@ def as_frame(X):
     return frame if isinstance(frame, nw.DataFrame) else None
 
 
+def refuse_lazy(X):
+    """TypeError for a lazy frame (a polars LazyFrame, a DuckDB relation,
+    ...), whose data are not computed: fastnb fits and scores data in
+    memory. Dask's collections are left to scikit-learn's checks (which
+    compute them) and to fastnb.dask."""
+    if (
+        X is None
+        or isinstance(X, (np.ndarray, list, tuple))
+        or sp.issparse(X)
+        or is_pandas(X)
+        or hasattr(X, "__dask_graph__")
+    ):
+        return
+    lazy = nw.from_native(X, pass_through=True)
+    if isinstance(lazy, nw.LazyFrame):
+        kind = f"{type(X).__module__.split('.')[0]}.{type(X).__name__}"
+        raise TypeError(
+            f"Got a lazy frame ({kind}), whose data are not computed yet; "
+            "fastnb fits and predicts on data in memory: collect it first (a "
+            "polars LazyFrame's .collect()), or, for data larger than memory, "
+            "use fastnb.dask."
+        )
+
+
 def is_frame(X):
     """Whether X is a data frame of a library narwhals reads."""
     return is_pandas(X) or as_frame(X) is not None

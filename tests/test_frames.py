@@ -369,3 +369,23 @@ def test_soft_labels_of_a_frame_with_classes_out_of_order(library):
     expected = fastnb.GaussianNB().fit(X, class_proba=proba, classes=classes)
     assert_same_state(model, expected)
     assert model.classes_.tolist() == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("estimator", ["GaussianNB", "CategoricalNB", "MixedNB"])
+def test_a_lazy_frame_is_refused(estimator):
+    # A polars LazyFrame holds a plan, not data: scikit-learn's checks made
+    # a 0-d array of its plan's text ("Expected 2D array, got scalar").
+    frame = pl.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": [0, 1, 0, 1]})
+    y = [0, 1, 0, 1]
+    model = getattr(fastnb, estimator)()
+    message = r"Got a lazy frame \(polars.LazyFrame\).*collect\(\)"
+    with pytest.raises(TypeError, match=message):
+        model.fit(frame.lazy(), y)
+    assert not hasattr(model, "classes_")
+    model.fit(frame, y)
+    before = copy.deepcopy(model)
+    with pytest.raises(TypeError, match=message):
+        model.partial_fit(frame.lazy(), y)
+    with pytest.raises(TypeError, match=message):
+        model.predict_proba(frame.lazy())
+    assert_same_state(model, before)
