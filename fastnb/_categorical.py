@@ -1024,8 +1024,8 @@ class CategoricalNB(CountingNB):
                 # The model's code of each category that occurs, then of
                 # each row by its category's code.
                 distinct, positions = coded_distinct_values(coded[j], j)
-                value_codes, column_values = self._encode_values(
-                    None, known[j], learn, j, (distinct, np.arange(len(distinct)))
+                value_codes, column_values = self._code_values(
+                    distinct, known[j], learn
                 )
                 by_category = np.zeros(len(coded[j].categories), dtype=np.int64)
                 by_category[positions] = value_codes
@@ -1046,23 +1046,24 @@ class CategoricalNB(CountingNB):
         say only "Input contains NaN")."""
         missing = np.flatnonzero(absent.any(axis=0)).tolist()
         if missing:
-            names = getattr(self, "feature_names_in_", None)
-            columns = [j if names is None else str(names[j]) for j in missing]
-            raise missing_values_error(columns, self)
+            raise missing_values_error(missing, self)
 
     @staticmethod
-    def _encode_values(column, known, learn, name, distinct=None):
+    def _encode_values(column, known, learn, name):
         """Codes of raw values; new values are appended to ``known`` if ``learn``.
-
-        ``distinct``: the column's distinct_values where they are known
-        already (a categorical column's, from its codes: see _encode).
 
         A value that is not known (and not learnt) gets a code past every
         category, which scores as an unseen category.
         """
-        if distinct is None:
-            distinct = distinct_values(column, name)
-        values, inverse = distinct
+        values, inverse = distinct_values(column, name)
+        value_codes, known = CategoricalNB._code_values(values, known, learn)
+        return value_codes[inverse.reshape(-1)], known
+
+    @staticmethod
+    def _code_values(values, known, learn):
+        """The codes of distinct ``values`` in ``known``, to which new ones are
+        appended if ``learn`` (else they get a code past every category), and
+        the categories ``known`` then holds."""
         lookup = {value: code for code, value in enumerate(known.tolist())}
         new = [value for value in values.tolist() if value not in lookup]
         if learn and new:
@@ -1072,7 +1073,7 @@ class CategoricalNB(CountingNB):
             lookup.update((value, len(lookup)) for value in new)
         unseen = np.iinfo(np.int64).max
         value_codes = np.array([lookup.get(value, unseen) for value in values.tolist()])
-        return value_codes[inverse.reshape(-1)], known.astype(object)
+        return value_codes, known.astype(object)
 
     def _check_frame(self, frame, y=None, *, reset, fitting):
         """A frame X, and y if ``fitting``, checked: ``(X, codes_columns,

@@ -288,11 +288,6 @@ def columns_at(X, positions):
     return frame[:, [int(p) for p in positions]].to_native()
 
 
-def frame_shape(X):
-    """A frame's (rows, columns)."""
-    return X.shape if is_pandas(X) else as_frame(X).shape
-
-
 def frame_dtypes(X):
     """``(dtypes, names)``: each column's narwhals dtype, and its name for
     errors (the library's own where narwhals knows it not, as an Arrow

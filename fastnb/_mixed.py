@@ -36,7 +36,6 @@ from fastnb._frames import (
     CATEGORICAL_DTYPES,
     FrameColumns,
     frame_dtypes,
-    frame_shape,
     is_frame,
     missing_columns,
     read_frame,
@@ -493,20 +492,19 @@ poisson_params, kde_params : dict, default=None
         unless missing="ignore", and its columns read once
         (fastnb._frames.read_frame)."""
         validate_data(self, X, skip_check_array=True, reset=reset)
-        n_samples, n_features = frame_shape(X)
+        columns = read_frame(X)
+        n_samples, n_features = columns.shape
         if n_samples == 0 or n_features == 0:
             raise ValueError(
                 f"Found array with {n_samples} sample(s) and {n_features} "
-                f"feature(s) (shape={(n_samples, n_features)}) while a minimum of "
-                "1 of each is required by MixedNB."
+                f"feature(s) (shape={columns.shape}) while a minimum of 1 of each "
+                "is required by MixedNB."
             )
         if not ignores_missing(self):
             missing = missing_columns(X)
             if missing:
-                names = getattr(self, "feature_names_in_", None)
-                columns = [j if names is None else names[j] for j in missing]
-                raise missing_values_error(columns, self)
-        return read_frame(X)
+                raise missing_values_error(missing, self)
+        return columns
 
     @staticmethod
     def _columns(X, positions, family):

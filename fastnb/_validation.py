@@ -544,8 +544,12 @@ def encode_labels(y, classes, work=None):
     return y_encoded.astype(np.intp, copy=False)
 
 
-def missing_values_error(columns, estimator):
-    """The ValueError for missing values (NaN or None) in the named columns."""
+def missing_values_error(positions, estimator):
+    """The ValueError for missing values (NaN or None) in the columns at
+    ``positions``, named as the estimator's ``feature_names_in_`` name them
+    (by position where it has none)."""
+    names = getattr(estimator, "feature_names_in_", None)
+    columns = [j if names is None else str(names[j]) for j in positions]
     return ValueError(
         f"Input X contains missing values (NaN or None) in columns {columns}; "
         f"{type(estimator).__name__} with missing='error' does not take missing "
