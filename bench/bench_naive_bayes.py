@@ -924,12 +924,15 @@ def bench_categorical_frames(args, repeats):
             if not same:
                 sys.exit(f"FAILED: CategoricalNB on a {library} frame is another model")
     print("check: every frame gives the model of the same values as an object array")
+    # A group a kind, its libraries taking turns: a large allocation's cost
+    # swings between calls (the kernel's huge pages, when memory must first
+    # be compacted), and no library keeps the same turn.
     groups = [
         [
-            ((library, kind), functools.partial(fit_categorical, frame, y))
-            for kind, frame in zip(("categorical", "str"), pair, strict=True)
+            ((library, kind), functools.partial(fit_categorical, pair[k], y))
+            for library, pair in frames.items()
         ]
-        for library, pair in frames.items()
+        for k, kind in enumerate(("categorical", "str"))
     ]
     progress(f"CategoricalNB on frames: timing {repeats} repeats")
     medians = time_interleaved(groups, repeats)

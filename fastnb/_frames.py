@@ -226,19 +226,24 @@ class Columns:
 
 
 def category_codes(native):
-    """A categorical column's CategoryCodes: a pandas categorical, or an
-    Arrow dictionary array (a polars Categorical or Enum as Arrow); None
+    """A categorical column's CategoryCodes: a pandas categorical, a polars
+    Categorical or Enum (polars_codes), or an Arrow dictionary array; None
     for a column of another library, or whose categories repeat a value or
     cannot be hashed, read a value at a time."""
     pandas = sys.modules.get("pandas")
     pyarrow = sys.modules.get("pyarrow")
     polars = sys.modules.get("polars")
+    coded = None
     if pandas is not None and isinstance(native, pandas.Series):
-        codes = native.cat.codes.to_numpy().astype(np.intp)
-        categories = native.cat.categories.to_list()
-    else:
-        if polars is not None and isinstance(native, polars.Series):
+        coded = (
+            native.cat.codes.to_numpy().astype(np.intp),
+            native.cat.categories.to_list(),
+        )
+    elif polars is not None and isinstance(native, polars.Series):
+        coded = polars_codes(native)
+        if coded is None:
             native = native.to_arrow()
+    if coded is None:
         if pyarrow is None or not isinstance(
             native, (pyarrow.Array, pyarrow.ChunkedArray)
         ):
@@ -250,7 +255,8 @@ def category_codes(native):
         codes = indices.fill_null(0).to_numpy(zero_copy_only=False).astype(np.intp)
         if indices.null_count:
             codes[indices.is_null().to_numpy(zero_copy_only=False)] = -1
-        categories = native.dictionary.to_pylist()
+        coded = codes, native.dictionary.to_pylist()
+    codes, categories = coded
     try:
         distinct = len(set(categories)) == len(categories)
     except TypeError:  # unhashable: the value's own error, a value at a time
@@ -259,6 +265,28 @@ def category_codes(native):
         # (An Arrow dictionary may repeat a value: read a value at a time.)
         return None
     return CategoryCodes(codes, np.fromiter(categories, dtype=object))
+
+
+def polars_codes(series):
+    """``(codes, categories)`` of a polars Enum, or of a Categorical whose
+    dtype maps its ids to their strings (polars 2's Categories): the
+    column's physical ids as codes (-1 where null), and the strings of ids
+    0 .. the greatest (a Categorical's ids are global: other columns' too);
+    None for a Categorical of polars 1, read through Arrow."""
+    categories = series.dtype.categories
+    if hasattr(categories, "to_series"):
+        categories = categories.to_series()
+    elif not hasattr(categories, "to_list"):
+        return None
+    physical = series.to_physical()
+    highest = physical.max()
+    if physical.null_count():
+        int64 = sys.modules["polars"].Int64
+        codes = physical.cast(int64).fill_null(-1).to_numpy()
+    else:
+        codes = physical.to_numpy()
+    n_categories = 0 if highest is None else highest + 1
+    return codes.astype(np.intp, copy=False), categories[:n_categories].to_list()
 
 
 def missing_columns(X):

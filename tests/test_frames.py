@@ -296,6 +296,34 @@ def test_categories_are_coded_from_the_codes(library, monkeypatch):
     assert_same_state(model.category_count_, expected.category_count_)
 
 
+@pytest.mark.parametrize("dtype", ["Categorical", "Enum"])
+def test_polars_categories_are_read_by_their_ids(dtype, monkeypatch):
+    # A polars Categorical's ids are global (other columns' strings come
+    # first here) and an Enum's index its categories; both are read from
+    # the column's ids, not through Arrow, nulls missing.
+    pl.Series(["kiwi", "lime", "date"], dtype=pl.Categorical)
+    words = ["plum", None, "fig", "pear", "fig", None, "plum", "fig"] * 25
+    kind = {
+        "Categorical": pl.Categorical,
+        "Enum": pl.Enum(["pear", "fig", "plum", "apple"]),
+    }[dtype]
+    frame = pl.DataFrame({"fruit": pl.Series(words, dtype=kind)})
+    y = np.arange(len(words)) % 3
+
+    def through_arrow(*args):
+        raise AssertionError("a polars categorical was converted to Arrow")
+
+    monkeypatch.setattr(pl.Series, "to_arrow", through_arrow)
+    model = fastnb.CategoricalNB(missing="ignore").fit(frame, y)
+    plain = np.array(words, dtype=object)[:, None]
+    expected = fastnb.CategoricalNB(missing="ignore").fit(plain, y)
+    assert_same_state(model.categories_, expected.categories_)
+    assert_same_state(model.category_count_, expected.category_count_)
+    np.testing.assert_array_equal(
+        model.predict_proba(frame), expected.predict_proba(plain)
+    )
+
+
 @pytest.mark.parametrize("library", LIBRARIES)
 def test_a_frame_through_partial_fit_merge_and_a_model_file(library, tmp_path):
     pandas = pd.DataFrame(
