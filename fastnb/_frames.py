@@ -273,7 +273,7 @@ def polars_codes(series):
     column's physical ids as codes (-1 where null), and the strings of ids
     0 .. the greatest (a Categorical's ids are global: other columns' too);
     None for a Categorical of polars 1, read through Arrow."""
-    categories = series.dtype.categories
+    categories = getattr(series.dtype, "categories", None)
     if hasattr(categories, "to_series"):
         categories = categories.to_series()
     elif not hasattr(categories, "to_list"):
