@@ -51,6 +51,7 @@ from sklearn.base import _fit_context
 from sklearn.feature_extraction import text as _text
 from sklearn.preprocessing import normalize
 
+from fastnb._frames import string_chunks, utf8_buffers
 from fastnb._simd import kernels as _kernels
 from fastnb._threads import effective_n_threads
 
@@ -116,8 +117,9 @@ def batches(raw_documents):
     """An iterable of documents as batches: lists of at most
     BATCH_DOCUMENTS (a list or tuple in one batch); a string column of
     Arrow (pyarrow, or polars through Arrow, with no null) as slices of
-    its Arrow arrays, whose UTF-8 is read where the column holds it."""
-    columns = arrow_strings(raw_documents)
+    its Arrow arrays (fastnb._frames.string_chunks), whose UTF-8 is read
+    where the column holds it."""
+    columns = string_chunks(raw_documents)
     if columns is not None:
         for column in columns:
             for start in range(0, len(column), BATCH_DOCUMENTS):
@@ -133,54 +135,6 @@ def batches(raw_documents):
     iterator = iter(raw_documents)
     while batch := list(itertools.islice(iterator, BATCH_DOCUMENTS)):
         yield batch
-
-
-def arrow_strings(raw_documents):
-    """A pyarrow string Array or ChunkedArray, or a polars Series of
-    strings, as a list of pyarrow arrays of valid UTF-8 with no null; None
-    for anything else (which is read value by value: a null then gets
-    scikit-learn's error)."""
-    library = type(raw_documents).__module__.split(".")[0]
-    if library == "polars" and hasattr(raw_documents, "to_arrow"):
-        raw_documents = raw_documents.to_arrow()
-    elif library != "pyarrow":
-        return None
-    import pyarrow as pa  # (installed: raw_documents is one of its columns)
-
-    chunks = (
-        raw_documents.chunks
-        if isinstance(raw_documents, pa.ChunkedArray)
-        else [raw_documents]
-    )
-    columns = []
-    for chunk in chunks:
-        if not isinstance(chunk, pa.Array) or chunk.null_count:
-            return None
-        if pa.types.is_string_view(chunk.type):
-            chunk = chunk.cast(pa.large_string())
-        if not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)):
-            return None
-        try:
-            chunk.validate(full=True)
-        except pa.ArrowInvalid:
-            return None
-        columns.append(chunk)
-    return columns
-
-
-def utf8_of(column):
-    """``(data, offsets)`` of an Arrow string array: its UTF-8 (uint8) and
-    where each value starts, and the end (int64), without a copy of the
-    data."""
-    import pyarrow as pa  # (installed: column is one of its arrays)
-
-    _, offsets, data = column.buffers()[:3]
-    width = np.int64 if pa.types.is_large_string(column.type) else np.int32
-    start = column.offset
-    offsets = np.frombuffer(offsets, dtype=width)[start : start + len(column) + 1]
-    if data is None:
-        return np.empty(0, dtype=np.uint8), offsets.astype(np.int64)
-    return np.frombuffer(data, dtype=np.uint8), offsets.astype(np.int64)
 
 
 class _NativeAnalysis:
@@ -318,12 +272,16 @@ class _NativeAnalysis:
         document (strip_accents, another input) take its values."""
         if self.input != "content" or self.strip_accents is not None:
             return self._preprocessed(column.to_pylist(), analyze)
-        data, offsets = utf8_of(column)
+        data, offsets = utf8_buffers(column)
         if not self.lowercase:
             return (data, offsets, {}), np.empty(0, dtype=np.uint8)
-        before = np.concatenate([[0], np.cumsum(data >= 0x80)])
-        ascii_only = (before[offsets[1:]] == before[offsets[:-1]]).astype(np.uint8)
-        others = np.flatnonzero(ascii_only == 0)
+        # The documents that hold a byte past ASCII (few bytes, in most
+        # text): each such byte's document, by where the documents start.
+        start, stop = offsets[0], offsets[-1]
+        high = np.flatnonzero(data[start:stop] >= 0x80) + start
+        others = np.unique(np.searchsorted(offsets, high, side="right") - 1)
+        ascii_only = np.ones(len(offsets) - 1, dtype=np.uint8)
+        ascii_only[others] = 0
         lowered = [text.lower() for text in column.take(others).to_pylist()]
         return (
             data,

@@ -269,7 +269,8 @@ def test_documents_as_scikit_learn_takes_them(make):
 def arrow_columns(docs):
     """The documents as each kind of Arrow string column fastnb.text reads
     from its UTF-8: pyarrow's string and large_string arrays, a chunked
-    array, a slice, a polars Series."""
+    array, a slice, a polars Series, pandas Series of pyarrow-backed
+    strings (pandas 3's str where pyarrow is installed)."""
     pa = pytest.importorskip("pyarrow")
     pl = pytest.importorskip("polars")
     return {
@@ -278,6 +279,8 @@ def arrow_columns(docs):
         "chunked": pa.chunked_array([docs[:7], docs[7:]]),
         "slice": pa.array(["x"] + docs + ["y"]).slice(1, len(docs)),
         "polars": pl.Series(docs),
+        "pandas string[pyarrow]": pd.Series(docs, dtype=pd.StringDtype("pyarrow")),
+        "pandas ArrowDtype": pd.Series(docs, dtype=pd.ArrowDtype(pa.string())),
     }
 
 
@@ -293,9 +296,10 @@ def test_arrow_string_columns_give_the_output_of_their_values(lowercase, monkeyp
             assert_same_matrix(ours.transform(column), theirs.transform(docs)), kind
 
 
+@pytest.mark.parametrize("container", ["pyarrow", "pandas"])
 @pytest.mark.parametrize("lowercase", [True, False])
 def test_an_arrow_column_is_read_without_a_python_object_a_document(
-    lowercase, monkeypatch
+    lowercase, container, monkeypatch
 ):
     # The kernels get the column's own UTF-8 and offsets, and a str only for
     # a document that str.lower() must lowercase (one of other than ASCII).
@@ -309,7 +313,13 @@ def test_an_arrow_column_is_read_without_a_python_object_a_document(
         return analyze(documents, *args)
 
     monkeypatch.setattr(fastnb.text._kernels, "text_analyze", spy)
-    fastnb.text.CountVectorizer(lowercase=lowercase).fit(pa.array(docs))
+    column = {
+        "pyarrow": pa.array(docs),
+        "pandas": pd.Series(docs, dtype=pd.StringDtype("pyarrow")),
+    }[container]
+    # (Not read a value at a time.)
+    monkeypatch.setattr(pd.Series, "__iter__", None)
+    fastnb.text.CountVectorizer(lowercase=lowercase).fit(column)
     ((data, offsets, replaced),) = given
     assert (
         np.shares_memory(data, np.frombuffer(pa.array(docs).buffers()[2], np.uint8))
