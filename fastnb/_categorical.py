@@ -20,7 +20,6 @@ counts, which is what the smoothed tables divide by.
 from __future__ import annotations
 
 import functools
-import sys
 from numbers import Integral
 from typing import TYPE_CHECKING
 
@@ -39,7 +38,13 @@ from fastnb._base import Deferred, fitted_statistic, fitted_table, log_class_pri
 from fastnb._config import check_table_bytes
 from fastnb._discrete import CountingNB
 from fastnb._explain import as_term_matrices, informative_values, terms_output
-from fastnb._frames import FrameColumns, is_frame, read_frame
+from fastnb._frames import (
+    FrameColumns,
+    factorized,
+    is_frame,
+    missing_objects,
+    read_frame,
+)
 from fastnb._labels import SoftLabels, class_weights, first_and_rest, read_only
 from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
@@ -158,24 +163,13 @@ def unhashable_values_error(feature, exc):
 def distinct_values(column, name):
     """A column's distinct values, sorted, and each row's index in them:
     ``numpy.unique(column, return_inverse=True)``, found by hashing each
-    value once (pandas' factorize, when pandas is loaded) and sorting only
+    value once (fastnb._frames.factorized) and sorting only
     the distinct ones. (numpy.unique sorts every row of an object column by
     Python comparisons: 5 ms for Adult's 16,281 test rows of one column of
     strings, against 0.3 ms.) ``name`` is the feature, for the errors.
     """
-    pandas = sys.modules.get("pandas")
     try:
-        if pandas is not None:
-            first_seen, distinct = pandas.factorize(column, use_na_sentinel=False)
-            distinct = distinct.tolist()
-        else:
-            index = {}
-            first_seen = np.fromiter(
-                (index.setdefault(value, len(index)) for value in column.tolist()),
-                dtype=np.intp,
-                count=len(column),
-            )
-            distinct = list(index)
+        first_seen, distinct = factorized(column)
     except TypeError as exc:
         raise unhashable_values_error(name, exc) from exc
     try:
@@ -208,22 +202,9 @@ def bad_codes(codes, allow_nan=False):
     return bad
 
 
-def missing_values(X):
-    """Where an object array holds a missing value: None, NaN, or (pandas
-    loaded) anything ``pandas.isna`` takes for one, pandas' NA among them.
-
-    Element-wise NumPy (or pandas) comparisons, no Python loop: without
-    pandas there is no NA, and NaN is the one value unequal to itself.
-    """
-    pandas = sys.modules.get("pandas")
-    if pandas is not None:
-        return np.asarray(pandas.isna(X), dtype=bool)
-    return np.equal(X, None) | np.not_equal(X, X)
-
-
 def absent_values(X, coded=None):
     """Where a 2-D array of codes or values holds a missing value: NaN in
-    floats (never in integers), missing_values in objects; a column read by
+    floats (never in integers), missing_objects in objects; a column read by
     its codes (``coded``: fastnb._frames.FrameColumns.coded) where its code
     is -1."""
     if X.dtype.kind == "f":
@@ -231,11 +212,11 @@ def absent_values(X, coded=None):
     if X.dtype.kind in "iu":
         return np.zeros(X.shape, dtype=bool)
     if coded is None or all(column is None for column in coded):
-        return missing_values(X)
+        return missing_objects(X)
     absent = np.empty(X.shape, dtype=bool)
     for j, column in enumerate(coded):
         if column is None:
-            absent[:, j] = missing_values(X[:, j])
+            absent[:, j] = missing_objects(X[:, j])
         else:
             absent[:, j] = column.codes < 0
     return absent
@@ -969,7 +950,7 @@ class CategoricalNB(CountingNB):
         matrix of codes of a float or integer dtype is checked by the
         kernels as they read it (count_codes, categorical_score_dense),
         other columns of codes here. With missing="ignore", an object X's
-        missing values (see missing_values) make the codes float64, NaN
+        missing values (see absent_values) make the codes float64, NaN
         where missing. ``coded``: a frame's categorical columns by their
         codes (fastnb._frames.FrameColumns.coded), encoded from them.
         """
@@ -1042,7 +1023,7 @@ class CategoricalNB(CountingNB):
 
     def _refuse_missing(self, absent):
         """ValueError naming the columns of an object X that hold missing
-        values, where ``absent`` (missing_values) is True (scikit-learn would
+        values, where ``absent`` (absent_values) is True (scikit-learn would
         say only "Input contains NaN")."""
         missing = np.flatnonzero(absent.any(axis=0)).tolist()
         if missing:

@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+from fastnb._frames import pandas_frame, pandas_series
 from fastnb._simd import kernels as _kernels
 from fastnb._threads import data_size, effective_n_threads
 from fastnb._validation import sparse_arrays
@@ -224,29 +225,24 @@ def read_terms(model, X, scoring, selection, mode):
 
 
 def frame_terms(contributions, X, classes, mode):
-    """``contributions`` of the DataFrame X labelled as X is: the terms a
-    DataFrame of X's index and columns (every class: columns by class, then
-    feature), the intercept of every class a Series by class."""
-    import pandas as pd
-
+    """``contributions`` of the pandas DataFrame X labelled as X is: the
+    terms a DataFrame of X's index and columns (every class: columns by
+    class, then feature), the intercept of every class a Series by class."""
     terms, intercept = contributions
     if mode == "all":
         n_samples, n_features, n_classes = terms.shape
-        columns = pd.MultiIndex.from_product(
-            [classes, X.columns], names=["class", "feature"]
-        )
         by_class = terms.transpose(0, 2, 1).reshape(n_samples, -1)
         return Contributions(
-            pd.DataFrame(by_class, index=X.index, columns=columns),
-            pd.Series(intercept, index=pd.Index(classes, name="class")),
+            pandas_frame(
+                by_class,
+                index=X.index,
+                column_levels={"class": classes, "feature": X.columns},
+            ),
+            pandas_series(intercept, classes, "class"),
         )
-    if sp.issparse(terms):
-        frame = pd.DataFrame.sparse.from_spmatrix(
-            terms, index=X.index, columns=X.columns
-        )
-    else:
-        frame = pd.DataFrame(terms, index=X.index, columns=X.columns)
-    return Contributions(frame, intercept)
+    return Contributions(
+        pandas_frame(terms, index=X.index, columns=X.columns), intercept
+    )
 
 
 def place_columns(parts, n_samples, n_features):
@@ -458,7 +454,6 @@ def rank_features(values, classes, names, n):
         "log_ratio": log_ratio[best],
     }
     try:
-        import pandas as pd
+        return pandas_frame(rows, columns=COLUMNS)
     except ImportError:
         return [InformativeFeature(*row) for row in zip(*rows.values(), strict=True)]
-    return pd.DataFrame(rows, columns=COLUMNS)

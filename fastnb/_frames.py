@@ -390,3 +390,64 @@ def is_arrow_backed(series):
     """Whether a pandas Series holds its values in pyarrow arrays."""
     dtype = getattr(series, "dtype", None)
     return getattr(dtype, "storage", None) == "pyarrow" and hasattr(series, "array")
+
+
+# ---------------------------------------------------------------------------
+# pandas as a tool: faster hashing and NA detection of object arrays when it
+# is loaded, and labelled output (contributions, rankings) when X is its.
+# ---------------------------------------------------------------------------
+
+
+def factorized(values):
+    """``(first_seen, distinct)``: the distinct values of a 1-D object
+    array in the order they first occur (a list), and each row's index in
+    them; each value hashed once (pandas' factorize where pandas is
+    loaded, a dict otherwise). TypeError for a value that cannot be
+    hashed."""
+    pandas = sys.modules.get("pandas")
+    if pandas is not None:
+        first_seen, distinct = pandas.factorize(values, use_na_sentinel=False)
+        return first_seen, distinct.tolist()
+    index = {}
+    first_seen = np.fromiter(
+        (index.setdefault(value, len(index)) for value in values.tolist()),
+        dtype=np.intp,
+        count=len(values),
+    )
+    return first_seen, list(index)
+
+
+def missing_objects(values):
+    """Where an object array holds a missing value: None, NaN, or (pandas
+    loaded) anything ``pandas.isna`` takes for one, pandas' NA among them.
+
+    Element-wise NumPy (or pandas) comparisons, no Python loop: without
+    pandas there is no NA, and NaN is the one value unequal to itself.
+    """
+    pandas = sys.modules.get("pandas")
+    if pandas is not None:
+        return np.asarray(pandas.isna(values), dtype=bool)
+    return np.equal(values, None) | np.not_equal(values, values)
+
+
+def pandas_frame(values, index=None, columns=None, column_levels=None):
+    """A pandas DataFrame of ``values`` (a 2-D array, a sparse matrix: a
+    frame of sparse columns, or a dict of columns). ``column_levels``: a
+    dict of level name to values, whose product names the columns (a
+    MultiIndex), instead of ``columns``. ImportError without pandas."""
+    import pandas as pd
+
+    if column_levels is not None:
+        columns = pd.MultiIndex.from_product(
+            list(column_levels.values()), names=list(column_levels)
+        )
+    if sp.issparse(values):
+        return pd.DataFrame.sparse.from_spmatrix(values, index=index, columns=columns)
+    return pd.DataFrame(values, index=index, columns=columns)
+
+
+def pandas_series(values, index, index_name):
+    """A pandas Series of ``values`` by ``index`` (its name ``index_name``)."""
+    import pandas as pd
+
+    return pd.Series(values, index=pd.Index(index, name=index_name))
