@@ -10,6 +10,9 @@ the model fitted on that array with the families by position. Missing values
 (pandas' NA, None, NaN) follow ``missing`` as in object arrays; a fit that
 fails leaves the model as it was.
 
+The same frames converted to polars and to pyarrow (issue 56) give the
+pandas frame's models, bit for bit, and its errors.
+
 Oracle: the same data as an object array of Python values (None where
 missing). Codes are drawn dense (0 .. k - 1, each seen), so that encoding
 them as values gives the same categories.
@@ -185,6 +188,17 @@ PAIR_Y = np.array(LABELS)[[0, 1, 1, 0, 1, 0, 0, 1, 1, 0]]
 MISSING_ROWS = (1, 6)
 
 
+def pair_draws(kinds, missing):
+    """PAIR_DRAWS for two columns of these kinds; with missing="ignore", a
+    missing value in each column that can hold one, in other rows."""
+    draws = [list(d) for d in PAIR_DRAWS]
+    if missing == "ignore":
+        for j, kind in enumerate(kinds):
+            if KINDS[kind].nullable:
+                draws[j][MISSING_ROWS[j]] = None
+    return draws
+
+
 @pytest.mark.parametrize("missing", ["error", "ignore"])
 @pytest.mark.parametrize(
     "kinds", list(itertools.combinations_with_replacement(KINDS, 2)), ids="+".join
@@ -192,13 +206,60 @@ MISSING_ROWS = (1, 6)
 def test_every_pair_of_dtypes(kinds, missing):
     if set(kinds) & NEEDS_PYARROW:
         pytest.importorskip("pyarrow")
-    draws = [list(d) for d in PAIR_DRAWS]
-    if missing == "ignore":
-        # Missing values in every column that can hold them, in other rows.
-        for j, kind in enumerate(kinds):
-            if KINDS[kind].nullable:
-                draws[j][MISSING_ROWS[j]] = None
-    check_mix(kinds, draws, PAIR_Y, missing)
+    check_mix(kinds, pair_draws(kinds, missing), PAIR_Y, missing)
+
+
+# ---------------------------------------------------------------------------
+# The same frames in polars and pyarrow: the pandas frame's model
+# ---------------------------------------------------------------------------
+
+# polars holds categoricals of strings only: pandas' categorical of ints
+# becomes a polars column of the ints (codes to CategoricalNB), other data.
+NOT_IN = {"polars": {"category[int]"}, "pyarrow": set()}
+
+
+def converted(frame, library):
+    """The pandas frame as a frame of ``library``, as that library converts
+    it (nulls where pandas has NA, None or NaN)."""
+    if library == "polars":
+        pl = pytest.importorskip("polars")
+        return pl.from_pandas(frame)
+    pa = pytest.importorskip("pyarrow")
+    return pa.Table.from_pandas(frame, preserve_index=False)
+
+
+def check_library(kinds, draws, y, missing, library):
+    """CategoricalNB and MixedNB (families inferred) on the frame of these
+    kinds in ``library``: the pandas frame's model, bit for bit, and its
+    predictions; or, with missing="error" and missing values, its error."""
+    frame, _ = frame_of(kinds, draws)
+    other = converted(frame, library)
+    for make in (fastnb.CategoricalNB, fastnb.MixedNB):
+        try:
+            expected = make(missing=missing).fit(frame, y)
+        except ValueError as error:
+            with pytest.raises(ValueError, match=re.escape(str(error))):
+                make(missing=missing).fit(other, y)
+            continue
+        model = make(missing=missing).fit(other, y)
+        assert_same_state(model, expected)
+        assert_same_outputs(model, expected, other, X_expected=frame)
+
+
+@pytest.mark.parametrize("missing", ["error", "ignore"])
+@pytest.mark.parametrize(
+    "kinds, library",
+    [
+        (kinds, library)
+        for library in NOT_IN
+        for kinds in itertools.combinations_with_replacement(KINDS, 2)
+        if not set(kinds) & NOT_IN[library]
+    ],
+    ids=lambda value: "+".join(value) if isinstance(value, tuple) else value,
+)
+def test_every_pair_of_dtypes_in_polars_and_pyarrow(kinds, library, missing):
+    pytest.importorskip("pyarrow")  # (polars converts pandas through Arrow)
+    check_library(kinds, pair_draws(kinds, missing), PAIR_Y, missing, library)
 
 
 @st.composite
@@ -225,6 +286,21 @@ def mixes(draw):
 @given(mix=mixes(), missing=st.sampled_from(["error", "ignore"]))
 def test_any_mix_of_dtypes_is_the_object_array_model(mix, missing):
     check_mix(*mix, missing)
+
+
+@pytest.mark.parametrize("library", ["polars", "pyarrow"])
+@settings(max_examples=40, deadline=None)
+@given(mix=mixes(), missing=st.sampled_from(["error", "ignore"]))
+def test_any_mix_of_dtypes_in_polars_and_pyarrow_is_the_pandas_model(
+    library, mix, missing
+):
+    pytest.importorskip("pyarrow")
+    kinds, draws, y = mix
+    keep = [j for j, kind in enumerate(kinds) if kind not in NOT_IN[library]]
+    if keep:
+        check_library(
+            [kinds[j] for j in keep], [draws[j] for j in keep], y, missing, library
+        )
 
 
 # ---------------------------------------------------------------------------
