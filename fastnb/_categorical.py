@@ -41,7 +41,6 @@ from fastnb._explain import as_term_matrices, informative_values, terms_output
 from fastnb._frames import (
     FrameColumns,
     factorized,
-    is_frame,
     missing_objects,
     read_frame,
 )
@@ -737,9 +736,10 @@ class CategoricalNB(CountingNB):
         # Codes are checked as they are counted (count_codes,
         # count_sparse_codes), NaN and infinity too.
         coded = None
-        if isinstance(X, FrameColumns) or is_frame(X):
+        columns = X if isinstance(X, FrameColumns) else read_frame(X)
+        if columns is not None:
             X, codes_columns, coded, y = self._check_frame(
-                X, y, reset=reset, fitting=True
+                X, columns, y, reset=reset, fitting=True
             )
         else:
             X, y = validate_input(
@@ -1056,13 +1056,13 @@ class CategoricalNB(CountingNB):
         value_codes = np.array([lookup.get(value, unseen) for value in values.tolist()])
         return value_codes, known.astype(object)
 
-    def _check_frame(self, frame, y=None, *, reset, fitting):
-        """A frame X, and y if ``fitting``, checked: ``(X, codes_columns,
-        coded, y)``.
+    def _check_frame(self, frame, columns, y=None, *, reset, fitting):
+        """A frame X, read as ``columns`` (fastnb._frames.read_frame), and y
+        if ``fitting``, checked: ``(X, codes_columns, coded, y)``.
 
         scikit-learn checks the frame's feature names and count, then X as
-        fastnb._frames.read_frame reads it (the array, which columns hold
-        codes, the categorical columns' codes), and y. MixedNB hands its
+        read (the array, which columns hold codes, the categorical columns'
+        codes), and y. MixedNB hands its
         categorical family the FrameColumns it read from its frame, whose
         names it checked: only their count is checked here. With
         missing="error", missing values are refused naming their columns,
@@ -1071,13 +1071,11 @@ class CategoricalNB(CountingNB):
         """
         if isinstance(frame, FrameColumns):
             _check_n_features(self, frame.values, reset=reset)
+        elif fitting:
+            validate_data(self, frame, y, skip_check_array=True, reset=reset)
         else:
-            if fitting:
-                validate_data(self, frame, y, skip_check_array=True, reset=reset)
-            else:
-                validate_data(self, frame, skip_check_array=True, reset=reset)
-            frame = read_frame(frame)
-        X = frame.values
+            validate_data(self, frame, skip_check_array=True, reset=reset)
+        X = columns.values
         if fitting:
             X, y = check_X_y(X, y, dtype=None, ensure_all_finite=False, estimator=self)
         else:
@@ -1086,14 +1084,15 @@ class CategoricalNB(CountingNB):
             )
         if not ignores_missing(self) and X.dtype != object:
             self._refuse_missing(absent_values(X))
-        return X, frame.numbers, frame.coded, y
+        return X, columns.numbers, columns.coded, y
 
     def _check_X(self, X, scoring):
         # Codes are checked as they are scored (_score).
         coded = None
-        if isinstance(X, FrameColumns) or is_frame(X):
+        columns = X if isinstance(X, FrameColumns) else read_frame(X)
+        if columns is not None:
             X, codes_columns, coded, _ = self._check_frame(
-                X, reset=False, fitting=False
+                X, columns, reset=False, fitting=False
             )
         else:
             X = validate_input(

@@ -73,11 +73,6 @@ def refuse_lazy(X):
         )
 
 
-def is_frame(X):
-    """Whether X is a data frame of a library narwhals reads."""
-    return is_pandas(X) or as_frame(X) is not None
-
-
 def is_pandas(X):
     """Whether X is a pandas DataFrame (without importing pandas)."""
     pandas = sys.modules.get("pandas")
@@ -99,13 +94,16 @@ class FrameColumns(NamedTuple):
     each categorical column's CategoryCodes (None for the others), which
     CategoricalNB encodes without a value a row: in ``values`` those
     columns are left empty (None), and ``filled`` gives them their values.
-    ``frame``: the frame read (None for columns taken from it), for its
-    dtypes."""
+    ``frame``: the frame read (pandas', or narwhals' of another library;
+    None for columns taken from it), for its dtypes. ``missing``: the
+    positions of the columns that hold a missing value, where the reading
+    found them (None for a pandas frame: see missing_columns)."""
 
     values: np.ndarray
     numbers: np.ndarray
     coded: tuple
     frame: object
+    missing: tuple | None = None
 
     @property
     def shape(self):
@@ -117,6 +115,7 @@ class FrameColumns(NamedTuple):
             self.values[:, positions],
             self.numbers[positions],
             tuple(self.coded[p] for p in positions),
+            None,
             None,
         )
 
@@ -138,7 +137,8 @@ class FrameColumns(NamedTuple):
 
 
 def read_frame(X):
-    """A frame's columns as a FrameColumns (see the module's docstring).
+    """A frame's columns as a FrameColumns (see the module's docstring), or
+    None if X is not a data frame: the one conversion of a frame.
 
     Converting the frame as a whole would cast every column to one dtype,
     float64 beside a boolean or nullable column: strings would fail, and
@@ -147,13 +147,19 @@ def read_frame(X):
     if is_pandas(X):
         return FrameColumns(*read_pandas(X), X)
     frame = as_frame(X)
+    if frame is None:
+        return None
     dtypes = list(frame.schema.values())
     numbers = np.array([dtype.is_numeric() for dtype in dtypes], dtype=bool)
     columns = Columns(frame.shape, numbers)
+    missing = []
     for j, (series, dtype) in enumerate(zip(frame.iter_columns(), dtypes, strict=True)):
+        nulls = series.null_count()
+        if nulls or (dtype.is_float() and series.is_nan().any()):
+            missing.append(j)
         if numbers[j]:
             # float64 where missing (nulls as NaN), else the column's own.
-            if series.null_count():
+            if nulls:
                 columns.put(j, np.asarray(series.to_numpy(), dtype=np.float64))
             else:
                 columns.put(j, series.to_numpy())
@@ -161,7 +167,7 @@ def read_frame(X):
             columns.put_categorical(j, series.to_native())
         else:
             columns.put(j, series.to_list())
-    return FrameColumns(*columns.read(), X)
+    return FrameColumns(*columns.read(), frame, tuple(missing))
 
 
 def read_pandas(frame):
@@ -293,19 +299,13 @@ def polars_codes(series):
     return codes.astype(np.intp, copy=False), categories[:n_categories].to_list()
 
 
-def missing_columns(X):
-    """The positions of a frame's columns that hold a missing value: null,
-    or NaN in a float column (as pandas counts NaN missing)."""
-    if is_pandas(X):
-        return np.flatnonzero(X.isna().to_numpy().any(axis=0)).tolist()
-    found = []
-    for position, series in enumerate(as_frame(X).iter_columns()):
-        missing = series.null_count() > 0
-        if not missing and series.dtype.is_float():
-            missing = bool(series.is_nan().any())
-        if missing:
-            found.append(position)
-    return found
+def missing_columns(columns):
+    """The positions of the columns of a frame read (FrameColumns) that hold
+    a missing value: null, or NaN in a float column (as pandas counts NaN
+    missing)."""
+    if columns.missing is not None:
+        return list(columns.missing)
+    return np.flatnonzero(columns.frame.isna().to_numpy().any(axis=0)).tolist()
 
 
 def columns_at(X, positions):

@@ -36,7 +36,6 @@ from fastnb._frames import (
     CATEGORICAL_DTYPES,
     FrameColumns,
     frame_dtypes,
-    is_frame,
     missing_columns,
     read_frame,
 )
@@ -466,7 +465,8 @@ poisson_params, kde_params : dict, default=None
     def _check_X_y(self, X, y, reset):
         """X (a frame read once, as fastnb._frames.FrameColumns, else a checked
         array or CSR/CSC matrix) and y as a 1-D array."""
-        if not is_frame(X):
+        columns = read_frame(X)
+        if columns is None:
             # The families check their own values; an ignoring one lets NaN by.
             return validate_input(
                 self,
@@ -477,7 +477,7 @@ poisson_params, kde_params : dict, default=None
                 ensure_all_finite=not ignores_missing(self),
                 reset=reset,
             )
-        X = self._check_frame(X, reset)
+        X = self._check_frame(X, columns, reset)
         if y is None:
             raise ValueError(
                 "This MixedNB estimator requires y to be passed, but the target y "
@@ -487,12 +487,11 @@ poisson_params, kde_params : dict, default=None
         check_consistent_length(X.values, y)
         return X, y
 
-    def _check_frame(self, X, reset):
-        """A frame's names and shape checked, its missing values refused
-        unless missing="ignore", and its columns read once
-        (fastnb._frames.read_frame)."""
+    def _check_frame(self, X, columns, reset):
+        """A frame X, read once as ``columns`` (fastnb._frames.read_frame):
+        its names and shape checked, its missing values refused unless
+        missing="ignore"."""
         validate_data(self, X, skip_check_array=True, reset=reset)
-        columns = read_frame(X)
         n_samples, n_features = columns.shape
         if n_samples == 0 or n_features == 0:
             raise ValueError(
@@ -501,7 +500,7 @@ poisson_params, kde_params : dict, default=None
                 "is required by MixedNB."
             )
         if not ignores_missing(self):
-            missing = missing_columns(X)
+            missing = missing_columns(columns)
             if missing:
                 raise missing_values_error(missing, self)
         return columns
@@ -778,8 +777,9 @@ poisson_params, kde_params : dict, default=None
         return attributes, {"log_prior": prior, "estimators": estimators}
 
     def _check_X(self, X, scoring):
-        if is_frame(X):
-            X = self._check_frame(X, reset=False)
+        columns = read_frame(X)
+        if columns is not None:
+            X = self._check_frame(X, columns, reset=False)
         else:
             X = validate_input(
                 self,

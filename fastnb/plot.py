@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 from fastnb._discrete import BernoulliNB, ComplementNB, PoissonNB
 from fastnb._explain import feature_names_of
-from fastnb._frames import is_frame, read_frame
+from fastnb._frames import read_frame
 from fastnb._gaussian import GaussianNB
 from fastnb._kde import KernelDensityNB
 from fastnb._mixed import MixedNB
@@ -261,7 +261,8 @@ def plot_contributions(
     """
     # A data frame, a sparse matrix or an array, told apart by hand below.
     sample: Any = x
-    if not sp.issparse(sample) and not is_frame(sample):
+    columns = None if sp.issparse(sample) else read_frame(sample)
+    if columns is None and not sp.issparse(sample):
         sample = np.asarray(sample)
         if sample.ndim == 1:
             sample = sample.reshape(1, -1)
@@ -274,8 +275,8 @@ def plot_contributions(
     terms, intercept = model.contributions(sample, classes=tuple(classes))
     terms = terms.toarray()[0] if sp.issparse(terms) else np.asarray(terms)[0]
     names = feature_names_of(model, feature_names)
-    if is_frame(sample):
-        values = read_frame(sample).filled()[0]
+    if columns is not None:
+        values = columns.filled()[0]
     else:
         values = sample.toarray()[0] if sp.issparse(sample) else sample[0]
     shown = np.flatnonzero(terms)
