@@ -32,6 +32,7 @@ tools/build_dist.sh) gets its own variants. Environment switches:
 """
 
 import os
+import runpy
 import shutil
 import sysconfig
 import tempfile
@@ -73,11 +74,10 @@ EMPTY_PROGRAM = "int main(void) { return 0; }\n"
 KERNELS = "fastnb._kernels"
 VECTORISED = "fastnb._vectorised"
 
-# Instruction-set variants of each architecture: module suffix -> compiler flag.
-SIMD_VARIANTS = {
-    "x86_64": {"avx2": "-march=haswell", "avx512": "-march=skylake-avx512"},
-    "aarch64": {"sve": "-march=armv8.2-a+sve"},
-}
+# Instruction-set variants: name (the module's suffix) -> (architecture,
+# compiler flag), from fastnb/_variants.py, read as a file (fastnb is not
+# built yet).
+SIMD_VARIANTS = runpy.run_path(os.path.join("fastnb", "_variants.py"))["VARIANTS"]
 
 
 def target_machine():
@@ -207,7 +207,12 @@ def kernels_extensions():
         kernels_extension(module, source_of(module), flags)
         for module in (KERNELS, VECTORISED)
     ]
-    variants = SIMD_VARIANTS.get(target_machine(), {})
+    machine = target_machine()
+    variants = {
+        name: flag
+        for name, (architecture, flag) in SIMD_VARIANTS.items()
+        if architecture == machine
+    }
     if native or DEBUG or _env_flag("FASTNB_NO_DISPATCH") or not variants:
         return extensions
     os.makedirs(os.path.join("build", "simd"), exist_ok=True)

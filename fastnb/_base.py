@@ -562,6 +562,10 @@ class BaseNB(ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
             f"{type(self).__name__} does not give per-feature contributions."
         )
 
+    # How two of this family's states combine, where the docs say more than
+    # that their statistics add (fastnb.dask's classes' docstrings).
+    _combining = ""
+
     # Whether contributions take this family's terms of a class against
     # their mean over the classes (measurements, categories), rather than
     # against a 0 (counts): fastnb._explain.read_terms.

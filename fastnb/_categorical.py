@@ -670,6 +670,12 @@ class CategoricalNB(CountingNB):
     array(['yes'], dtype='<U3')
     """
 
+    # How two states combine (merge, fastnb.dask's blocks), for the docs.
+    _combining = (
+        "The raw categories of a DataFrame's columns are found across its "
+        "partitions and sorted, as one fit sorts them."
+    )
+
     _parameter_constraints: dict = {
         **CountingNB._parameter_constraints,
         "alpha": [*CountingNB._parameter_constraints["alpha"], MEstimate],

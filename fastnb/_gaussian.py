@@ -371,6 +371,12 @@ class GaussianNB(BaseNB):
     array(['a'], dtype='<U1')
     """
 
+    # How two states combine (merge, fastnb.dask's blocks), for the docs.
+    _combining = (
+        "The blocks' moments are merged by the pairwise formula: the model "
+        "equals one fit's to rounding (about 1e-15 relative)."
+    )
+
     _parameter_constraints: dict = {
         "priors": ["array-like", None],
         "var_smoothing": [Interval(Real, 0, None, closed="left")],

@@ -560,6 +560,13 @@ class KernelDensityNB(BaseNB):
     array(['a', 'b'], dtype='<U1')
     """
 
+    # How two states combine (merge, fastnb.dask's blocks), for the docs.
+    _combining = (
+        "Each block bins its values onto the lattice of its own range; "
+        "combining moves the grids onto the lattice of the joined range: the "
+        "model equals one fit's to rounding."
+    )
+
     _parameter_constraints: dict = {
         "bandwidth": [
             StrOptions({"scott", "silverman"}),

@@ -25,6 +25,8 @@ import importlib.util
 import os
 import types
 
+from fastnb._variants import VARIANTS as _VARIANTS
+
 
 def _raise_kernels_missing(error):
     """Raise a clearer ImportError when fastnb's folder holds no compiled kernels.
@@ -60,7 +62,7 @@ except ImportError as error:
     _raise_kernels_missing(error)
 
 # Newest first; a CPU runs the variants of its own architecture only.
-VARIANTS = ("avx512", "avx2", "sve")
+VARIANTS = tuple(_VARIANTS)
 
 
 def _load(variant):

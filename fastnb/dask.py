@@ -66,7 +66,7 @@ import fastnb
 from fastnb._base import unchanged_on_error
 from fastnb._explain import check_cost
 from fastnb._labels import column_classes, sorted_classes
-from fastnb._registry import ESTIMATOR_NAMES
+from fastnb._registry import ESTIMATOR_NAMES, ESTIMATORS
 from fastnb._state import (
     adopt_state,
     batch_state,
@@ -636,46 +636,17 @@ class DaskNBMixin(MixedInto):
         return float(right / total)
 
 
-class BernoulliNB(DaskNBMixin, fastnb.BernoulliNB):
-    """:class:`fastnb.BernoulliNB` that also takes Dask collections."""
+def dask_class(estimator):
+    """fastnb.dask's class of a fastnb estimator class: the estimator with
+    DaskNBMixin, of the same name."""
+    name = estimator.__name__
+    doc = f":class:`fastnb.{name}` that also takes Dask collections."
+    if estimator._combining:
+        doc = f"{doc}\n\n{estimator._combining}"
+    namespace = {"__doc__": doc, "__module__": __name__, "__qualname__": name}
+    return type(name, (DaskNBMixin, estimator), namespace)
 
 
-class CategoricalNB(DaskNBMixin, fastnb.CategoricalNB):
-    """:class:`fastnb.CategoricalNB` that also takes Dask collections.
-
-    The raw categories of a DataFrame's columns are found across its
-    partitions and sorted, as one fit sorts them.
-    """
-
-
-class ComplementNB(DaskNBMixin, fastnb.ComplementNB):
-    """:class:`fastnb.ComplementNB` that also takes Dask collections."""
-
-
-class GaussianNB(DaskNBMixin, fastnb.GaussianNB):
-    """:class:`fastnb.GaussianNB` that also takes Dask collections.
-
-    The blocks' moments are merged by the pairwise formula: the model equals
-    one fit's to rounding (about 1e-15 relative).
-    """
-
-
-class KernelDensityNB(DaskNBMixin, fastnb.KernelDensityNB):
-    """:class:`fastnb.KernelDensityNB` that also takes Dask collections.
-
-    Each block bins its values onto the lattice of its own range; combining
-    moves the grids onto the lattice of the joined range: the model equals
-    one fit's to rounding.
-    """
-
-
-class MixedNB(DaskNBMixin, fastnb.MixedNB):
-    """:class:`fastnb.MixedNB` that also takes Dask collections."""
-
-
-class MultinomialNB(DaskNBMixin, fastnb.MultinomialNB):
-    """:class:`fastnb.MultinomialNB` that also takes Dask collections."""
-
-
-class PoissonNB(DaskNBMixin, fastnb.PoissonNB):
-    """:class:`fastnb.PoissonNB` that also takes Dask collections."""
+# One class an estimator of the registry.
+for _name, _estimator in ESTIMATORS.items():
+    globals()[_name] = dask_class(_estimator)

@@ -133,14 +133,13 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn import naive_bayes
 
-import fastnb
 from fastnb._base import BaseNB
 from fastnb._categorical import CategoricalNB
 from fastnb._discrete import BernoulliNB, ComplementNB, MultinomialNB, PoissonNB
 from fastnb._gaussian import GaussianNB
 from fastnb._kde import KernelDensityNB
 from fastnb._mixed import MixedNB
-from fastnb._registry import ESTIMATOR_NAMES
+from fastnb._registry import ESTIMATOR_NAMES, ESTIMATORS
 from fastnb._validation import ignores_missing
 
 if TYPE_CHECKING:
@@ -739,5 +738,5 @@ def register(estimator):
     )
 
 
-for _name in ESTIMATOR_NAMES:
-    register(getattr(fastnb, _name))
+for _estimator in ESTIMATORS.values():
+    register(_estimator)
