@@ -45,11 +45,11 @@ from fastnb._frames import (
     read_frame,
 )
 from fastnb._labels import SoftLabels, class_weights, first_and_rest, read_only
+from fastnb._plans import category_table_chunks, one_pass_chunks, sparse_count_chunks
 from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
 from fastnb._statistics import CLASS_COUNT, SUM_RTOL, Statistic
 from fastnb._threads import (
-    CHUNKS,
     data_size,
     effective_n_threads,
     pad_classes,
@@ -312,29 +312,10 @@ def stored_position(X, position):
     return (minor, major) if X.format == "csc" else (major, minor)
 
 
-# Counting codes at fit (count_codes). Sizes in codes or doubles; they
-# depend on the data's shape only, never on the number of threads.
-CHUNK_VALUES = 1 << 14  # least codes in a chunk of rows
-CHUNK_ROOM = 1 << 14  # least room for a chunk's table (128 KiB)
-COUNT_BUFFER = 1 << 22  # most room for all chunks' tables (32 MiB)
 # categorical_merge_counts' class weights and scratch for dense codes: no
 # implicit zeros to add.
 NO_CLASS_COUNT = read_only(np.empty(0))
 NO_SCRATCH = np.empty((0, 0))
-
-
-def one_pass_chunks(n_samples, n_features, n_classes):
-    """Rows per chunk, chunks, and each chunk's table room, for one-pass counting.
-
-    The rows are cut in CHUNKS chunks (as dense_row_chunks does: four tasks
-    a thread on 16 from 2**20 codes on), of CHUNK_VALUES codes at least. A
-    chunk's table has room for a few categories a feature (CHUNK_ROOM at
-    least) and all of them together at most COUNT_BUFFER.
-    """
-    room = min(max(CHUNK_ROOM, 8 * n_features * n_classes), COUNT_BUFFER)
-    most_chunks = min(CHUNKS, COUNT_BUFFER // room)
-    chunk_rows = max(-(-CHUNK_VALUES // n_features), -(-n_samples // most_chunks))
-    return chunk_rows, -(-n_samples // chunk_rows), room
 
 
 def count_codes(
@@ -388,12 +369,9 @@ def count_codes(
     counts = new_counts(sizes, n_classes)
     if not all_counted:
         # Some chunk's counts outgrew their room: count again, into tables
-        # laid out for every category, as many as COUNT_BUFFER holds.
+        # laid out for every category.
         del tables
-        least_rows = -(-CHUNK_VALUES // n_features)
-        n_chunks = max(1, min(COUNT_BUFFER // counts.size, -(-n_samples // least_rows)))
-        chunk_rows = -(-n_samples // n_chunks)
-        n_chunks = -(-n_samples // chunk_rows)
+        chunk_rows, n_chunks = category_table_chunks(n_samples, n_features, counts.size)
         if n_chunks == 1:
             tables = counts.reshape(1, -1)
         else:
@@ -435,18 +413,6 @@ def new_counts(sizes, n_classes):
         n_categories * n_classes,
     )
     return np.zeros((int(sizes.sum()), n_classes))
-
-
-def sparse_count_chunks(n_samples, nnz, table_size):
-    """Rows per chunk and chunks for counting a CSR X's stored codes.
-
-    A chunk a CHUNK_VALUES stored codes, as many as COUNT_BUFFER holds
-    tables of ``table_size`` for: by the data's shape only, never the
-    number of threads.
-    """
-    n_chunks = max(1, min(COUNT_BUFFER // max(table_size, 1), -(-nnz // CHUNK_VALUES)))
-    chunk_rows = -(-n_samples // n_chunks)
-    return chunk_rows, -(-n_samples // chunk_rows)
 
 
 def count_sparse_codes(
@@ -1174,9 +1140,9 @@ class CategoricalNB(CountingNB):
         )
         # The lists of an array a feature are built when first read.
         attributes = {
-            "feature_log_prob_": Deferred(per_feature, table, n_categories, 1),
+            "feature_log_prob_": Deferred(feature_tables, table, n_categories, 1),
             "class_log_prior_": class_log_prior,
-            "category_count_": Deferred(per_feature, counts, n_categories, 1),
+            "category_count_": Deferred(feature_tables, counts, n_categories, 1),
             "n_categories_": n_categories,
             "categories_": Deferred(categories_of, categories, n_categories),
         }
@@ -1386,7 +1352,7 @@ def categories_of(categories, n_categories):
     ]
 
 
-def per_feature(table, n_categories, block_extra):
+def feature_tables(table, n_categories, block_extra):
     """Views of a flat table, one (n_classes, n_categories[i]) array a feature."""
     starts = table_offsets(n_categories, block_extra)[:-1]
     return [table[a : a + n].T for a, n in zip(starts, n_categories, strict=True)]

@@ -28,6 +28,15 @@ from fastnb._base import (
 )
 from fastnb._explain import informative_values, linear_terms
 from fastnb._labels import class_weights, label_arrays, rows_by_class
+from fastnb._plans import (
+    PIECES_COST,
+    class_tasks,
+    csr_pieces,
+    dense_block_width,
+    dense_row_chunks,
+    row_entries,
+    whole_class_tasks,
+)
 from fastnb._simd import kernels as _kernels
 from fastnb._smoothing import MEstimate, check_smoothing, pseudo_counts
 from fastnb._statistics import (
@@ -39,8 +48,6 @@ from fastnb._statistics import (
 )
 from fastnb._threads import (
     data_size,
-    dense_block_width,
-    dense_row_chunks,
     effective_n_threads,
     padded_class_count,
     thread_scratch,
@@ -99,17 +106,6 @@ def accumulate_counts(X, y, sample_weight, out, binarize, missing=None, nan=Fals
             block_width,
             n_threads,
         )
-
-
-def row_entries(indptr, label_ptr):
-    """The offsets of discrete_count_csr_blocks' entries, row by row: a CSR
-    matrix's stored values (``indptr``), each once a label of its row
-    (``label_ptr``; once, for hard labels, whose label_ptr is empty)."""
-    if not len(label_ptr):
-        return indptr
-    entries = np.zeros(len(indptr), dtype=np.intp)
-    np.cumsum(np.diff(indptr) * np.diff(label_ptr), out=entries[1:])
-    return entries
 
 
 def count_csr_tasks(X, by_class, tasks, n_dealt, counting, n_threads, parts=None):
@@ -209,200 +205,6 @@ def whole_weights(label_weight):
     )
 
 
-# What cutting a class in parts costs, in the time of counting one value
-# of a whole class (measured at one thread on 20,000 documents of the
-# bench's corpus, 65,536 features, 2 classes cut in 9 and in 31 parts): the
-# values of a part are also checked (_whole), PART_CHECK_COST a value; each
-# part's row of n_features is zeroed, counted into from cold, and added to
-# its class's, PART_ROW_COST a feature. class_tasks tries parts of a
-# TASKS_PER_THREAD'th of a thread's share, for each of them, with their rows
-# held within PART_BYTES.
-PART_CHECK_COST = 0.15
-PART_ROW_COST = 0.7
-# The costs leave out finding the parts, two more passes of threads (the
-# parts added) and page faults: two classes of 85% and 15% of the values on
-# two threads, cut in parts for 0.78 of the time by the costs, took 1.25
-# times as long. Parts must do better than PARTS_MARGIN.
-PARTS_MARGIN = 0.75
-TASKS_PER_THREAD = (1, 2, 4)
-PART_BYTES = 64 << 20
-
-
-def class_tasks(indptr, by_class, n_features, tables, n_threads, cut=True):
-    """discrete_count_csr's tasks for a CSR matrix of these row offsets and
-    its label entries grouped by class (by_class, of rows_by_class):
-    ``(tasks, part_class, dealt)``: each part's task counts into its row
-    of part, of class part_class[row]; dealt: whether the tasks are about
-    equal, to be dealt out in turn (else taken by the next thread free).
-
-    A task a class, the largest first; or, if ``cut`` and where it would
-    end sooner (parts_layout), the larger classes cut in parts of about
-    equal numbers of values, a task each, the largest first (and dealt).
-    """
-    entries_by_class, class_ptr, entry_row, _ = by_class
-    tasks = whole_class_tasks(class_ptr)
-    no_parts = np.empty(0, dtype=np.intp)
-    class_rows = np.diff(class_ptr)
-    # The classes' numbers of entries, at hand, and X's of stored values
-    # tell whether parts could pay before the classes' values are counted.
-    n_rows, n_entries = len(indptr) - 1, len(entries_by_class)
-    n_values = (int(indptr[-1]) - int(indptr[0])) * n_entries / max(n_rows, 1)
-    if not (cut and parts_might_pay(class_rows, n_values, n_features, n_threads)):
-        return largest_first(tasks, class_rows), no_parts, about_equal(class_rows)
-    # (On the threads: a new array of one number an entry, written on the
-    # main thread, page-faulted for 1 ms of a 100,000-row binary batch.)
-    ends = np.empty(n_entries + 1, dtype=np.intp)
-    _kernels.entry_value_ends(indptr, entries_by_class, entry_row, ends, n_threads)
-    class_values = np.diff(ends[class_ptr])
-    most_parts = PART_BYTES // (8 * tables * max(n_features, 1))
-    n_parts = parts_layout(class_values, n_features, most_parts, n_threads)
-    split = np.flatnonzero(n_parts)
-    if not len(split):
-        return largest_first(tasks, class_values), no_parts, about_equal(class_values)
-    # Part i (0 .. k - 1) of a class of k parts starts at the first entry
-    # whose values end at least i / k of the class's values in: whole
-    # numbers, as ends are (searchsorted would convert ends to compare
-    # them with fractions, 0.5 ms of a 100,000-row binary batch).
-    part_class = np.repeat(split, n_parts[split])
-    firsts = np.cumsum(n_parts[split]) - n_parts[split]
-    part = np.arange(len(part_class)) - np.repeat(firsts, n_parts[split])
-    shares = ends[class_ptr[part_class]] - (
-        -(class_values[part_class] * part) // n_parts[part_class]
-    )
-    starts = np.searchsorted(ends, shares).clip(
-        class_ptr[part_class], class_ptr[part_class + 1]
-    )
-    stops = np.empty_like(starts)
-    stops[:-1] = starts[1:]
-    stops[firsts + n_parts[split] - 1] = class_ptr[split + 1]
-    parts = np.column_stack([starts, stops, part_class, np.arange(len(part_class))])
-    tasks = np.concatenate([np.delete(tasks, split, axis=0), parts])
-    sizes = ends[tasks[:, 1]] - ends[tasks[:, 0]]
-    return largest_first(tasks, sizes), part_class, True
-
-
-def largest_first(tasks, sizes):
-    """The tasks in order of their sizes, the largest first (so that the
-    threads that take them in turn end about together), C-contiguous."""
-    return np.ascontiguousarray(tasks[np.argsort(-sizes, kind="stable")])
-
-
-def about_equal(sizes):
-    """Whether tasks of these sizes are about equal: none over twice the mean."""
-    return len(sizes) > 0 and sizes.max() <= 2 * sizes.mean()
-
-
-def parts_layout(class_values, n_features, most_parts, n_threads):
-    """How many parts to cut each class of these numbers of values in (0:
-    none) for the least time on n_threads, by the costs above: none, or
-    the classes cut in TASKS_PER_THREAD rounds of the threads' parts in
-    all (at most most_parts), each class its share of them (the parts
-    left over by rounding down to the largest remainders), those of less
-    than two parts not cut, if that takes less than PARTS_MARGIN of the
-    time of none. (Each class's share rounded up made a part more than
-    the rounds: a round more for one thread, a quarter more time for a
-    binary text batch on 16 threads.)"""
-    best = (
-        PARTS_MARGIN * slowest_thread(class_values, n_threads),
-        np.zeros_like(class_values),
-    )
-    for tasks_per_thread in TASKS_PER_THREAD:
-        n_tasks = tasks_per_thread * n_threads
-        shares = class_values * (n_tasks / class_values.sum())
-        n_parts = np.floor(shares).astype(np.intp)
-        left = max(n_tasks - int(n_parts.sum()), 0)
-        n_parts[np.argsort(n_parts - shares, kind="stable")[:left]] += 1
-        n_parts[n_parts < 2] = 0
-        if not n_parts.any() or n_parts.sum() > most_parts:
-            continue
-        cut = n_parts > 0
-        values = class_values[cut] / n_parts[cut]
-        part_cost = (1 + PART_CHECK_COST) * values + PART_ROW_COST * n_features
-        costs = np.r_[class_values[~cut], np.repeat(part_cost, n_parts[cut])]
-        time = slowest_thread(costs, n_threads)
-        if time < best[0]:
-            best = (time, n_parts)
-    return best[1]
-
-
-def slowest_thread(costs, n_threads):
-    """The slowest thread's share of tasks of these costs, dealt out in turn
-    to n_threads threads, the largest first (about the share of tasks
-    taken, the largest first, by the next thread free)."""
-    dealt = np.zeros(-(-len(costs) // n_threads) * n_threads)
-    dealt[: len(costs)] = np.sort(costs)[::-1]
-    return float(dealt.reshape(-1, n_threads).sum(axis=0).max())
-
-
-def parts_might_pay(sizes, n_values, n_features, n_threads):
-    """Whether parts might end in less than PARTS_MARGIN of the time of
-    whole classes of these sizes (n_values stored values in all): at best
-    each thread counts an even share of the values, checked, into one
-    part's row."""
-    total = float(sizes.sum())
-    if n_threads == 1 or not total:
-        return False
-    whole = slowest_thread(sizes, n_threads) / total * n_values
-    best = (1 + PART_CHECK_COST) * n_values / n_threads + PART_ROW_COST * n_features
-    return best < PARTS_MARGIN * whole
-
-
-def whole_class_tasks(class_ptr):
-    """discrete_count_csr's tasks of whole classes: each one's first entry,
-    the end of its entries and the class (its fourth column unused)."""
-    n_classes = len(class_ptr) - 1
-    tasks = np.empty((n_classes, 4), dtype=np.intp)
-    tasks[:, 0], tasks[:, 1] = class_ptr[:-1], class_ptr[1:]
-    tasks[:, 2], tasks[:, 3] = np.arange(n_classes), -1
-    return tasks
-
-
-# discrete_count_csr_blocks takes this many times the work of a task a class
-# (100,000 documents of the bench's corpus, 2 classes: 3.1 times the time at
-# one thread, 4.3 times the CPU time at four; 2.7 to 4.3 for 2, 5 and 20
-# classes at one and two threads): count_csr cuts the rows in pieces only
-# where the threads are more than this many a class, so that the pieces'
-# share of a thread is less than the largest class's (2 classes: 8 threads
-# or more; on 4 a task a class is about twice as fast), and the classes'
-# parts (class_tasks, far less work) do not sum exactly.
-PIECES_COST = 3.5
-
-# discrete_count_csr_blocks lays out this many stored values at a time (24
-# bytes each, its scratch: 6 MiB, which stays in cache), cut in PIECES
-# pieces of rows, the tasks of its first steps, and adds them up a block of
-# features at a time, in at most BLOCKS blocks (more blocks scatter the
-# values to more places: 256 took half as long again as 64, 1,024 twice).
-CHUNK_VALUES = 1 << 18
-PIECES = 64
-BLOCKS = 64
-
-
-def csr_pieces(indptr, n_features):
-    """The layout and scratch of discrete_count_csr_blocks for a CSR matrix
-    of these row offsets: pieces of whole rows holding about equal numbers
-    of stored values, PIECES a chunk of about CHUNK_VALUES values. They
-    depend on the data alone (and the kernel's sums on nothing else)."""
-    indptr = np.asarray(indptr, dtype=np.intp)
-    n_rows, n_values = len(indptr) - 1, int(indptr[-1])
-    n_pieces = PIECES * max(1, -(-n_values // CHUNK_VALUES))
-    # A piece ends after the first row whose end reaches its share of values.
-    shares = np.arange(1, n_pieces) * (n_values / n_pieces)
-    ends = np.searchsorted(indptr[1:], shares) + 1
-    piece_rows = np.unique(np.r_[0, np.minimum(ends, n_rows), n_rows])
-    chunk_pieces = np.r_[np.arange(0, len(piece_rows) - 1, PIECES), len(piece_rows) - 1]
-    largest_chunk = np.diff(indptr[piece_rows[chunk_pieces]]).max(initial=0)
-    n_blocks = min(BLOCKS, 1 << max(0, n_features - 1).bit_length())
-    return (
-        piece_rows,
-        chunk_pieces,
-        np.empty((PIECES, n_blocks), dtype=np.intp),
-        np.empty(n_blocks + 1, dtype=np.intp),
-        np.empty(largest_chunk),
-        np.empty(largest_chunk),
-        np.empty(largest_chunk, dtype=np.intp),
-    )
-
-
 def count_table_width(n_classes):
     """Columns of the count families' scoring tables: 2 or 4 for up to 2 or
     4 classes, which their row helpers score in a narrow block of their own
@@ -437,7 +239,7 @@ def class_major(table, n_classes):
     return np.ascontiguousarray(table[:, :n_classes].T)
 
 
-def per_feature(value, n_features):
+def smoothing_per_feature(value, n_features):
     """A smoothing value (one, or one per feature) as an (n_features,) view."""
     return np.broadcast_to(np.asarray(value, dtype=np.float64), (n_features,))
 
@@ -839,7 +641,7 @@ class MultinomialNB(BaseDiscreteNB):
         pseudo, _ = pseudo_counts(params["alpha"], 1.0 / n_features)
         table, n_threads = new_table(feature_count)
         _kernels.multinomial_tables(
-            feature_count, per_feature(pseudo, n_features), table, n_threads
+            feature_count, smoothing_per_feature(pseudo, n_features), table, n_threads
         )
         attributes = {
             "feature_log_prob_": Deferred(class_major, table, len(feature_count)),
@@ -941,7 +743,7 @@ class ComplementNB(BaseDiscreteNB):
         table, n_threads = new_table(feature_count)
         _kernels.complement_tables(
             feature_count,
-            per_feature(params["alpha"], n_features),
+            smoothing_per_feature(params["alpha"], n_features),
             params["norm"],
             feature_all,
             table,
@@ -1063,8 +865,8 @@ class BernoulliNB(BaseDiscreteNB):
         n_certain = _kernels.bernoulli_tables(
             feature_count,
             np.broadcast_to(observed_weights(statistics), feature_count.shape),
-            per_feature(pseudo_on, n_features),
-            per_feature(pseudo_total, n_features),
+            smoothing_per_feature(pseudo_on, n_features),
+            smoothing_per_feature(pseudo_total, n_features),
             feature_log_prob,
             table,
             missing,
@@ -1213,7 +1015,7 @@ class PoissonNB(BaseDiscreteNB):
         _kernels.poisson_tables(
             feature_count,
             np.broadcast_to(observed_weights(statistics), feature_count.shape),
-            per_feature(params["alpha"], n_features),
+            smoothing_per_feature(params["alpha"], n_features),
             np.empty(n_features),
             rate,
             table,

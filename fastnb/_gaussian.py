@@ -29,6 +29,7 @@ from fastnb._labels import (
     read_only,
     rows_by_class,
 )
+from fastnb._plans import dense_row_chunks, feature_blocks
 from fastnb._simd import kernels as _kernels
 from fastnb._statistics import (
     CLASS_COUNT,
@@ -40,9 +41,7 @@ from fastnb._statistics import (
 )
 from fastnb._threads import (
     data_size,
-    dense_row_chunks,
     effective_n_threads,
-    feature_blocks,
     pad_classes,
     padded_class_count,
     thread_scratch,

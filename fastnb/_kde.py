@@ -67,6 +67,7 @@ from fastnb._labels import (
     read_only,
     squared_weights,
 )
+from fastnb._plans import dense_block_width
 from fastnb._simd import kernels as _kernels
 from fastnb._statistics import (
     CLASS_COUNT,
@@ -78,7 +79,6 @@ from fastnb._statistics import (
 )
 from fastnb._threads import (
     data_size,
-    dense_block_width,
     effective_n_threads,
     pad_classes,
     padded_class_count,

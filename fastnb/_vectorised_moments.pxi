@@ -298,7 +298,7 @@ def gaussian_moments_csr(
     cdef double w
     _check_feature_edges(feature_edges, mean.shape[1])
     # Dynamic, as discrete_count_csr's.  Each entry is summed by a single
-    # thread in row order, whatever the blocks (fastnb._threads.feature_blocks).
+    # thread in row order, whatever the blocks (fastnb._plans.feature_blocks).
     for task in prange(
         n_classes * n_blocks, nogil=True, schedule="dynamic", num_threads=n_threads
     ):

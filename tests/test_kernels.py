@@ -13,9 +13,9 @@ from numpy.testing import assert_allclose, assert_array_equal
 from threadpoolctl import threadpool_limits
 
 import fastnb
-from fastnb._discrete import whole_class_tasks
 from fastnb._gaussian import sparse_gaussian_table
 from fastnb._labels import NO_ROWS, label_arrays, rows_by_class, soft_labels
+from fastnb._plans import whole_class_tasks
 from fastnb._simd import kernel_set
 from fastnb._simd import kernels as _kernels
 from fastnb._threads import effective_n_threads, pad_classes, thread_scratch
@@ -214,8 +214,8 @@ def test_counting_by_pieces_of_rows_is_the_class_tasks_sum_bit_for_bit(
 ):
     # Small chunks and few pieces, so that there are many of each; empty
     # rows, a row longer than a chunk, missing values and weights.
-    monkeypatch.setattr(fastnb._discrete, "CHUNK_VALUES", 500)
-    monkeypatch.setattr(fastnb._discrete, "PIECES", 7)
+    monkeypatch.setattr(fastnb._plans, "PIECES_CHUNK_VALUES", 500)
+    monkeypatch.setattr(fastnb._plans, "PIECES", 7)
     X, y = tfidf_like(900, 300, 3, seed=4)
     empty, long = sp.csr_matrix((1, 300)), sp.csr_matrix(np.full((1, 300), 0.5))
     X = sp.vstack([X[:5], empty, X[5:], long], format="csr")
@@ -251,7 +251,7 @@ def test_counting_by_pieces_of_rows_is_the_class_tasks_sum_bit_for_bit(
         n_threads,
     )
     counts, missing = np.zeros(shape), np.zeros(shape)
-    layout = fastnb._discrete.csr_pieces(X.indptr, X.shape[1])
+    layout = fastnb._plans.csr_pieces(X.indptr, X.shape[1])
     assert len(layout[1]) - 1 > 10  # chunks
     kernels.discrete_count_csr_blocks(
         X.data,
@@ -281,8 +281,8 @@ def test_soft_labels_count_by_pieces_as_by_classes_bit_for_bit(
 ):
     # Soft labels: each stored value is laid out once a label of its row, so
     # a chunk's values are the rows' values times their labels.
-    monkeypatch.setattr(fastnb._discrete, "CHUNK_VALUES", 500)
-    monkeypatch.setattr(fastnb._discrete, "PIECES", 7)
+    monkeypatch.setattr(fastnb._plans, "PIECES_CHUNK_VALUES", 500)
+    monkeypatch.setattr(fastnb._plans, "PIECES", 7)
     X, _ = tfidf_like(900, 300, 3, seed=9)
     X.data[np.random.default_rng(7).random(X.nnz) < 0.1] = np.nan
     rng = np.random.default_rng(3)
@@ -316,8 +316,8 @@ def test_soft_labels_count_by_pieces_as_by_classes_bit_for_bit(
         counts.reshape(-1),
         missing.reshape(-1),
         True,
-        *fastnb._discrete.csr_pieces(
-            fastnb._discrete.row_entries(X.indptr, labels.ptr), shape[1]
+        *fastnb._plans.csr_pieces(
+            fastnb._plans.row_entries(X.indptr, labels.ptr), shape[1]
         ),
         n_threads,
     )
@@ -481,7 +481,7 @@ def test_class_tasks_cut_classes_in_parts_of_their_entries_in_order():
     y[y == 2] = 0  # an empty class, and two of unequal sizes
     y[:4000][y[:4000] == 1] = 0
     by_class = rows_by_class(y.astype(np.intp), None, 3)
-    tasks, part_class, dealt = fastnb._discrete.class_tasks(
+    tasks, part_class, dealt = fastnb._plans.class_tasks(
         X.indptr, by_class, X.shape[1], 1, 16
     )
     class_ptr = by_class[1]
@@ -506,7 +506,7 @@ def test_class_tasks_cut_classes_in_parts_of_their_entries_in_order():
     sizes = ends[tasks[:, 1]] - ends[tasks[:, 0]]
     assert (np.diff(sizes) <= 0).all()
     # One thread: a task a class.
-    tasks, part_class, _ = fastnb._discrete.class_tasks(
+    tasks, part_class, _ = fastnb._plans.class_tasks(
         X.indptr, by_class, X.shape[1], 1, 1
     )
     assert len(part_class) == 0 and len(tasks) == 3
@@ -738,11 +738,11 @@ def test_few_classes_on_many_threads_take_blocks_of_features(monkeypatch):
 def test_feature_blocks_are_as_many_as_shorten_the_slowest_thread(
     n_classes, n_features, n_threads, n_blocks
 ):
-    edges = fastnb._threads.feature_blocks(n_classes, n_features, n_threads)
+    edges = fastnb._plans.feature_blocks(n_classes, n_features, n_threads)
     assert len(edges) == n_blocks + 1
     assert edges[0] == 0 and edges[-1] == n_features
     if n_blocks > 1:
-        assert np.diff(edges).min() >= fastnb._threads.BLOCK_FEATURES
+        assert np.diff(edges).min() >= fastnb._plans.BLOCK_FEATURES
 
 
 @pytest.mark.parametrize(
@@ -1057,7 +1057,7 @@ def out_of_range_calls():
             counts().reshape(-1),
             no_missing.reshape(-1),
             False,
-            *fastnb._discrete.csr_pieces(csr.indptr, 4),
+            *fastnb._plans.csr_pieces(csr.indptr, 4),
             2,
         )
 
