@@ -363,6 +363,28 @@ static inline double fastnb_counted(double v, double threshold, int binarize)
     return binarize ? (v > threshold ? 1.0 : 0.0) : v;
 }
 
+/* w * x rounded on its own, never fused into the sum it is added to: the
+ * product passes through an empty asm statement, which the compiler cannot
+ * see through. The CSR and CSC counting kernels add each stored value's
+ * product to a sum by different paths (a task a class, pieces of rows, a
+ * task a column), which GCC fused or not as it optimised each (at -O2 but
+ * not -O3, in the AVX2 and AVX-512 variants), so that the counts of the
+ * same matrix differed in the last bit with the number of threads. */
+static inline double fastnb_product(double w, double x)
+{
+    double p = w * x;
+#if defined(__GNUC__) || defined(__clang__)
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__("" : "+x"(p));
+#elif defined(__aarch64__)
+    __asm__("" : "+w"(p));
+#else
+    __asm__("" : "+m"(p));
+#endif
+#endif
+    return p;
+}
+
 /* Whether a value of X is refused: infinite, NaN unless allow_nan (a
  * model with missing="ignore", to which NaN is a missing value), or, when
  * non_negative (the count families), below zero. x - x is 0 for every

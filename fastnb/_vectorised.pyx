@@ -49,6 +49,7 @@ from fastnb._rows cimport (
     fastnb_debug_build,
     fastnb_exp_less,
     fastnb_prefetch,
+    fastnb_product,
     fastnb_refused,
     fastnb_row_refused_double,
     fastnb_row_refused_float,

@@ -183,8 +183,8 @@ cdef inline bint _count_entries(
         w = label_weight[e]
         if not allow_nan:
             for p in range(X_indptr[i], X_indptr[i + 1]):
-                sums[row, X_indices[p]] += w * fastnb_counted(
-                    X_data[p], threshold, binarize
+                sums[row, X_indices[p]] += fastnb_product(
+                    w, fastnb_counted(X_data[p], threshold, binarize)
                 )
         else:
             for p in range(X_indptr[i], X_indptr[i + 1]):
@@ -192,8 +192,8 @@ cdef inline bint _count_entries(
                     if track:
                         missed[row, X_indices[p]] += w
                     continue
-                sums[row, X_indices[p]] += w * fastnb_counted(
-                    X_data[p], threshold, binarize
+                sums[row, X_indices[p]] += fastnb_product(
+                    w, fastnb_counted(X_data[p], threshold, binarize)
                 )
         if (
             whole
@@ -502,7 +502,7 @@ def discrete_count_csr_blocks(
             for k in range(block_start[b], block_start[b + 1]):
                 place = entry_key[k]
                 if place >= 0:
-                    out[place] += entry_weight[k] * entry_value[k]
+                    out[place] += fastnb_product(entry_weight[k], entry_value[k])
                 elif track:
                     missing[-1 - place] += entry_weight[k]
 
@@ -536,8 +536,8 @@ def discrete_count_csc(
                     if track:
                         missing[label_class[e], j] += label_weight[e]
                     continue
-                out[label_class[e], j] += label_weight[e] * fastnb_counted(
-                    X_data[p], threshold, binarize
+                out[label_class[e], j] += fastnb_product(
+                    label_weight[e], fastnb_counted(X_data[p], threshold, binarize)
                 )
 
 
