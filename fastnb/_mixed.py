@@ -29,7 +29,8 @@ from fastnb._base import (
     fitted_table,
     log_class_prior,
 )
-from fastnb._categorical import CategoricalNB, CategoryLimitError
+from fastnb._categorical import CategoricalNB
+from fastnb._codes import CategoryLimitError
 from fastnb._discrete import BernoulliNB, MultinomialNB, PoissonNB
 from fastnb._explain import join_values, place_columns
 from fastnb._frames import (

@@ -390,7 +390,7 @@ UNITE_CASES = {
 
 @pytest.mark.parametrize("case", UNITE_CASES)
 def test_united_categories_keep_first_s_order_then_second_s_new_ones(case):
-    from fastnb._categorical import united_categories
+    from fastnb._codes import united_categories
 
     first, second = UNITE_CASES[case]
     united, first_rows, second_rows = united_categories(first, second)
