@@ -23,7 +23,8 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from fastnb._frames import pandas_frame, pandas_series
+from fastnb._array_api import as_numpy
+from fastnb._frames import is_pandas, pandas_frame, pandas_series
 from fastnb._simd import kernels as _kernels
 from fastnb._threads import data_size, effective_n_threads
 from fastnb._validation import sparse_arrays
@@ -457,3 +458,225 @@ def rank_features(values, classes, names, n):
         return pandas_frame(rows, columns=COLUMNS)
     except ImportError:
         return [InformativeFeature(*row) for row in zip(*rows.values(), strict=True)]
+
+
+class ReadingMixin:
+    """What reading a fitted model gives (``contributions``,
+    ``most_informative_features``), and the hooks a family fills in for
+    them (``_terms``, ``_zero_log_likelihood``, ``_informative_values``);
+    a base of fastnb's estimators (BaseNB)."""
+
+    def contributions(self, X, classes=None):
+        """Each feature's additive term in the log-odds or the joint
+        log-likelihood of each sample.
+
+        For a pair of classes ``(a, b)``, a feature's term is its exact
+        log-likelihood ratio ``log p(x_j | a) - log p(x_j | b)``, whatever
+        the family, and the intercept is what the joint log-likelihood adds
+        beside the features, the prior's log ratio ``log P(a) - log P(b)``
+        (ComplementNB, which leaves the prior out, 0). They add up to the
+        log-odds::
+
+            intercept + terms[i].sum() == log P(a | x_i) - log P(b | x_i)
+
+        For a class, or every class, a term is taken against a baseline that
+        means something for its family:
+
+        - count features (MultinomialNB, ComplementNB, BernoulliNB,
+          PoissonNB) against a 0, "nothing counted": the log-likelihood of
+          the value less that of a 0, so a 0 contributes nothing and sparse
+          X gives sparse terms. For MultinomialNB and ComplementNB that is
+          ``x_j`` times the class's weight of feature j
+          (``feature_log_prob_``); for PoissonNB ``x_j log rate_cj - log
+          x_j!``; for BernoulliNB the binarized ``x_j`` times ``log p_cj -
+          log(1 - p_cj)``. The intercept is the joint log-likelihood of the
+          all-zeros row, the log prior included, and for every class c::
+
+              intercept[c] + terms[i, :, c].sum() == predict_joint_log_proba(X)[i, c]
+
+        - measurements and categories (GaussianNB, KernelDensityNB,
+          CategoricalNB), where no value means "nothing", against their mean
+          over the classes: ``log p(x_j | c)`` less its mean over the
+          classes, so a term is positive where the value favours the class
+          over the average class. The intercept is the log prior, and
+          ``intercept[c] + terms[i, :, c].sum()`` is the joint
+          log-likelihood less a number of the row that is the same in every
+          class: its softmax over the classes is ``predict_proba``.
+
+        MixedNB gives each column its family's term. A missing value
+        (``missing="ignore"``) contributes nothing. Computed by compiled
+        kernels over the stored values, rows in parallel.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The input samples, as ``predict`` takes them.
+        classes : None, a class, or a pair (a, b) of classes, default=None
+            None for every class (a dense array of n_samples x n_features
+            x n_classes, whatever X is: ask for it on small X); one class
+            of ``classes_`` for its terms; a tuple ``(a, b)`` for the terms
+            of the log-odds of a against b, ``log P(a | x) - log P(b | x)``.
+
+        Returns
+        -------
+        contributions : Contributions
+            A named tuple ``(terms, intercept)``. For every class, ``terms``
+            is an ndarray (n_samples, n_features, n_classes) and
+            ``intercept`` (n_classes,); for a class or a pair, ``terms`` is
+            (n_samples, n_features) and ``intercept`` a float. ``terms`` is
+            CSR for sparse X where a 0's term is 0 in every column: the
+            count families for a class, MultinomialNB and ComplementNB for a
+            pair too. Always float64. For X a pandas DataFrame, the terms
+            come labelled as X, as scikit-learn's ``set_output`` labels a
+            transformer's: a DataFrame of X's index and columns (a sparse
+            one where the terms are sparse); for every class, its columns
+            are a MultiIndex of class then feature, so that ``terms[c]`` is
+            class c's DataFrame, and ``intercept`` a Series by class.
+
+        Raises
+        ------
+        ValueError
+            Where a 0 has a log-likelihood of -inf in some class (an
+            unsmoothed BernoulliNB feature on in every sample of a class,
+            an unsmoothed CategoricalNB category 0 never seen in a class),
+            since the terms are computed from it; and for X ``predict``
+            refuses.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastnb import GaussianNB, MultinomialNB
+        >>> X = np.array([[3, 0, 1], [2, 1, 0], [0, 2, 3], [1, 0, 4]])
+        >>> clf = MultinomialNB().fit(X, ["ham", "ham", "spam", "spam"])
+        >>> terms, intercept = clf.contributions([[1, 0, 2]], classes=("spam", "ham"))
+        >>> terms.round(3)
+        array([[-1.361,  0.   ,  2.248]])
+        >>> log_odds = np.diff(clf.predict_joint_log_proba([[1, 0, 2]])[0])
+        >>> bool(np.isclose(intercept + terms.sum(), log_odds[0]))
+        True
+
+        A measurement's term for a pair is its log-likelihood ratio:
+
+        >>> heights = np.array([[150.0], [160.0], [170.0], [180.0]])
+        >>> model = GaussianNB().fit(heights, ["f", "f", "m", "m"])
+        >>> model.contributions([[178.0]], classes=("m", "f")).terms.round(1)
+        array([[10.4]])
+
+        A DataFrame's terms are named by its columns:
+
+        >>> import pandas as pd
+        >>> frame = pd.DataFrame(X, columns=["free", "lunch", "call"])
+        >>> clf = MultinomialNB().fit(frame, ["ham", "ham", "spam", "spam"])
+        >>> clf.contributions(frame.iloc[[2]], classes=("spam", "ham")).terms.round(3)
+           free  lunch   call
+        2   0.0  0.286  3.372
+        """
+        self._check_fitted_state()
+        selection, mode = class_selection(self.classes_, classes)
+        # Arrays of other array-API libraries are read in NumPy; the terms
+        # are NumPy's (or SciPy's), or for a DataFrame labelled as it is.
+        scoring = self._final_tables()[1]
+        checked = self._check_X(as_numpy(X), scoring)
+        contributions = Contributions(
+            *read_terms(self, checked, scoring, selection, mode)
+        )
+        if is_pandas(X):
+            return frame_terms(contributions, X, self.classes_, mode)
+        return contributions
+
+    def most_informative_features(self, n=10, feature_names=None):
+        """The features whose values separate the classes most, as NLTK ranks them.
+
+        For each value a feature can take, the ratio of its likelihood in
+        the class where it is most likely to that in the class where it is
+        least likely; each feature is ranked by its value of greatest
+        ratio. The values: for the count families, one occurrence (x = 1;
+        ComplementNB: the ratio of its class weights); for BernoulliNB,
+        present (1) and absent (0); for CategoricalNB, each category. For
+        GaussianNB and KernelDensityNB, the ten intervals that hold equal
+        shares of the fitted model's mass (the classes' densities mixed by
+        their weights, the outer two reaching to infinity), an interval's
+        likelihood in class c being ``(n_c P_c + 1) / (n_c + 10)``, its
+        probability under the class smoothed as CategoricalNB (alpha=1)
+        smooths a category of n_c samples: so every family's ratios are on
+        one scale, and a ratio read far in two densities' tails, where no
+        data are, cannot rank first. MixedNB ranks all its columns
+        together.
+
+        Parameters
+        ----------
+        n : int or None, default=10
+            How many features to return; None for all.
+        feature_names : array-like of str, or a fitted transformer, default=None
+            The features' names: an array of n_features, or an object with
+            ``get_feature_names_out`` (a fitted CountVectorizer); by default
+            ``feature_names_in_``, else x0, x1, ...
+
+        Returns
+        -------
+        table : pandas.DataFrame, or list of InformativeFeature
+            A row a feature, most informative first, with columns
+            ``feature``, ``value`` (a continuous feature's: an interval,
+            ``(start, stop)``), ``most_likely`` and ``least_likely``
+            (classes), ``ratio`` (of the likelihoods) and ``log_ratio``; a
+            list of named tuples with those fields if pandas is not
+            installed.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastnb import MultinomialNB
+        >>> X = np.array([[3, 0, 1], [2, 1, 0], [0, 2, 3], [1, 0, 4]])
+        >>> clf = MultinomialNB().fit(X, ["ham", "ham", "spam", "spam"])
+        >>> table = clf.most_informative_features(2, feature_names=["a", "b", "c"])
+        >>> table.round(3)
+          feature value most_likely least_likely  ratio  log_ratio
+        0       a     1         ham         spam  3.900      1.361
+        1       c     1        spam          ham  3.077      1.124
+        """
+        self._check_fitted_state()
+        if n is not None and (
+            isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0
+        ):
+            raise ValueError(f"n must be a non-negative integer or None; got {n!r}.")
+        names = feature_names_of(self, feature_names)
+        return rank_features(self._informative_values(), self.classes_, names, n)
+
+    def _terms(self, X, scoring, selection):
+        """``(terms, intercept)`` of checked X for ``contributions``.
+
+        Each value's term in the joint log-likelihood less the term of a 0
+        in its place, over the class columns of ``selection``
+        (fastnb._explain.Selection): an ndarray (n_samples, n_features,
+        n_out) for dense X, a list of n_out CSR matrices for sparse X; and
+        the selected columns of the all-zeros row's joint log-likelihood
+        (n_out,). Not abstract: a family without it has no contributions.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} does not give per-feature contributions."
+        )
+
+    # Whether contributions take this family's terms of a class against
+    # their mean over the classes (measurements, categories), rather than
+    # against a 0 (counts): fastnb._explain.read_terms.
+    _terms_against_class_mean = False
+
+    def _zero_log_likelihood(self, scoring):
+        """Each feature's log-likelihood of a 0 in each class, the prior left
+        out: (n_features, n_classes), from the ``scoring`` tables. With
+        ``_terms``, it gives the exact log-likelihood of every value. Not
+        abstract, as ``_terms``."""
+        raise NotImplementedError(
+            f"{type(self).__name__} does not give per-feature contributions."
+        )
+
+    def _centred_features(self):
+        """Which features' terms of a class ``contributions`` takes against
+        their mean over the classes (bool, n_features)."""
+        return np.full(self.n_features_in_, self._terms_against_class_mean)
+
+    def _informative_values(self):
+        """fastnb._explain.InformativeValues: each feature's candidate values
+        and their log-likelihood in each class, for
+        ``most_informative_features``. Not abstract, as ``_terms``."""
+        raise NotImplementedError(f"{type(self).__name__} does not rank its features.")
