@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics import accuracy_score
 from sklearn.utils.validation import (
@@ -46,10 +47,13 @@ from fastnb._validation import (
     check_sample_weight,
     encode_fit_labels,
     encode_labels,
+    first_refused_in_row,
     ignores_missing,
     label_words,
     num_samples,
     partial_fit_classes,
+    refused_value_error,
+    sparse_arrays,
 )
 
 if TYPE_CHECKING:
@@ -530,14 +534,50 @@ class BaseNB(ReadingMixin, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         ``scoring``: the tables X will be scored with (a family whose
         checks read the fitted state reads it there, of the same state)."""
 
-    @abstractmethod
+    def _scorer(self, scoring, sparse):
+        """``(kernel, tables)``: the kernel that scores checked X, dense or
+        sparse (CSR), with the ``scoring`` tables, and its arguments between
+        X's (X, or its CSR arrays) and the outputs. ``kernel(*X, *tables,
+        output, out, labels, scratch, n_threads)`` returns the first row it
+        refused, or -1. Every family gives one, but a family whose scores
+        are other families' (MixedNB), which overrides ``_score``."""
+        raise NotImplementedError(f"{type(self).__name__} has no scoring kernel.")
+
     def _score(self, X, scoring, output, out, labels):
-        """Score checked X with the ``scoring`` tables.
+        """Score checked X with the ``scoring`` tables, by the family's kernel
+        (``_scorer``); BaseNB alone chooses dense or sparse, the threads and
+        their scratch, and raises a refused row's error (``_refused_row``).
 
         Fills ``out`` (n_samples, n_classes) with joint log-likelihoods, log
         probabilities or probabilities, or ``labels`` with the best class
         index, as the kernels' ``output`` constant asks.
         """
+        sparse = sp.issparse(X)
+        kernel, tables = self._scorer(scoring, sparse)
+        n_classes = len(scoring["log_prior"])
+        if sparse:
+            n_threads = effective_n_threads(X.nnz * n_classes)
+            inputs = sparse_arrays(X)
+        else:
+            n_threads = effective_n_threads(X.size * n_classes)
+            inputs = (X,)
+        scratch = thread_scratch(n_threads, n_classes)
+        bad = kernel(*inputs, *tables, output, out, labels, scratch, n_threads)
+        if bad >= 0:
+            raise self._refused_row(X, bad)
+
+    # Whether the scoring kernels refuse negative values (the count families
+    # that need them: scikit-learn's families check them when fitting only).
+    _scores_non_negative = False
+
+    def _refused_row(self, X, row):
+        """The ValueError for the first value of row ``row`` of checked X that
+        the scoring kernel refused: infinite, NaN (unless missing="ignore"),
+        or negative where ``_scores_non_negative``."""
+        column, value = first_refused_in_row(
+            X, row, self._scores_non_negative, ignores_missing(self)
+        )
+        return refused_value_error(value, row, column, type(self).__name__)
 
     # How two of this family's states combine, where the docs say more than
     # that their statistics add (fastnb.dask's classes' docstrings).

@@ -933,49 +933,23 @@ class CategoricalNB(CountingNB):
             "intercept": class_log_prior,
         }
 
-    def _score(self, X, scoring, output, out, labels):
-        n_classes = len(scoring["log_prior"])
-        if sp.issparse(X):
-            self._score_sparse(X, scoring, output, out, labels)
-            return
-        n_threads = effective_n_threads(X.size * n_classes)
-        bad = _kernels.categorical_score_dense(
-            X,
-            scoring["offsets"],
-            scoring["table"],
-            scoring["intercept"],
-            output,
-            out,
-            labels,
-            thread_scratch(n_threads, n_classes),
-            ignores_missing(self),
-            n_threads,
-        )
-        if bad >= 0:
-            raise bad_row_error(X, bad, ignores_missing(self))
-
-    def _score_sparse(self, X, scoring, output, out, labels):
-        """_score for canonical CSR codes (see categorical_score_csr)."""
-        n_classes = len(scoring["log_prior"])
+    def _scorer(self, scoring, sparse):
+        ignore = ignores_missing(self)
+        offsets, table = scoring["offsets"], scoring["table"]
+        if not sparse:
+            tables = (offsets, table, scoring["intercept"], ignore)
+            return _kernels.categorical_score_dense, tables
+        # Canonical CSR codes (categorical_score_csr): the all-zeros row's
+        # scores and each stored code's term less code 0's, or, where some
+        # code 0's term is not finite, every feature's term.
         zero_scores = scoring["zero_scores"]
         every_feature = zero_scores is None
-        work = X.nnz + (X.shape[0] * X.shape[1] if every_feature else X.shape[0])
-        n_threads = effective_n_threads(work * n_classes)
-        bad = _kernels.categorical_score_csr(
-            *sparse_arrays(X),
-            scoring["offsets"],
-            scoring["table"],
-            scoring["intercept"] if every_feature else zero_scores,
-            every_feature,
-            output,
-            out,
-            labels,
-            thread_scratch(n_threads, n_classes),
-            ignores_missing(self),
-            n_threads,
-        )
-        if bad >= 0:
-            raise bad_row_error(X, bad, ignores_missing(self))
+        intercept = scoring["intercept"] if every_feature else zero_scores
+        tables = (offsets, table, intercept, every_feature, ignore)
+        return _kernels.categorical_score_csr, tables
+
+    def _refused_row(self, X, row):
+        return bad_row_error(X, row, ignores_missing(self))
 
     # No category means "nothing": a class's terms are against their mean.
     _terms_against_class_mean = True
@@ -1013,7 +987,7 @@ class CategoricalNB(CountingNB):
                 X, offsets, differences, missing_term, out, n_threads
             )
         if bad >= 0:
-            raise bad_row_error(X, bad, ignores_missing(self))
+            raise self._refused_row(X, bad)
         baseline = scoring["log_prior"] + zeros.sum(axis=0)
         return as_term_matrices(X, out), selection.of(baseline)
 

@@ -8,6 +8,7 @@ They differ only in how the tables are built from the counts.
 
 from __future__ import annotations
 
+import functools
 from abc import abstractmethod
 from numbers import Real
 from typing import TYPE_CHECKING
@@ -50,7 +51,6 @@ from fastnb._threads import (
     data_size,
     effective_n_threads,
     padded_class_count,
-    thread_scratch,
 )
 from fastnb._validation import (
     MISSING_CONSTRAINT,
@@ -58,7 +58,6 @@ from fastnb._validation import (
     check_class_prior,
     check_values,
     ignores_missing,
-    raise_refused_value,
     sparse_arrays,
     validate_input,
     without_duplicates,
@@ -478,11 +477,11 @@ class BaseDiscreteNB(CountingNB):
             )
             < 0
         )
+        # The dense scoring kernel, told so once (_scorer).
+        scoring["dense_kernel"] = functools.partial(
+            _kernels.discrete_score_dense, table_finite=scoring["table_finite"]
+        )
         return attributes, scoring
-
-    # Whether scoring refuses negative values (scikit-learn's families only
-    # check them when fitting).
-    _scores_non_negative = False
 
     def _check_X(self, X, scoring):
         # The scoring kernels check the values as they read them.
@@ -496,11 +495,9 @@ class BaseDiscreteNB(CountingNB):
         )
         return X if self._counts_binarize() is None else without_duplicates(X)
 
-    def _score(self, X, scoring, output, out, labels):
+    def _scorer(self, scoring, sparse):
         binarize = self._counts_binarize()
-        n_classes = len(scoring["log_prior"])
-        n_threads = effective_n_threads(data_size(X) * n_classes)
-        arguments = (
+        tables = (
             scoring["table"],
             scoring["intercept"],
             0.0 if binarize is None else float(binarize),
@@ -508,20 +505,10 @@ class BaseDiscreteNB(CountingNB):
             self._scores_non_negative,
             ignores_missing(self),
             scoring.get("missing", np.empty((0, 0))),
-            output,
-            out,
-            labels,
-            thread_scratch(n_threads, n_classes),
-            n_threads,
         )
-        if sp.issparse(X):
-            bad = _kernels.discrete_score_csr(*sparse_arrays(X), *arguments)
-        else:
-            bad = _kernels.discrete_score_dense(
-                X, *arguments, table_finite=scoring["table_finite"]
-            )
-        if bad >= 0:
-            raise_refused_value(X, bad, self, self._scores_non_negative)
+        if sparse:
+            return _kernels.discrete_score_csr, tables
+        return scoring["dense_kernel"], tables
 
     def _terms(self, X, scoring, selection):
         n_classes = len(scoring["log_prior"])
@@ -551,7 +538,7 @@ class BaseDiscreteNB(CountingNB):
             missing_term,
         )
         if bad >= 0:
-            raise_refused_value(X, bad, self, self._scores_non_negative)
+            raise self._refused_row(X, bad)
         # The all-zeros row scores its intercept (BernoulliNB's holds the
         # absent features' terms, PoissonNB's the rates).
         return terms, selection.of(scoring["intercept"][:n_classes])

@@ -44,14 +44,12 @@ from fastnb._threads import (
     effective_n_threads,
     pad_classes,
     padded_class_count,
-    thread_scratch,
 )
 from fastnb._validation import (
     MISSING_CONSTRAINT,
     check_class_prior,
     check_values,
     ignores_missing,
-    raise_refused_value,
     sparse_arrays,
     summed_duplicates,
     validate_input,
@@ -175,6 +173,46 @@ def dense_class_moments(X, y, sample_weight, n_classes, n_threads, ignore=False)
     # same order: never above it, and equal where nothing is missing.
     missing = count[:, None] - chunk_observed[0] if ignore else None
     return count, chunk_mean[0], chunk_ssd[0], missing
+
+
+def score_in_dense_blocks(
+    X_data,
+    X_indices,
+    X_indptr,
+    theta,
+    inv_var,
+    log_var,
+    intercept,
+    output,
+    out,
+    labels,
+    scratch,
+    n_threads,
+):
+    """gaussian_score_csr's form, for a CSR X whose zeros' terms overflow
+    the sparse table: gaussian_score_dense on blocks of about 2**20 values
+    made dense in turn; the first refused row, or -1."""
+    n_samples, n_features = len(X_indptr) - 1, theta.shape[0]
+    X = sp.csr_matrix((X_data, X_indices, X_indptr), shape=(n_samples, n_features))
+    step = max(1, 2**20 // max(n_features, 1))
+    for start in range(0, n_samples, step):
+        rows = slice(start, start + step)
+        bad = _kernels.gaussian_score_dense(
+            X[rows].toarray(),
+            theta,
+            inv_var,
+            log_var,
+            intercept,
+            output,
+            # (The cost matrix, for MIN_EXPECTED_COST, is read whole.)
+            out if output == _kernels.Output.MIN_EXPECTED_COST else out[rows],
+            labels[rows],
+            scratch,
+            n_threads,
+        )
+        if bad >= 0:
+            return start + bad
+    return -1
 
 
 def sparse_gaussian_table(theta, inv_var):
@@ -663,55 +701,20 @@ class GaussianNB(BaseNB):
         # (A row's stored values are scored in any order.)
         return without_duplicates(X)
 
-    def _score(self, X, scoring, output, out, labels):
-        n_classes = len(scoring["log_prior"])
-        n_threads = effective_n_threads(data_size(X) * n_classes)
-        arguments = (
-            output,
-            out,
-            labels,
-            thread_scratch(n_threads, n_classes),
-            n_threads,
-        )
+    def _scorer(self, scoring, sparse):
         theta, inv_var = scoring["theta"], scoring["inv_var"]
-        log_var, sparse_table = scoring["log_var"], scoring["sparse_table"]
-        bad = -1
-        if sp.issparse(X) and sparse_table is not None:
-            bad = _kernels.gaussian_score_csr(
-                *sparse_arrays(X),
-                sparse_table,
+        log_var, intercept = scoring["log_var"], scoring["intercept"]
+        if not sparse:
+            return _kernels.gaussian_score_dense, (theta, inv_var, log_var, intercept)
+        if scoring["sparse_table"] is not None:
+            return _kernels.gaussian_score_csr, (
+                scoring["sparse_table"],
                 log_var,
-                scoring["intercept"],
-                *arguments,
+                intercept,
             )
-        elif sp.issparse(X):
-            # A zero's term overflows (|theta| above about 1e154, or a
-            # variance about 0 with var_smoothing=0): blocks of about 2**20
-            # values made dense.
-            step = max(1, 2**20 // X.shape[1])
-            for start in range(0, X.shape[0], step):
-                rows = slice(start, start + step)
-                bad = _kernels.gaussian_score_dense(
-                    X[rows].toarray(),
-                    theta,
-                    inv_var,
-                    log_var,
-                    scoring["intercept"],
-                    output,
-                    # (The cost matrix, for MIN_EXPECTED_COST, is read whole.)
-                    out if output == _kernels.Output.MIN_EXPECTED_COST else out[rows],
-                    labels[rows],
-                    *arguments[3:],
-                )
-                if bad >= 0:
-                    bad += start
-                    break
-        else:
-            bad = _kernels.gaussian_score_dense(
-                X, theta, inv_var, log_var, scoring["intercept"], *arguments
-            )
-        if bad >= 0:
-            raise_refused_value(X, bad, self, non_negative=False)
+        # A zero's term overflows (|theta| above about 1e154, or a variance
+        # about 0 with var_smoothing=0): blocks of rows made dense.
+        return score_in_dense_blocks, (theta, inv_var, log_var, intercept)
 
     # No measurement means "nothing": a class's terms are against their mean.
     _terms_against_class_mean = True
@@ -743,7 +746,7 @@ class GaussianNB(BaseNB):
             missing_term,
         )
         if bad >= 0:
-            raise_refused_value(X, bad, self, non_negative=False)
+            raise self._refused_row(X, bad)
         zeros = scoring["intercept"][:n_classes] - 0.5 * (theta * theta * inv_var).sum(
             axis=0
         )

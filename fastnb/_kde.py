@@ -82,14 +82,12 @@ from fastnb._threads import (
     effective_n_threads,
     pad_classes,
     padded_class_count,
-    thread_scratch,
 )
 from fastnb._validation import (
     MISSING_CONSTRAINT,
     check_class_prior,
     check_values,
     ignores_missing,
-    raise_refused_value,
     validate_input,
 )
 
@@ -952,21 +950,19 @@ class KernelDensityNB(BaseNB):
         return attributes, scoring
 
     def _check_X(self, X, scoring):
-        # The scoring kernel checks the values as it reads them.
-        return validate_input(
+        # The scoring kernel checks the values as it reads them; the exact
+        # mixtures, scored in NumPy, are checked here.
+        X = validate_input(
             self, X, dtype=FLOAT_DTYPES, ensure_all_finite=False, reset=False
         )
-
-    def _score(self, X, scoring, output, out, labels):
-        n_classes = len(scoring["log_prior"])
         if "table" not in scoring:
             check_values(X, self, non_negative=False)
-            jll = exact_scores(X, scoring)
-            finish_scores(jll, output, out, labels)
-            return
-        n_threads = effective_n_threads(data_size(X) * n_classes)
-        bad = _kernels.kde_score_dense(
-            X,
+        return X
+
+    def _scorer(self, scoring, sparse):
+        if "table" not in scoring:
+            return score_exactly, (scoring,)
+        return _kernels.kde_score_dense, (
             scoring["table"],
             scoring["origin"],
             scoring["inv_step"],
@@ -974,14 +970,7 @@ class KernelDensityNB(BaseNB):
             scoring["tails"],
             scoring["intercept"],
             scoring["missing"],
-            output,
-            out,
-            labels,
-            thread_scratch(n_threads, n_classes),
-            n_threads,
         )
-        if bad >= 0:
-            raise_refused_value(X, bad, self, non_negative=False)
 
     # No measurement means "nothing": a class's terms are against their mean.
     _terms_against_class_mean = True
@@ -1072,6 +1061,13 @@ def feature_scoring(scoring, j):
             point_weight=scoring["point_weight"],
         )
     return feature
+
+
+def score_exactly(X, scoring, output, out, labels, scratch, n_threads):
+    """The kernels' form for the exact mixtures: exact_scores, finished as
+    the kernels finish theirs; X was checked (_check_X), no row refused."""
+    finish_scores(exact_scores(X, scoring), output, out, labels)
+    return -1
 
 
 def exact_scores(X, scoring):

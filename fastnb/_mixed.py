@@ -800,6 +800,9 @@ poisson_params, kde_params : dict, default=None
         return FamilyColumns(columns, X.shape)
 
     def _score(self, X, scoring, output, out, labels):
+        # The prior plus each family's joint log-likelihood less its own
+        # (uniform) prior, finished: each family's kernel, with its threads,
+        # scores its columns and raises its own errors.
         n_samples, n_classes = X.shape[0], len(scoring["log_prior"])
         if output == _kernels.Output.JOINT_LOG_LIKELIHOOD:
             jll = out

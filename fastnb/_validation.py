@@ -306,15 +306,6 @@ def first_refused_in_row(X, row, non_negative, allow_nan=False):
     return int(columns[first]), values[first]
 
 
-def raise_refused_value(X, row, estimator, non_negative):
-    """Raise ValueError for the first refused value of X, found in row ``row``
-    by a scoring kernel (CSR or dense X)."""
-    column, value = first_refused_in_row(
-        X, row, non_negative, ignores_missing(estimator)
-    )
-    raise refused_value_error(value, row, column, type(estimator).__name__)
-
-
 def check_values(X, estimator, non_negative):
     """Refuse X holding infinity, NaN (unless the estimator ignores missing
     values), or with ``non_negative`` a value below zero: in one parallel

@@ -221,11 +221,11 @@ def categorical_score_dense(
     const intp_t[::1] offsets,
     const double[:, ::1] table,
     const double[::1] intercept,
+    bint missing,
     int output,
     double[:, ::1] out,
     intp_t[::1] labels,
     double[:, :, :] scratch,
-    bint missing,
     int n_threads,
 ):
     """Score rows of category codes; class-padded table and intercept.
@@ -298,11 +298,11 @@ def categorical_score_csr(
     const double[:, ::1] table,
     const double[::1] intercept,
     bint every_feature,
+    bint missing,
     int output,
     double[:, ::1] out,
     intp_t[::1] labels,
     double[:, :, :] scratch,
-    bint missing,
     int n_threads,
 ):
     """Score canonical CSR rows of category codes (0 where nothing is stored).

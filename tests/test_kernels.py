@@ -1021,9 +1021,8 @@ def out_of_range_calls():
         return output, np.empty((3, 2)), labels, thread_scratch(2, 2), 2
 
     def categorical_finish(missing=False):
-        """finish() with the categorical scoring kernels' missing flag."""
-        *arguments, n_threads = finish()
-        return *arguments, missing, n_threads
+        """The categorical scoring kernels' missing flag, then finish()."""
+        return missing, *finish()
 
     def kde_score(X, n_points, missing=False):
         """kde_score_dense of X with four features' tables of 3 points, each

@@ -117,9 +117,17 @@ class ExponentialNB(BaseNB):
         check_values(X, self, non_negative=True)
         return X
 
-    def _score(self, X, scoring, output, out, labels):
-        jll = scoring["intercept"] - X @ scoring["rate"].T
-        finish_scores(jll, output, out, labels)
+    def _scorer(self, scoring, sparse):
+        # Scored in NumPy, by a function of the kernels' form.
+        return exponential_scores, (scoring,)
+
+
+def exponential_scores(X, scoring, output, out, labels, scratch, n_threads):
+    """ExponentialNB's joint log-likelihoods, finished as the kernels finish
+    theirs; no row refused (_check_X checked X)."""
+    jll = scoring["intercept"] - X @ scoring["rate"].T
+    finish_scores(jll, output, out, labels)
+    return -1
 
 
 # ---------------------------------------------------------------------------
