@@ -19,7 +19,7 @@
 #
 # Scoring kernels check X's values as they read them (finite; for the
 # count families that need it, non-negative) and return the first row
-# holding a refused value, or -1; fastnb._base.raise_refused_value then
+# holding a refused value, or -1; fastnb._base.BaseNB._refused_row then
 # names the value. A thread stops scoring at its first such row.
 #
 # Discrete families: intercept[k] + sum_j x_j * table[j, k].  A zero value
