@@ -261,9 +261,9 @@ class BaseNB(ReadingMixin, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     checked against fastnb's max_table_bytes, then ``_batch_statistics``;
     ``partial_fit``: ``_add_batch``, which combines them with the model's)
     -> ``_table_params`` -> (lazily) ``_tables``.
-    Predicting: ``_check_X`` -> ``_score``. Before every prediction and
-    partial_fit, ``classes_`` and ``n_features_in_`` are checked against the
-    statistics' shapes.
+    Predicting: ``_check_X`` -> ``_score`` (by the kernel ``_scorer``
+    gives). Before every prediction and partial_fit, ``classes_`` and
+    ``n_features_in_`` are checked against the statistics' shapes.
     """
 
     # The constructor parameters that set the class prior (MixedNB sets them
