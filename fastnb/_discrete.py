@@ -470,7 +470,7 @@ class BaseDiscreteNB(CountingNB):
         # out, a Poisson rate kept above the smallest double): no pass over
         # a table of 2**20 features x 20 classes is needed to know it.
         table = scoring["table"]
-        scoring["table_finite"] = (
+        table_finite = (
             bool(np.all(np.asarray(pseudo_counts(params["alpha"], 1.0)[0]) > 0))
             or _kernels.first_refused_value(
                 table.reshape(-1), False, False, effective_n_threads(table.size)
@@ -479,7 +479,7 @@ class BaseDiscreteNB(CountingNB):
         )
         # The dense scoring kernel, told so once (_scorer).
         scoring["dense_kernel"] = functools.partial(
-            _kernels.discrete_score_dense, table_finite=scoring["table_finite"]
+            _kernels.discrete_score_dense, table_finite=table_finite
         )
         return attributes, scoring
 
