@@ -97,7 +97,8 @@ class FrameColumns(NamedTuple):
     ``frame``: the frame read (pandas', or narwhals' of another library;
     None for columns taken from it), for its dtypes. ``missing``: the
     positions of the columns that hold a missing value, where the reading
-    found them (None for a pandas frame: see missing_columns)."""
+    was asked to find them (read_frame's ``find_missing``; None otherwise,
+    and for a pandas frame: see missing_columns)."""
 
     values: np.ndarray
     numbers: np.ndarray
@@ -136,9 +137,12 @@ class FrameColumns(NamedTuple):
         return values
 
 
-def read_frame(X):
+def read_frame(X, find_missing=False):
     """A frame's columns as a FrameColumns (see the module's docstring), or
-    None if X is not a data frame: the one conversion of a frame.
+    None if X is not a data frame: the one conversion of a frame. With
+    ``find_missing`` (a model that refuses missing values), the columns
+    holding one are noted as they are read, null or NaN (a pass over the
+    float columns, which a model that takes missing values skips).
 
     Converting the frame as a whole would cast every column to one dtype,
     float64 beside a boolean or nullable column: strings would fail, and
@@ -154,12 +158,12 @@ def read_frame(X):
     columns = Columns(frame.shape, numbers)
     missing = []
     for j, (series, dtype) in enumerate(zip(frame.iter_columns(), dtypes, strict=True)):
-        nulls = series.null_count()
-        if nulls or (dtype.is_float() and series.is_nan().any()):
+        has_nulls = series.null_count() > 0
+        if find_missing and (has_nulls or (dtype.is_float() and series.is_nan().any())):
             missing.append(j)
         if numbers[j]:
             # float64 where missing (nulls as NaN), else the column's own.
-            if nulls:
+            if has_nulls:
                 columns.put(j, np.asarray(series.to_numpy(), dtype=np.float64))
             else:
                 columns.put(j, series.to_numpy())
@@ -167,7 +171,9 @@ def read_frame(X):
             columns.put_categorical(j, series.to_native())
         else:
             columns.put(j, series.to_list())
-    return FrameColumns(*columns.read(), frame, tuple(missing))
+    return FrameColumns(
+        *columns.read(), frame, tuple(missing) if find_missing else None
+    )
 
 
 def read_pandas(frame):
@@ -300,9 +306,9 @@ def polars_codes(series):
 
 
 def missing_columns(columns):
-    """The positions of the columns of a frame read (FrameColumns) that hold
-    a missing value: null, or NaN in a float column (as pandas counts NaN
-    missing)."""
+    """The positions of the columns of a frame read (FrameColumns, with
+    ``find_missing`` where not pandas') that hold a missing value: null, or
+    NaN in a float column (as pandas counts NaN missing)."""
     if columns.missing is not None:
         return list(columns.missing)
     return np.flatnonzero(columns.frame.isna().to_numpy().any(axis=0)).tolist()

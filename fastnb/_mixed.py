@@ -466,7 +466,7 @@ poisson_params, kde_params : dict, default=None
     def _check_X_y(self, X, y, reset):
         """X (a frame read once, as fastnb._frames.FrameColumns, else a checked
         array or CSR/CSC matrix) and y as a 1-D array."""
-        columns = read_frame(X)
+        columns = read_frame(X, find_missing=not ignores_missing(self))
         if columns is None:
             # The families check their own values; an ignoring one lets NaN by.
             return validate_input(
@@ -778,7 +778,7 @@ poisson_params, kde_params : dict, default=None
         return attributes, {"log_prior": prior, "estimators": estimators}
 
     def _check_X(self, X, scoring):
-        columns = read_frame(X)
+        columns = read_frame(X, find_missing=not ignores_missing(self))
         if columns is not None:
             X = self._check_frame(X, columns, reset=False)
         else:
