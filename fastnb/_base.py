@@ -37,6 +37,7 @@ from fastnb._explain import ReadingMixin, check_cost
 from fastnb._labels import column_classes, read_only, soft_labels, sorted_classes
 from fastnb._simd import kernels as _kernels
 from fastnb._statistics import (
+    CLASS_COUNT,
     check_classes,
     check_declared,
     combined_by_rule,
@@ -73,10 +74,10 @@ def observed_count(count, missing):
 
 def observed_weights(statistics):
     """Each class's weight of each feature's observed values (n_classes,
-    n_features), from its statistics ``class_count`` and, kept with
-    missing="ignore", ``missing_count``; the class weights as a column
-    where none are missing."""
-    return observed_count(statistics["class_count"], statistics.get("missing_count"))
+    n_features), from a family's statistics record: its ``class_count`` and
+    ``missing_count`` (None where none are kept: the class weights as a
+    column)."""
+    return observed_count(statistics.class_count, statistics.missing_count)
 
 
 def finish_scores(jll, output, out, labels):
@@ -554,7 +555,7 @@ class BaseNB(ReadingMixin, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         """
         sparse = sp.issparse(X)
         kernel, tables = self._scorer(scoring, sparse)
-        n_classes = len(scoring["log_prior"])
+        n_classes = len(scoring.log_prior)
         if sparse:
             n_threads = effective_n_threads(X.nnz * n_classes)
             inputs = sparse_arrays(X)
@@ -899,7 +900,7 @@ class BaseNB(ReadingMixin, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         O(n_features), before every prediction and partial_fit."""
         if not self.__sklearn_is_fitted__():
             check_is_fitted(self)  # scikit-learn's NotFittedError
-        n_classes = len(self._statistics["class_count"])
+        n_classes = len(self._statistics[CLASS_COUNT.name])
         classes = self.classes_
         if not isinstance(classes, np.ndarray) or classes.shape != (n_classes,):
             raise ValueError(

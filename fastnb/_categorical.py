@@ -20,7 +20,7 @@ counts, which is what the smoothed tables divide by.
 from __future__ import annotations
 
 from numbers import Integral
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -297,6 +297,42 @@ CATEGORY_COUNTS = (
 )
 
 
+class CategoryCounts(NamedTuple):
+    """CategoricalNB's statistics (CATEGORY_COUNTS) as it reads them."""
+
+    class_count: np.ndarray
+    category_count: np.ndarray
+    categories: list
+
+
+class CodedBatch(NamedTuple):
+    """A batch checked for fitting: X as checked (for the errors' values),
+    its codes (dense, or canonical CSR), each feature's raw values by code
+    (None for a column of codes), and the model's categories where every
+    column is of codes (else None)."""
+
+    X: Any
+    codes: Any
+    values: list
+    known: list | None = None
+
+
+class CategoricalScoring(NamedTuple):
+    """What CategoricalNB scores with: the feature-major log table, a row
+    per category and one per feature for unseen ones, its classes padded
+    (n_rows, n_padded), each feature's first row (``offsets``, n_features +
+    1); the intercept (n_padded,); the log prior; the categories that code
+    raw values; and the scores of a row of codes 0 for canonical CSR codes,
+    or None where some code 0's term is not finite."""
+
+    offsets: np.ndarray
+    table: np.ndarray
+    intercept: np.ndarray
+    log_prior: np.ndarray
+    categories: list
+    zero_scores: np.ndarray | None
+
+
 class CategoricalNB(CountingNB):
     """Naive Bayes for categorical features: a probability table per attribute.
 
@@ -506,27 +542,26 @@ class CategoricalNB(CountingNB):
             )
             if sp.issparse(X):
                 codes, X = sparse_codes(X, X.format)
-                return {"X": X, "codes": codes, "values": [None] * X.shape[1]}, y
+                return CodedBatch(X, codes, [None] * X.shape[1]), y
             codes_columns = column_kinds(X)
-        known = None if reset else self._statistics["categories"]
+        known = None if reset else CategoryCounts(**self._statistics).categories
         codes, values = self._encode(X, codes_columns, known, learn=True, coded=coded)
         # The model's categories, for a batch all of codes (_batch_statistics).
         known = known if codes_columns.all() else None
-        return {"X": X, "codes": codes, "values": values, "known": known}, y
+        return CodedBatch(X, codes, values, known), y
 
     def _largest_table(self, batch, n_classes):
         # The count table, categories x classes, is checked once the kernels
         # have found how many categories each feature has (new_counts).
-        return super()._largest_table(batch["codes"], n_classes)
+        return super()._largest_table(batch.codes, n_classes)
 
     def _batch_statistics(self, batch, y, sample_weight, n_classes):
         if isinstance(y, SoftLabels):
             return self._soft_batch_statistics(batch, y, n_classes)
-        codes, values = batch["codes"], batch["values"]
+        codes, values, known = batch.codes, batch.values, batch.known
         # Dense codes for a model whose every feature's categories are codes
         # are counted in a table at least as large as the model's: a batch
         # that brings no new category then has the model's categories.
-        known = batch.get("known")
         model_sizes = None if known is None else code_sizes(known)
         if sp.issparse(codes):
             bad, sizes, counts, class_count = count_sparse_codes(
@@ -539,7 +574,7 @@ class CategoricalNB(CountingNB):
             )
             if bad is not None:
                 row, column = stored_position(codes, bad)
-                value = batch["X"].data[bad]
+                value = batch.X.data[bad]
                 raise code_error(value, column, row, self.max_categories)
         else:
             if model_sizes is None:
@@ -557,7 +592,7 @@ class CategoricalNB(CountingNB):
             )
             if bad is not None:
                 row, column = divmod(bad, codes.shape[1])
-                value = batch["X"][row, column]
+                value = batch.X[row, column]
                 raise code_error(value, column, row, self.max_categories)
         if model_sizes is not None and np.array_equal(sizes, model_sizes):
             categories = known
@@ -583,11 +618,7 @@ class CategoricalNB(CountingNB):
         statistics = self._batch_statistics(batch, first, weights, n_classes)
         if not len(rows):
             return statistics
-        rest = {
-            **batch,
-            "X": batch["X"][rows],
-            "codes": batch["codes"][rows],
-        }
+        rest = batch._replace(X=batch.X[rows], codes=batch.codes[rows])
         return self._combine_statistics(
             statistics,
             self._batch_statistics(rest, classes, rest_weights, n_classes),
@@ -598,27 +629,29 @@ class CategoricalNB(CountingNB):
     # model's own (as the count families do).
 
     def _combined_own(self, first, second):
-        categories = first["categories"]
-        if same_categories(categories, second["categories"]):
+        first, second = CategoryCounts(**first), CategoryCounts(**second)
+        categories = first.categories
+        if same_categories(categories, second.categories):
             # As most batches of a partial_fit: no new category.
             categories = list(categories)
-            counts = first["category_count"] + second["category_count"]
+            counts = first.category_count + second.category_count
         else:
             categories, first_rows, second_rows = united_categories(
-                categories, second["categories"]
+                categories, second.categories
             )
             counts = np.zeros(
-                (sum(len(c) for c in categories), first["category_count"].shape[1])
+                (sum(len(c) for c in categories), first.category_count.shape[1])
             )
-            counts[first_rows] += first["category_count"]
-            counts[second_rows] += second["category_count"]
+            counts[first_rows] += first.category_count
+            counts[second_rows] += second.category_count
         return {"category_count": counts, "categories": categories}
 
     def _in_fit_order(self, statistics):
         # One fit sorts each feature's raw values; combining batches unites
         # them in the order the batches came.
+        counts = CategoryCounts(**statistics)
         rows, ordered, start = [], [], 0
-        for feature, values in enumerate(statistics["categories"]):
+        for feature, values in enumerate(counts.categories):
             order = np.arange(len(values))
             if values.dtype == object:
                 try:
@@ -628,11 +661,10 @@ class CategoricalNB(CountingNB):
             ordered.append(values[order])
             rows.append(start + order)
             start += len(values)
-        return {
-            **statistics,
-            "categories": ordered,
-            "category_count": statistics["category_count"][np.concatenate(rows)],
-        }
+        return counts._replace(
+            categories=ordered,
+            category_count=counts.category_count[np.concatenate(rows)],
+        )._asdict()
 
     def _declared_statistics(self, statistics=None):
         return CATEGORY_COUNTS
@@ -640,7 +672,7 @@ class CategoricalNB(CountingNB):
     def _statistic_sizes(self, statistics, n_features):
         if statistics is None:
             return {"categories": 0}
-        categories = statistics["categories"]
+        categories = CategoryCounts(**statistics).categories
         if (
             not isinstance(categories, list)
             or len(categories) != n_features
@@ -656,11 +688,11 @@ class CategoricalNB(CountingNB):
         return {"categories": int(category_sizes(categories).sum())}
 
     def _check_statistics_agree(self, statistics):
-        check_categories_agree(statistics, ignores_missing(self))
+        check_categories_agree(CategoryCounts(**statistics), ignores_missing(self))
 
     def _table_params(self, statistics, n_classes):
         n_categories = self._with_min_categories(
-            category_sizes(statistics["categories"])
+            category_sizes(CategoryCounts(**statistics).categories)
         )
         return {
             "n_categories": n_categories,
@@ -861,43 +893,43 @@ class CategoricalNB(CountingNB):
             codes_columns = column_kinds(X)
         # The categories of the state whose tables score X.
         codes, _ = self._encode(
-            X, codes_columns, scoring["categories"], learn=False, coded=coded
+            X, codes_columns, scoring.categories, learn=False, coded=coded
         )
         return codes
 
     # -- tables and scoring ---------------------------------------------------
 
     def _tables(self, statistics, params):
+        counts = CategoryCounts(**statistics)
         prior = log_class_prior(
-            statistics["class_count"], params["class_prior"], params["fit_prior"]
+            counts.class_count, params["class_prior"], params["fit_prior"]
         )
-        attributes, scoring = self._log_tables(statistics, params, prior)
-        # The log table comes padded to whole class blocks (_log_tables).
-        scoring["intercept"] = pad_classes(scoring["intercept"])
-        scoring["log_prior"] = prior
-        # Raw values are coded by the categories of the tables' own state.
-        scoring["categories"] = statistics["categories"]
+        attributes, offsets, table = self._log_tables(counts, params, prior)
+        intercept = pad_classes(prior)
         # Sparse rows start from the scores of a row of codes 0, unless a
         # term of code 0 is -inf or NaN (unsmoothed counts of 0): its
         # difference with another code's term would be infinite.
-        zero_scores = np.empty_like(scoring["intercept"])
+        zero_scores = np.empty_like(intercept)
         finite = _kernels.categorical_zero_scores(
-            scoring["table"],
-            scoring["offsets"],
-            scoring["intercept"],
-            zero_scores,
-            effective_n_threads(scoring["table"].size),
+            table, offsets, intercept, zero_scores, effective_n_threads(table.size)
         )
-        scoring["zero_scores"] = zero_scores if finite else None
-        return attributes, scoring
+        # Raw values are coded by the categories of the tables' own state.
+        return attributes, CategoricalScoring(
+            offsets,
+            table,
+            intercept,
+            prior,
+            counts.categories,
+            zero_scores if finite else None,
+        )
 
     def _log_tables(self, statistics, params, class_log_prior):
-        """Log tables with a row per category and one per feature for unseen ones.
-
-        The scoring table is padded to whole class blocks already.
-        """
+        """``(attributes, offsets, table)``: the public attributes, and the
+        log table with a row per category and one per feature for unseen
+        ones, its classes padded to whole blocks, with each feature's first
+        row."""
         n_categories = params["n_categories"]
-        categories = statistics["categories"]
+        categories = statistics.categories
         n_classes = len(class_log_prior)
         offsets = table_offsets(n_categories, block_extra=1)
         counts = np.empty((offsets[-1], n_classes))
@@ -908,7 +940,7 @@ class CategoricalNB(CountingNB):
         n_threads = effective_n_threads(counts.size)
         # Rows of categories seen; those min_categories adds get zero counts.
         _kernels.categorical_log_tables(
-            np.ascontiguousarray(statistics["category_count"], dtype=np.float64),
+            np.ascontiguousarray(statistics.category_count, dtype=np.float64),
             table_offsets(category_sizes(categories), block_extra=0),
             offsets,
             row_pseudo_counts(params["alpha"], n_categories, offsets),
@@ -927,24 +959,20 @@ class CategoricalNB(CountingNB):
             "n_categories_": n_categories,
             "categories_": Deferred(categories_of, categories, n_categories),
         }
-        return attributes, {
-            "offsets": offsets,
-            "table": padded,
-            "intercept": class_log_prior,
-        }
+        return attributes, offsets, padded
 
     def _scorer(self, scoring, sparse):
         ignore = ignores_missing(self)
-        offsets, table = scoring["offsets"], scoring["table"]
+        offsets, table = scoring.offsets, scoring.table
         if not sparse:
-            tables = (offsets, table, scoring["intercept"], ignore)
+            tables = (offsets, table, scoring.intercept, ignore)
             return _kernels.categorical_score_dense, tables
         # Canonical CSR codes (categorical_score_csr): the all-zeros row's
         # scores and each stored code's term less code 0's, or, where some
         # code 0's term is not finite, every feature's term.
-        zero_scores = scoring["zero_scores"]
+        zero_scores = scoring.zero_scores
         every_feature = zero_scores is None
-        intercept = scoring["intercept"] if every_feature else zero_scores
+        intercept = scoring.intercept if every_feature else zero_scores
         tables = (offsets, table, intercept, every_feature, ignore)
         return _kernels.categorical_score_csr, tables
 
@@ -956,13 +984,13 @@ class CategoricalNB(CountingNB):
 
     def _zero_log_likelihood(self, scoring):
         # Each feature's category of code 0.
-        n_classes = len(scoring["log_prior"])
-        return scoring["table"][scoring["offsets"][:-1], :n_classes]
+        n_classes = len(scoring.log_prior)
+        return scoring.table[scoring.offsets[:-1], :n_classes]
 
     def _terms(self, X, scoring, selection):
-        n_classes = len(scoring["log_prior"])
-        offsets = scoring["offsets"]
-        table = scoring["table"][:, :n_classes]
+        n_classes = len(scoring.log_prior)
+        offsets = scoring.offsets
+        table = scoring.table[:, :n_classes]
         zeros = table[offsets[:-1]]  # each feature's code 0
         if not np.isfinite(zeros).all():
             raise ValueError(
@@ -988,7 +1016,7 @@ class CategoricalNB(CountingNB):
             )
         if bad >= 0:
             raise self._refused_row(X, bad)
-        baseline = scoring["log_prior"] + zeros.sum(axis=0)
+        baseline = scoring.log_prior + zeros.sum(axis=0)
         return as_term_matrices(X, out), selection.of(baseline)
 
     def _informative_values(self):

@@ -295,14 +295,15 @@ def row_pseudo_counts(alpha, n_categories, offsets):
 
 
 def check_categories_agree(statistics, missing=False):
-    """Check what fitting makes sure of: each feature's categories unique
+    """Check what fitting makes sure of, of CategoricalNB's statistics (its
+    record, CategoryCounts): each feature's categories unique
     (codes, those of a column of codes, 0 .. n - 1), and its counts summing
     to the class counts (to rounding); with ``missing`` (missing="ignore"),
     at most to the class counts, a feature's missing values being left
     out."""
-    class_count = statistics["class_count"]
+    class_count = statistics.class_count
     start = 0
-    for feature, values in enumerate(statistics["categories"]):
+    for feature, values in enumerate(statistics.categories):
         if values.dtype.kind in "iu":
             if not np.array_equal(values, np.arange(len(values))):
                 raise ValueError(
@@ -314,7 +315,7 @@ def check_categories_agree(statistics, missing=False):
                 f"Statistic 'categories' of feature {feature} holds a value twice."
             )
         end = start + len(values)
-        total = statistics["category_count"][start:end].sum(axis=0)
+        total = statistics.category_count[start:end].sum(axis=0)
         if missing:
             if (total > class_count * (1 + SUM_RTOL)).any():
                 raise ValueError(

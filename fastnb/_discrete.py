@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from abc import abstractmethod
 from numbers import Real
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -64,6 +64,8 @@ from fastnb._validation import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from numpy.typing import ArrayLike
 
     from fastnb._typing import Missing
@@ -243,11 +245,16 @@ def smoothing_per_feature(value, n_features):
     return np.broadcast_to(np.asarray(value, dtype=np.float64), (n_features,))
 
 
-def missing_table(statistics, table):
+# The missing-value terms of a model that keeps none.
+NO_MISSING = np.empty((0, 0))
+NO_MISSING.flags.writeable = False
+
+
+def missing_table(counts, table):
     """The output for a table kernel's terms of missing values: of the
     scoring table's shape (padded, as new_table) if the model keeps
     missing_count, else empty."""
-    if "missing_count" in statistics:
+    if counts.missing_count is not None:
         return np.empty_like(table)
     return np.empty((0, 0))
 
@@ -309,7 +316,35 @@ class CountingNB(BaseNB):
 
 # The count families' statistics: each class's weight, and its weighted sum
 # of each feature.
-COUNTS = (CLASS_COUNT, Statistic("feature_count", ("classes", "features")))
+FEATURE_COUNT = Statistic("feature_count", ("classes", "features"))
+COUNTS = (CLASS_COUNT, FEATURE_COUNT)
+
+
+class CountStatistics(NamedTuple):
+    """The count families' statistics as they read them: COUNTS, and
+    MISSING_COUNT where kept (else None)."""
+
+    class_count: np.ndarray
+    feature_count: np.ndarray
+    missing_count: np.ndarray | None = None
+
+
+class CountScoring(NamedTuple):
+    """What the count families score with: ``table``, feature-major with
+    the classes padded (n_features, n_padded; see new_table), and
+    ``intercept`` (n_padded,), its padding 0; the log prior (n_classes,);
+    and ``missing``: with missing_count, the term of a missing value minus
+    the term of a 0 that the intercept holds (as ``table``), else empty
+    (0, 0) (missing_table); BernoulliNB's
+    ``certain`` features (a sparse (n_classes, n_features) indicator, or
+    None); and the dense scoring kernel, told whether the table is finite."""
+
+    table: np.ndarray
+    intercept: np.ndarray
+    log_prior: np.ndarray
+    missing: np.ndarray = NO_MISSING
+    certain: sp.csr_array | None = None
+    dense_kernel: Callable | None = None
 
 
 class BaseDiscreteNB(CountingNB):
@@ -321,10 +356,8 @@ class BaseDiscreteNB(CountingNB):
     missing="ignore", ``missing_count`` (n_classes, n_features), the weight
     of each class's samples in which each feature was missing. Subclasses
     set ``_counts_binarize()`` (a threshold or None) and
-    ``_log_tables(statistics, params, class_log_prior)`` returning the
-    public attributes plus the scoring ``table`` (n_features, n_padded) and
-    ``intercept``, and with missing_count, ``missing`` (as ``table``): the
-    term of a missing value, minus the term of a 0 that the intercept holds.
+    ``_log_tables(counts, params, class_log_prior)`` returning the public
+    attributes and the CountScoring (its intercept unpadded).
     For MultinomialNB and ComplementNB a missing value is a value of 0 in
     fit and scoring alike: their statistics are sums, and a 0 has no term.
     """
@@ -354,13 +387,10 @@ class BaseDiscreteNB(CountingNB):
         return None
 
     @abstractmethod
-    def _log_tables(self, statistics, params, class_log_prior):
-        """``(attributes, scoring)`` of the family, from its statistics.
-
-        ``scoring`` holds ``table``, feature-major with the classes padded
-        to whole blocks (n_features, n_padded; see new_table), and
-        ``intercept`` (n_classes,), unpadded; ``_tables`` adds the log prior
-        and pads the intercept.
+    def _log_tables(self, counts, params, class_log_prior):
+        """``(attributes, scoring)`` of the family, from its statistics
+        (CountStatistics): the public attributes and a CountScoring whose
+        ``intercept`` (n_classes,) ``_tables`` pads, adding the dense kernel.
         """
 
     # -- the state protocol ------------------------------------------------------
@@ -391,16 +421,15 @@ class BaseDiscreteNB(CountingNB):
 
     def _batch_statistics(self, X, y, sample_weight, n_classes):
         statistics = self._empty_statistics(n_classes, X)
-        statistics["class_count"] = class_weights(
-            y, sample_weight, n_classes, data_size(X)
-        )
+        counts = CountStatistics(**statistics)
+        counts.class_count[:] = class_weights(y, sample_weight, n_classes, data_size(X))
         accumulate_counts(
             X,
             y,
             sample_weight,
-            statistics["feature_count"],
+            counts.feature_count,
             self._counts_binarize(),
-            statistics.get("missing_count"),
+            counts.missing_count,
             ignores_missing(self),
         )
         return statistics
@@ -412,9 +441,11 @@ class BaseDiscreteNB(CountingNB):
         # written: X was checked (its sparse structure too), and the
         # parameters are checked against the statistics first (a batch does
         # not change their shapes).
+        counts = CountStatistics(**statistics)
         if not all(
-            statistics[key].flags.writeable and statistics[key].flags.c_contiguous
-            for key in self._statistic_names(statistics)
+            value.flags.writeable and value.flags.c_contiguous
+            for value in counts
+            if value is not None
         ):
             return super()._add_batch(statistics, X, y, sample_weight, n_classes)
         self._table_params(statistics, n_classes)
@@ -422,29 +453,29 @@ class BaseDiscreteNB(CountingNB):
             X,
             y,
             sample_weight,
-            statistics["feature_count"],
+            counts.feature_count,
             self._counts_binarize(),
-            statistics.get("missing_count"),
+            counts.missing_count,
             ignores_missing(self),
         )
-        statistics["class_count"] += class_weights(
-            y, sample_weight, n_classes, data_size(X)
-        )
+        batch_count = class_weights(y, sample_weight, n_classes, data_size(X))
+        counts.class_count[:] += batch_count
         return statistics
 
     def _check_statistics_agree(self, statistics):
         # A feature binarized is on in at most every sample of its class in
         # which it was seen.
         if self._counts_binarize() is not None:
+            kept = MISSING_COUNT.name in statistics
             check_rows_agree(
                 statistics,
-                "feature_count",
+                FEATURE_COUNT.name,
                 upper_bound=True,
-                plus="missing_count" if "missing_count" in statistics else None,
+                plus=MISSING_COUNT.name if kept else None,
             )
 
     def _table_params(self, statistics, n_classes):
-        n_features = statistics["feature_count"].shape[1]
+        n_features = CountStatistics(**statistics).feature_count.shape[1]
         return {
             "alpha": check_smoothing(
                 self.alpha, n_features, self.force_alpha, prior_shape=(n_features,)
@@ -454,22 +485,21 @@ class BaseDiscreteNB(CountingNB):
         }
 
     def _tables(self, statistics, params):
+        counts = CountStatistics(**statistics)
         prior = log_class_prior(
-            statistics["class_count"], params["class_prior"], params["fit_prior"]
+            counts.class_count, params["class_prior"], params["fit_prior"]
         )
-        attributes, scoring = self._log_tables(statistics, params, prior)
+        attributes, scoring = self._log_tables(counts, params, prior)
         # The scoring kernels take the classes zero-padded, as the table.
-        intercept = np.zeros(scoring["table"].shape[1])
-        intercept[: len(prior)] = scoring["intercept"]
-        scoring["intercept"] = intercept
-        scoring["log_prior"] = prior
+        table = scoring.table
+        intercept = np.zeros(table.shape[1])
+        intercept[: len(prior)] = scoring.intercept
         # Where the table holds no infinity (a probability of 0 with alpha
         # 0), the dense kernel adds a zero times it as any value, without a
         # branch. With every pseudo-count positive, each value is the log of
         # a positive number (a Bernoulli feature's certain log(1 - p) left
         # out, a Poisson rate kept above the smallest double): no pass over
         # a table of 2**20 features x 20 classes is needed to know it.
-        table = scoring["table"]
         table_finite = (
             bool(np.all(np.asarray(pseudo_counts(params["alpha"], 1.0)[0]) > 0))
             or _kernels.first_refused_value(
@@ -478,10 +508,12 @@ class BaseDiscreteNB(CountingNB):
             < 0
         )
         # The dense scoring kernel, told so once (_scorer).
-        scoring["dense_kernel"] = functools.partial(
+        dense_kernel = functools.partial(
             _kernels.discrete_score_dense, table_finite=table_finite
         )
-        return attributes, scoring
+        return attributes, scoring._replace(
+            intercept=intercept, dense_kernel=dense_kernel
+        )
 
     def _check_X(self, X, scoring):
         # The scoring kernels check the values as they read them.
@@ -498,35 +530,35 @@ class BaseDiscreteNB(CountingNB):
     def _scorer(self, scoring, sparse):
         binarize = self._counts_binarize()
         tables = (
-            scoring["table"],
-            scoring["intercept"],
+            scoring.table,
+            scoring.intercept,
             0.0 if binarize is None else float(binarize),
             binarize is not None,
             self._scores_non_negative,
             ignores_missing(self),
-            scoring.get("missing", np.empty((0, 0))),
+            scoring.missing,
         )
         if sparse:
             return _kernels.discrete_score_csr, tables
-        return scoring["dense_kernel"], tables
+        return scoring.dense_kernel, tables
 
     def _terms(self, X, scoring, selection):
-        n_classes = len(scoring["log_prior"])
-        if scoring.get("certain") is not None:
+        n_classes = len(scoring.log_prior)
+        if scoring.certain is not None:
             raise ValueError(
                 "contributions are taken against a value of 0, and a 0 is "
                 "impossible in some class here (a feature on in every sample of "
                 "a class, unsmoothed): fit with alpha > 0."
             )
         binarize = self._counts_binarize()
-        coef = selection.of(scoring["table"][:, :n_classes])
+        coef = selection.of(scoring.table[:, :n_classes])
         missing_term = None
         if ignores_missing(self):
-            missing = scoring.get("missing")
+            missing = scoring.missing
             missing_term = (
-                np.zeros_like(coef)
-                if missing is None
-                else selection.of(missing[:, :n_classes])
+                selection.of(missing[:, :n_classes])
+                if missing.size
+                else np.zeros_like(coef)
             )
         terms, bad = linear_terms(
             X,
@@ -541,21 +573,21 @@ class BaseDiscreteNB(CountingNB):
             raise self._refused_row(X, bad)
         # The all-zeros row scores its intercept (BernoulliNB's holds the
         # absent features' terms, PoissonNB's the rates).
-        return terms, selection.of(scoring["intercept"][:n_classes])
+        return terms, selection.of(scoring.intercept[:n_classes])
 
     def _zero_log_likelihood(self, scoring):
         # A count of 0 adds nothing to a multinomial (or complement) score.
-        return np.zeros((scoring["table"].shape[0], len(scoring["log_prior"])))
+        return np.zeros((scoring.table.shape[0], len(scoring.log_prior)))
 
     def _informative_values(self):
         # One occurrence of each feature, as the scoring table weighs it.
         scoring = self._final_tables()[1]
-        n_classes = len(scoring["log_prior"])
-        n_features = scoring["table"].shape[0]
+        n_classes = len(scoring.log_prior)
+        n_features = scoring.table.shape[0]
         return informative_values(
             np.arange(n_features),
             np.ones(n_features, dtype=np.int64),
-            self._one_occurrence(scoring["table"][:, :n_classes]),
+            self._one_occurrence(scoring.table[:, :n_classes]),
         )
 
     def _one_occurrence(self, table):
@@ -621,8 +653,8 @@ class MultinomialNB(BaseDiscreteNB):
         "alpha": [*BaseDiscreteNB._parameter_constraints["alpha"], MEstimate],
     }
 
-    def _log_tables(self, statistics, params, class_log_prior):
-        feature_count = np.ascontiguousarray(statistics["feature_count"])
+    def _log_tables(self, counts, params, class_log_prior):
+        feature_count = np.ascontiguousarray(counts.feature_count)
         n_features = feature_count.shape[1]
         # alpha, or m virtual words spread over the vocabulary by the prior.
         pseudo, _ = pseudo_counts(params["alpha"], 1.0 / n_features)
@@ -634,7 +666,7 @@ class MultinomialNB(BaseDiscreteNB):
             "feature_log_prob_": Deferred(class_major, table, len(feature_count)),
             "class_log_prior_": class_log_prior,
         }
-        return attributes, {"table": table, "intercept": class_log_prior}
+        return attributes, CountScoring(table, class_log_prior, class_log_prior)
 
 
 class ComplementNB(BaseDiscreteNB):
@@ -723,8 +755,8 @@ class ComplementNB(BaseDiscreteNB):
     def _table_params(self, statistics, n_classes):
         return {**super()._table_params(statistics, n_classes), "norm": self.norm}
 
-    def _log_tables(self, statistics, params, class_log_prior):
-        feature_count = np.ascontiguousarray(statistics["feature_count"])
+    def _log_tables(self, counts, params, class_log_prior):
+        feature_count = np.ascontiguousarray(counts.feature_count)
         n_features = feature_count.shape[1]
         feature_all = np.empty(n_features)
         table, n_threads = new_table(feature_count)
@@ -746,7 +778,7 @@ class ComplementNB(BaseDiscreteNB):
             "class_log_prior_": class_log_prior,
             "feature_all_": feature_all,
         }
-        return attributes, {"table": table, "intercept": intercept}
+        return attributes, CountScoring(table, intercept, class_log_prior)
 
 
 class BernoulliNB(BaseDiscreteNB):
@@ -834,11 +866,11 @@ class BernoulliNB(BaseDiscreteNB):
     def _counts_binarize(self):
         return self.binarize
 
-    def _log_tables(self, statistics, params, class_log_prior):
+    def _log_tables(self, counts, params, class_log_prior):
         # (N_ci + alpha) / (N_c + 2 alpha), or (N_ci + m p_i) / (N_c + m): m
         # virtual samples, p_i of them on.
         pseudo_on, pseudo_total = pseudo_counts(params["alpha"], 0.5)
-        feature_count = np.ascontiguousarray(statistics["feature_count"])
+        feature_count = np.ascontiguousarray(counts.feature_count)
         n_classes, n_features = feature_count.shape
         feature_log_prob = np.empty(feature_count.shape)
         table, n_threads = new_table(feature_count)
@@ -848,10 +880,10 @@ class BernoulliNB(BaseDiscreteNB):
         # are left out of the linear score and checked apart (see _score).
         log_absent = np.empty(n_classes)
         certain = np.zeros((n_classes, n_features), dtype=np.uint8)
-        missing = missing_table(statistics, table)
+        missing = missing_table(counts, table)
         n_certain = _kernels.bernoulli_tables(
             feature_count,
-            np.broadcast_to(observed_weights(statistics), feature_count.shape),
+            np.broadcast_to(observed_weights(counts), feature_count.shape),
             smoothing_per_feature(pseudo_on, n_features),
             smoothing_per_feature(pseudo_total, n_features),
             feature_log_prob,
@@ -865,22 +897,21 @@ class BernoulliNB(BaseDiscreteNB):
             "feature_log_prob_": feature_log_prob,
             "class_log_prior_": class_log_prior,
         }
-        scoring = {
-            "table": table,
-            "intercept": class_log_prior + log_absent,
-            "certain": sp.csr_array(certain.astype(np.float64)) if n_certain else None,
-        }
-        if missing.size:
-            scoring["missing"] = missing
-        return attributes, scoring
+        return attributes, CountScoring(
+            table,
+            class_log_prior + log_absent,
+            class_log_prior,
+            missing,
+            sp.csr_array(certain.astype(np.float64)) if n_certain else None,
+        )
 
     def _score(self, X, scoring, output, out, labels):
-        certain = scoring["certain"]
+        certain = scoring.certain
         if certain is None:
             super()._score(X, scoring, output, out, labels)
             return
         # A class gets -inf where the row lacks one of its certain features.
-        jll = np.empty((X.shape[0], len(scoring["log_prior"])))
+        jll = np.empty((X.shape[0], len(scoring.log_prior)))
         super()._score(
             X, scoring, _kernels.Output.JOINT_LOG_LIKELIHOOD, jll, labels[:0]
         )
@@ -992,16 +1023,16 @@ class PoissonNB(BaseDiscreteNB):
         "rate_", "ndarray of shape (n_classes, n_features): Poisson rates."
     )
 
-    def _log_tables(self, statistics, params, class_log_prior):
-        feature_count = np.ascontiguousarray(statistics["feature_count"])
+    def _log_tables(self, counts, params, class_log_prior):
+        feature_count = np.ascontiguousarray(counts.feature_count)
         n_classes, n_features = feature_count.shape
         rate = np.empty(feature_count.shape)
         table, n_threads = new_table(feature_count)
         rate_sums = np.empty(n_classes)
-        missing = missing_table(statistics, table)
+        missing = missing_table(counts, table)
         _kernels.poisson_tables(
             feature_count,
-            np.broadcast_to(observed_weights(statistics), feature_count.shape),
+            np.broadcast_to(observed_weights(counts), feature_count.shape),
             smoothing_per_feature(params["alpha"], n_features),
             np.empty(n_features),
             rate,
@@ -1011,10 +1042,9 @@ class PoissonNB(BaseDiscreteNB):
             n_threads,
         )
         attributes = {"rate_": rate, "class_log_prior_": class_log_prior}
-        scoring = {"table": table, "intercept": class_log_prior - rate_sums}
-        if missing.size:
-            scoring["missing"] = missing
-        return attributes, scoring
+        return attributes, CountScoring(
+            table, class_log_prior - rate_sums, class_log_prior, missing
+        )
 
     # A negative count has no Poisson probability (and no log-factorial).
     _scores_non_negative = True

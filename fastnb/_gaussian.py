@@ -13,7 +13,7 @@ are derived from the statistics when first needed.
 from __future__ import annotations
 
 from numbers import Real
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -253,14 +253,12 @@ def pooled_moments(count, mean, ssd):
     return total, overall, spread
 
 
-def sample_observed(statistics):
+def sample_observed(moments):
     """The number of all samples' observed values of each feature (F,), or
     the number of samples () where none are missing."""
-    if "sample_missing_count" not in statistics:
-        return statistics["sample_count"]
-    return np.maximum(
-        statistics["sample_count"] - statistics["sample_missing_count"], 0.0
-    )
+    if moments.sample_missing_count is None:
+        return moments.sample_count
+    return np.maximum(moments.sample_count - moments.sample_missing_count, 0.0)
 
 
 def pooled_variances(count, missing, ssd, var_type, var_estimator):
@@ -305,6 +303,38 @@ MOMENTS = (
     DTYPE,
 )
 MISSING_MOMENTS = (MISSING_COUNT, Statistic("sample_missing_count", ("features",)))
+
+
+class Moments(NamedTuple):
+    """GaussianNB's statistics as it reads them: MOMENTS, and
+    MISSING_MOMENTS with missing="ignore" (else None)."""
+
+    class_count: np.ndarray
+    mean: np.ndarray
+    ssd: np.ndarray
+    sample_count: np.ndarray
+    sample_mean: np.ndarray
+    sample_ssd: np.ndarray
+    dtype: np.dtype
+    missing_count: np.ndarray | None = None
+    sample_missing_count: np.ndarray | None = None
+
+
+class GaussianScoring(NamedTuple):
+    """What GaussianNB scores with: feature-major tables of the classes'
+    means, inverse variances and (missing="ignore" only, else no rows)
+    log(2 pi var), the classes padded (n_features, n_padded); the
+    intercept (n_padded,); the log prior and the variances (n_classes,
+    n_features); and the sparse kernels' table (sparse_gaussian_table), or
+    None where a zero's term overflows."""
+
+    theta: np.ndarray
+    inv_var: np.ndarray
+    log_var: np.ndarray
+    intercept: np.ndarray
+    log_prior: np.ndarray
+    variance: np.ndarray
+    sparse_table: np.ndarray | None
 
 
 class GaussianNB(BaseNB):
@@ -474,11 +504,11 @@ class GaussianNB(BaseNB):
         Read from the statistics alone: no table is rebuilt for it.
         """
         statistics = self._fitted_statistics(name)
-        return read_only(statistics[key].astype(statistics["dtype"]))
+        return read_only(statistics[key].astype(statistics[DTYPE.name]))
 
     def _output_dtype(self, X):
         # As scikit-learn: float32 only when both the model and X are float32.
-        return np.result_type(self._statistics["dtype"], X.dtype)
+        return np.result_type(self._statistics[DTYPE.name], X.dtype)
 
     @property
     def coef_(self):
@@ -499,10 +529,11 @@ class GaussianNB(BaseNB):
                 f"var_type={self._params['var_type']!r}."
             )
         scoring = self._final_tables()[1]
-        theta = self._statistics["mean"]
-        coef = theta / scoring["variance"]
-        intercept = scoring["log_prior"] - 0.5 * (theta * coef).sum(axis=1)
-        dtype = self._statistics["dtype"]
+        moments = Moments(**self._statistics)
+        theta = moments.mean
+        coef = theta / scoring.variance
+        intercept = scoring.log_prior - 0.5 * (theta * coef).sum(axis=1)
+        dtype = moments.dtype
         return read_only(coef.astype(dtype)), read_only(intercept.astype(dtype))
 
     # -- the state protocol ------------------------------------------------------
@@ -568,8 +599,10 @@ class GaussianNB(BaseNB):
             "dtype": X.dtype,
         }
         if ignore:
-            statistics["missing_count"] = missing
-            statistics["sample_missing_count"] = np.reshape(sample_missing, -1)
+            statistics.update(
+                missing_count=missing,
+                sample_missing_count=np.reshape(sample_missing, -1),
+            )
         return statistics
 
     def _declared_statistics(self, statistics=None):
@@ -578,21 +611,22 @@ class GaussianNB(BaseNB):
     def _combined_own(self, first, second):
         # Each entry's moments are of its observed values (all of them unless
         # missing="ignore").
+        first, second = Moments(**first), Moments(**second)
         _, mean, ssd = merge_moments(
-            observed_count(first["class_count"], first.get("missing_count")),
-            first["mean"],
-            first["ssd"],
-            observed_count(second["class_count"], second.get("missing_count")),
-            second["mean"],
-            second["ssd"],
+            observed_count(first.class_count, first.missing_count),
+            first.mean,
+            first.ssd,
+            observed_count(second.class_count, second.missing_count),
+            second.mean,
+            second.ssd,
         )
         _, sample_mean, sample_ssd = merge_moments(
             sample_observed(first),
-            first["sample_mean"],
-            first["sample_ssd"],
+            first.sample_mean,
+            first.sample_ssd,
             sample_observed(second),
-            second["sample_mean"],
-            second["sample_ssd"],
+            second.sample_mean,
+            second.sample_ssd,
         )
         return {
             "mean": mean,
@@ -602,15 +636,18 @@ class GaussianNB(BaseNB):
         }
 
     def _check_statistics_agree(self, statistics):
-        key = "sample_missing_count"
+        moments = Moments(**statistics)
+        missing = moments.sample_missing_count
         if (
-            key in statistics
-            and (statistics[key] > statistics["sample_count"] * (1 + SUM_RTOL)).any()
+            missing is not None
+            and (missing > moments.sample_count * (1 + SUM_RTOL)).any()
         ):
-            raise ValueError(f"Statistic {key!r} counts more than sample_count.")
+            raise ValueError(
+                "Statistic 'sample_missing_count' counts more than sample_count."
+            )
         # fit refuses values whose squares overflow: so are their means.
-        for key in ("mean", "sample_mean"):
-            if (np.abs(statistics[key]) > LARGEST_VALUE).any():
+        for key, mean in (("mean", moments.mean), ("sample_mean", moments.sample_mean)):
+            if (np.abs(mean) > LARGEST_VALUE).any():
                 raise ValueError(
                     f"Statistic {key!r} holds means no data fit accepts "
                     f"could have (beyond {LARGEST_VALUE:.3g})."
@@ -625,17 +662,16 @@ class GaussianNB(BaseNB):
         }
 
     def _tables(self, statistics, params):
-        n_classes = len(statistics["class_count"])
-        count, ssd = statistics["class_count"], statistics["ssd"]
-        theta = statistics["mean"]
-        n_features = ssd.shape[1]
-        missing = statistics.get("missing_count")
+        moments = Moments(**statistics)
+        count, ssd, theta = moments.class_count, moments.ssd, moments.mean
+        n_classes, n_features = ssd.shape
+        missing = moments.missing_count
         pooled_ssd, dof = pooled_variances(
             count, missing, ssd, params["var_type"], params["var_estimator"]
         )
         # Smoothing scale: the largest (unweighted, maximum-likelihood)
         # variance of any feature over all samples seen (its observed values).
-        scale = statistics["sample_ssd"] / np.maximum(sample_observed(statistics), 1)
+        scale = moments.sample_ssd / np.maximum(sample_observed(moments), 1)
         scale = scale.max()
         epsilon = params["var_smoothing"] * (scale if scale > 0 else 1.0)
         variance = np.empty((n_classes, n_features))
@@ -671,22 +707,21 @@ class GaussianNB(BaseNB):
         with np.errstate(divide="ignore"):
             log_prior = np.log(prior)
         intercept = log_prior - 0.5 * log_var_sums
-        dtype = statistics["dtype"]
+        dtype = moments.dtype
         attributes = {
             "var_": variance.astype(dtype, copy=False),
             "epsilon_": dtype.type(epsilon),
             "class_prior_": prior.astype(dtype),
         }
-        scoring = {
-            "variance": variance,
-            "log_prior": log_prior,
-            "theta": theta_table,
-            "inv_var": inv_var_table,
-            "log_var": log_var_table,
-            "intercept": pad_classes(intercept),
-            "sparse_table": sparse_gaussian_table(theta_table, inv_var_table),
-        }
-        return attributes, scoring
+        return attributes, GaussianScoring(
+            theta_table,
+            inv_var_table,
+            log_var_table,
+            pad_classes(intercept),
+            log_prior,
+            variance,
+            sparse_gaussian_table(theta_table, inv_var_table),
+        )
 
     def _check_X(self, X, scoring):
         # The scoring kernels check the values as they read them.
@@ -702,39 +737,38 @@ class GaussianNB(BaseNB):
         return without_duplicates(X)
 
     def _scorer(self, scoring, sparse):
-        theta, inv_var = scoring["theta"], scoring["inv_var"]
-        log_var, intercept = scoring["log_var"], scoring["intercept"]
+        dense = (scoring.theta, scoring.inv_var, scoring.log_var, scoring.intercept)
         if not sparse:
-            return _kernels.gaussian_score_dense, (theta, inv_var, log_var, intercept)
-        if scoring["sparse_table"] is not None:
+            return _kernels.gaussian_score_dense, dense
+        if scoring.sparse_table is not None:
             return _kernels.gaussian_score_csr, (
-                scoring["sparse_table"],
-                log_var,
-                intercept,
+                scoring.sparse_table,
+                scoring.log_var,
+                scoring.intercept,
             )
         # A zero's term overflows (|theta| above about 1e154, or a variance
         # about 0 with var_smoothing=0): blocks of rows made dense.
-        return score_in_dense_blocks, (theta, inv_var, log_var, intercept)
+        return score_in_dense_blocks, dense
 
     # No measurement means "nothing": a class's terms are against their mean.
     _terms_against_class_mean = True
 
     def _zero_log_likelihood(self, scoring):
         # log N(0; theta, var) = -0.5 (log(2 pi var) + theta^2 / var).
-        variance = scoring["variance"]
-        theta = np.asarray(self._statistics["mean"], dtype=np.float64)
+        variance = scoring.variance
+        theta = np.asarray(Moments(**self._statistics).mean, dtype=np.float64)
         return (-0.5 * (np.log(2 * np.pi * variance) + theta * theta / variance)).T
 
     def _terms(self, X, scoring, selection):
         # -0.5 ((x - theta)^2 - theta^2) / var = x theta / var - 0.5 x^2 / var.
-        n_classes = len(scoring["log_prior"])
-        theta = scoring["theta"][:, :n_classes]
-        inv_var = scoring["inv_var"][:, :n_classes]
+        n_classes = len(scoring.log_prior)
+        theta = scoring.theta[:, :n_classes]
+        inv_var = scoring.inv_var[:, :n_classes]
         missing_term = None
-        if len(scoring["log_var"]):
+        if len(scoring.log_var):
             # A missing value's feature is left out of the score: its term
             # is minus that of a 0, 0.5 (log(2 pi var) + theta^2 / var).
-            log_var = scoring["log_var"][:, :n_classes]
+            log_var = scoring.log_var[:, :n_classes]
             missing_term = selection.of(0.5 * (log_var + theta * theta * inv_var))
         terms, bad = linear_terms(
             X,
@@ -747,7 +781,7 @@ class GaussianNB(BaseNB):
         )
         if bad >= 0:
             raise self._refused_row(X, bad)
-        zeros = scoring["intercept"][:n_classes] - 0.5 * (theta * theta * inv_var).sum(
+        zeros = scoring.intercept[:n_classes] - 0.5 * (theta * theta * inv_var).sum(
             axis=0
         )
         return terms, selection.of(zeros)
@@ -755,8 +789,9 @@ class GaussianNB(BaseNB):
     def _informative_values(self):
         # The densities are read over the classes' means less and plus five
         # standard deviations.
-        theta = np.asarray(self._statistics["mean"], dtype=np.float64)
-        variance = self._final_tables()[1]["variance"]
+        moments = Moments(**self._statistics)
+        theta = np.asarray(moments.mean, dtype=np.float64)
+        variance = self._final_tables()[1].variance
         spread = 5.0 * np.sqrt(variance)
 
         def log_density(j, grid):
@@ -767,5 +802,5 @@ class GaussianNB(BaseNB):
             log_density,
             (theta - spread).min(axis=0),
             (theta + spread).max(axis=0),
-            self._statistics["class_count"],
+            moments.class_count,
         )

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from numbers import Integral, Real
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import numpy as np
 import scipy.fft
@@ -198,32 +198,26 @@ def rebinned(grid, n_columns, source, target, n_target_columns):
 def joined_extents(first, second):
     """low and high of two statistics' data together (of either if the other
     has none; with missing values, feature by feature)."""
-    if "missing_count" in first:
+    if first.missing_count is not None:
         has = [observed_weights(part).sum(axis=0) > 0 for part in (first, second)]
         both = has[0] & has[1]
         return tuple(
-            np.where(
-                both,
-                joined(first[key], second[key]),
-                np.where(has[0], first[key], second[key]),
+            np.where(both, joined(one, other), np.where(has[0], one, other))
+            for one, other, joined in (
+                (first.low, second.low, np.minimum),
+                (first.high, second.high, np.maximum),
             )
-            for key, joined in (("low", np.minimum), ("high", np.maximum))
         )
-    if first["class_count"].sum() == 0:
-        return second["low"], second["high"]
-    if second["class_count"].sum() == 0:
-        return first["low"], first["high"]
-    return (
-        np.minimum(first["low"], second["low"]),
-        np.maximum(first["high"], second["high"]),
-    )
+    if first.class_count.sum() == 0:
+        return second.low, second.high
+    if second.class_count.sum() == 0:
+        return first.low, first.high
+    return np.minimum(first.low, second.low), np.maximum(first.high, second.high)
 
 
 def observed_squares(statistics):
     """As observed_weights, for the sums of the squared weights."""
-    return observed_count(
-        statistics["weight_squares"], statistics.get("missing_weight_squares")
-    )
+    return observed_count(statistics.weight_squares, statistics.missing_weight_squares)
 
 
 def canonical_order(points, point_weight):
@@ -253,7 +247,7 @@ def bandwidths(statistics, bandwidth, adjust):
     a class without any gets 1 for that feature.
     """
     count = observed_weights(statistics)
-    ssd = statistics["ssd"]
+    ssd = statistics.ssd
     if not isinstance(bandwidth, str):
         h = adjust * np.broadcast_to(np.asarray(bandwidth, dtype=np.float64), ssd.shape)
         return np.where(count > 0, h, 1.0)
@@ -267,7 +261,7 @@ def bandwidths(statistics, bandwidth, adjust):
             n_effective = 0.75 * n_effective
         dof = np.where(seen, count - squares / safe, 0.0)
         variance = np.where(dof > 0, ssd / np.where(dof > 0, dof, 1.0), 0.0)
-        total, _, overall_ssd = pooled_moments(count, statistics["mean"], ssd)
+        total, _, overall_ssd = pooled_moments(count, statistics.mean, ssd)
         total = total[0]
         safe_total = np.where(total > 0, total, 1.0)
         pooled_dof = np.where(total > 0, total - squares.sum(axis=0) / safe_total, 0.0)
@@ -279,7 +273,7 @@ def bandwidths(statistics, bandwidth, adjust):
         # A constant feature's moments, merged, may keep a variance of
         # rounding: one below ROUNDING of the values' size counts as zero.
         floor = (
-            ROUNDING * np.maximum(np.abs(statistics["low"]), np.abs(statistics["high"]))
+            ROUNDING * np.maximum(np.abs(statistics.low), np.abs(statistics.high))
         ) ** 2
         sigma = np.sqrt(
             np.where(variance > floor, variance, np.where(pooled > floor, pooled, 1.0))
@@ -330,12 +324,12 @@ def binned_density_tables(statistics, h, n_grid):
     # A feature no class has values of: its bandwidths (all 1).
     h_min = np.where(seen_entries.any(axis=0), h_min, h.min(axis=0))
     h_max = np.where(seen_entries.any(axis=0), h_max, h.max(axis=0))
-    source = lattice(statistics["low"], statistics["high"], n_grid)
+    source = lattice(statistics.low, statistics.high, n_grid)
     step, origin, n_points = table_grid(
-        statistics["low"], statistics["high"], n_grid, h_min, h_max
+        statistics.low, statistics.high, n_grid, h_min, h_max
     )
     n_max = int(n_points.max())
-    masses = rebinned(statistics["grid"], n_grid, source, (step, origin), n_max)
+    masses = rebinned(statistics.grid, n_grid, source, (step, origin), n_max)
     n_padded = padded_class_count(n_classes, _kernels.KDE_CLASS_BLOCK)
     table = zeros_on_cache_lines((n_features, n_max, n_padded), np.float32)
     tails = np.zeros((n_features, 4, n_padded))
@@ -451,6 +445,45 @@ MISSING_DENSITY = (
     MISSING_COUNT,
     Statistic("missing_weight_squares", ("classes", "features")),
 )
+
+
+class DensityStatistics(NamedTuple):
+    """KernelDensityNB's statistics as it reads them: DENSITY_MOMENTS and
+    DTYPE; GRID (binned) or POINTS (exact); MISSING_DENSITY with
+    missing="ignore". Those not kept are None."""
+
+    class_count: np.ndarray
+    weight_squares: np.ndarray
+    mean: np.ndarray
+    ssd: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    dtype: np.dtype
+    grid: np.ndarray | None = None
+    points: np.ndarray | None = None
+    point_weight: np.ndarray | None = None
+    missing_count: np.ndarray | None = None
+    missing_weight_squares: np.ndarray | None = None
+
+
+class DensityScoring(NamedTuple):
+    """What KernelDensityNB scores with: the log prior, the bandwidths
+    (n_classes, n_features) and whether missing values are ignored; binned,
+    the density tables, their grids and tails, and the padded intercept
+    (binned_density_tables); exact, the points and their weights (the
+    others None)."""
+
+    log_prior: np.ndarray
+    bandwidth: np.ndarray
+    missing: bool
+    table: np.ndarray | None = None
+    origin: np.ndarray | None = None
+    inv_step: np.ndarray | None = None
+    n_points: np.ndarray | None = None
+    tails: np.ndarray | None = None
+    intercept: np.ndarray | None = None
+    points: np.ndarray | None = None
+    point_weight: np.ndarray | None = None
 
 
 class KernelDensityNB(BaseNB):
@@ -606,12 +639,12 @@ class KernelDensityNB(BaseNB):
     @property
     def class_count_(self):
         """ndarray of shape (n_classes,): weighted number of samples per class."""
-        statistics = self._fitted_statistics("class_count_")
-        return read_only(statistics["class_count"].astype(statistics["dtype"]))
+        statistics = DensityStatistics(**self._fitted_statistics("class_count_"))
+        return read_only(statistics.class_count.astype(statistics.dtype))
 
     def _output_dtype(self, X):
         # As GaussianNB: float32 only when both the model and X are float32.
-        return np.result_type(self._statistics["dtype"], X.dtype)
+        return np.result_type(self._statistics[DTYPE.name], X.dtype)
 
     # -- the state protocol ------------------------------------------------------
 
@@ -649,7 +682,7 @@ class KernelDensityNB(BaseNB):
             return {"grid": n_features * self.n_grid}
         if statistics is None:
             return {"points": 0}
-        points = statistics["points"]
+        points = DensityStatistics(**statistics).points
         return {"points": points.shape[0] if getattr(points, "ndim", 0) == 2 else -1}
 
     def _batch_statistics(self, X, y, sample_weight, n_classes):
@@ -673,30 +706,25 @@ class KernelDensityNB(BaseNB):
         statistics = self._empty_statistics(n_classes, X)
         statistics.update(class_count=count, weight_squares=squares, mean=mean, ssd=ssd)
         if ignore:
-            statistics["missing_count"] = missing
-            statistics["missing_weight_squares"] = (
-                missing if unit else class_moments(X, *squared, n_classes, True)[3]
+            statistics.update(
+                missing_count=missing,
+                missing_weight_squares=(
+                    missing if unit else class_moments(X, *squared, n_classes, True)[3]
+                ),
             )
-        if count.sum() > 0 and ignore:
-            # Over the observed values; 0 for a feature without any.
+        if count.sum() > 0:
             where = True if positive is None else positive[:, None]
-            for key, least in (("low", np.fmin), ("high", np.fmax)):
-                start = np.inf if key == "low" else -np.inf
-                extent = least.reduce(X, axis=0, where=where, initial=start)
-                extent = extent.astype(np.float64)
-                statistics[key] = np.where(np.isfinite(extent), extent, 0.0)
-        elif count.sum() > 0:
-            where = True if positive is None else positive[:, None]
-            statistics["low"] = np.min(X, axis=0, where=where, initial=np.inf).astype(
-                np.float64
+            low, high = (
+                least.reduce(X, axis=0, where=where, initial=start).astype(np.float64)
+                for least, start in ((np.fmin, np.inf), (np.fmax, -np.inf))
             )
-            statistics["high"] = np.max(X, axis=0, where=where, initial=-np.inf).astype(
-                np.float64
-            )
+            if ignore:
+                # Over the observed values; 0 for a feature without any.
+                low, high = (np.where(np.isfinite(e), e, 0.0) for e in (low, high))
+            statistics.update(low=low, high=high)
+        density = DensityStatistics(**statistics)
         if self.algorithm == "binned":
-            step, origin, _ = lattice(
-                statistics["low"], statistics["high"], self.n_grid
-            )
+            step, origin, _ = lattice(density.low, density.high, self.n_grid)
             if not (X.flags.c_contiguous or X.flags.f_contiguous):
                 X = np.ascontiguousarray(X)
             n_threads = effective_n_threads(data_size(X))
@@ -708,7 +736,7 @@ class KernelDensityNB(BaseNB):
                 self.n_grid,
                 dense_block_width(n_features, n_threads),
                 ignore,
-                statistics["grid"],
+                density.grid,
                 n_threads,
             )
         else:
@@ -720,56 +748,59 @@ class KernelDensityNB(BaseNB):
             points = np.asarray(X[rows], dtype=np.float64)
             point_weight = np.zeros((n_classes, len(points)))
             point_weight[label_class[kept], np.arange(len(points))] = label_weight[kept]
-            statistics["points"], statistics["point_weight"] = canonical_order(
-                points, point_weight
-            )
+            points, point_weight = canonical_order(points, point_weight)
+            statistics.update(points=points, point_weight=point_weight)
         return statistics
 
     def _combined_own(self, first, second):
+        first, second = DensityStatistics(**first), DensityStatistics(**second)
         _, mean, ssd = merge_moments(
             observed_weights(first),
-            first["mean"],
-            first["ssd"],
+            first.mean,
+            first.ssd,
             observed_weights(second),
-            second["mean"],
-            second["ssd"],
+            second.mean,
+            second.ssd,
         )
         low, high = joined_extents(first, second)
         statistics = {"mean": mean, "ssd": ssd, "low": low.copy(), "high": high.copy()}
-        if "grid" in first:
+        if first.grid is not None:
             n_features = len(low)
-            n_grid = first["grid"].shape[1] // n_features
-            if second["grid"].shape[1] != first["grid"].shape[1]:
+            n_grid = first.grid.shape[1] // n_features
+            if second.grid.shape[1] != first.grid.shape[1]:
                 raise ValueError(
                     "Cannot combine KernelDensityNB statistics on grids of "
-                    f"{n_grid} and {second['grid'].shape[1] // n_features} points."
+                    f"{n_grid} and {second.grid.shape[1] // n_features} points."
                 )
             step, origin, _ = lattice(low, high, n_grid)
-            statistics["grid"] = sum(
+            grid = sum(
                 rebinned(
-                    part["grid"],
+                    part.grid,
                     n_grid,
-                    lattice(part["low"], part["high"], n_grid),
+                    lattice(part.low, part.high, n_grid),
                     (step, origin),
                     n_grid,
                 )
                 for part in (first, second)
             )
+            statistics.update(grid=grid)
         else:
-            statistics["points"], statistics["point_weight"] = canonical_order(
-                np.concatenate([first["points"], second["points"]]),
-                np.concatenate([first["point_weight"], second["point_weight"]], axis=1),
+            points, point_weight = canonical_order(
+                np.concatenate([first.points, second.points]),
+                np.concatenate([first.point_weight, second.point_weight], axis=1),
             )
+            statistics.update(points=points, point_weight=point_weight)
         return statistics
 
     def _check_statistics_agree(self, statistics):
-        count, squares = statistics["class_count"], statistics["weight_squares"]
-        low, high = statistics["low"], statistics["high"]
-        if "missing_count" in statistics:
+        statistics = DensityStatistics(**statistics)
+        count, squares = statistics.class_count, statistics.weight_squares
+        low, high = statistics.low, statistics.high
+        if statistics.missing_count is not None:
             # (the slack divides the left side: squares near the largest
             # float times 1 + SUM_RTOL would overflow)
             if (
-                statistics["missing_weight_squares"] / (1 + SUM_RTOL) > squares[:, None]
+                statistics.missing_weight_squares / (1 + SUM_RTOL) > squares[:, None]
             ).any():
                 raise ValueError(
                     "Statistic 'missing_weight_squares' exceeds weight_squares."
@@ -799,10 +830,8 @@ class KernelDensityNB(BaseNB):
                 f"(low <= high, within {LARGEST_VALUE:.3g})."
             )
         slack = SUM_RTOL * np.maximum(np.abs(low), np.abs(high))
-        observed = np.broadcast_to(
-            observed_weights(statistics), statistics["mean"].shape
-        )
-        mean = statistics["mean"][observed > 0]
+        observed = np.broadcast_to(observed_weights(statistics), statistics.mean.shape)
+        mean = statistics.mean[observed > 0]
         low, high, slack = (
             np.broadcast_to(part, observed.shape)[observed > 0]
             for part in (low, high, slack)
@@ -815,10 +844,10 @@ class KernelDensityNB(BaseNB):
             self._check_points(statistics)
 
     def _check_grid(self, statistics):
-        grid = statistics["grid"]
-        n_classes, n_features = statistics["mean"].shape
+        grid = statistics.grid
+        n_classes, n_features = statistics.mean.shape
         count = np.broadcast_to(observed_weights(statistics), (n_classes, n_features))
-        _, _, n_points = lattice(statistics["low"], statistics["high"], self.n_grid)
+        _, _, n_points = lattice(statistics.low, statistics.high, self.n_grid)
         grid = grid.reshape(n_classes, n_features, self.n_grid)
         outside = np.arange(self.n_grid) >= n_points[:, None]
         if (grid[:, outside] != 0).any():
@@ -840,18 +869,17 @@ class KernelDensityNB(BaseNB):
             )
 
     def _check_points(self, statistics):
-        count, squares = statistics["class_count"], statistics["weight_squares"]
-        points, weight = statistics["points"], statistics["point_weight"]
+        points, weight = statistics.points, statistics.point_weight
         if not ((weight > 0).sum(axis=0) == 1).all():
             raise ValueError(
                 "Statistic 'point_weight' must give each point a positive weight in "
                 "exactly one class."
             )
-        for total, key in (
-            (weight.sum(axis=1), "class_count"),
-            ((weight**2).sum(axis=1), "weight_squares"),
+        for total, key, expected in (
+            (weight.sum(axis=1), "class_count", statistics.class_count),
+            ((weight**2).sum(axis=1), "weight_squares", statistics.weight_squares),
         ):
-            if not np.allclose(total, statistics[key], rtol=1e-9, atol=0):
+            if not np.allclose(total, expected, rtol=1e-9, atol=0):
                 raise ValueError(
                     f"Statistic 'point_weight' does not add up to {key!r}."
                 )
@@ -864,17 +892,17 @@ class KernelDensityNB(BaseNB):
             )
         ]
         if not (
-            np.array_equal(extents[0], statistics["low"])
-            and np.array_equal(extents[1], statistics["high"])
+            np.array_equal(extents[0], statistics.low)
+            and np.array_equal(extents[1], statistics.high)
         ):
             raise ValueError("Statistics 'low' and 'high' are not the points' range.")
         ordered, _ = canonical_order(points, weight)
         if not np.array_equal(ordered, points, equal_nan=True):
             raise ValueError("Statistic 'points' is not in the order fitting keeps.")
-        del count, squares
 
     def _table_params(self, statistics, n_classes):
-        n_features = statistics["mean"].shape[1]
+        statistics = DensityStatistics(**statistics)
+        n_features = statistics.mean.shape[1]
         bandwidth = self.bandwidth
         if not isinstance(bandwidth, str):
             bandwidth = np.asarray(bandwidth, dtype=np.float64)
@@ -893,7 +921,7 @@ class KernelDensityNB(BaseNB):
         h = bandwidths(statistics, bandwidth, self.adjust)
         finest = 1.0
         if self.algorithm == "binned":
-            finest = lattice(statistics["low"], statistics["high"], self.n_grid)[0]
+            finest = lattice(statistics.low, statistics.high, self.n_grid)[0]
         with np.errstate(all="ignore"):
             usable = np.isfinite(h) & (h > 0) & (finest / h <= MAX_INDEX)
         if not usable.all():
@@ -911,7 +939,8 @@ class KernelDensityNB(BaseNB):
         }
 
     def _tables(self, statistics, params):
-        count = statistics["class_count"]
+        statistics = DensityStatistics(**statistics)
+        count = statistics.class_count
         n_classes = len(count)
         h = bandwidths(statistics, params["bandwidth"], params["adjust"])
         if params["priors"] is not None:
@@ -921,21 +950,17 @@ class KernelDensityNB(BaseNB):
             prior = count / total if total > 0 else np.full(n_classes, 1 / n_classes)
         with np.errstate(divide="ignore"):
             log_prior = np.log(prior)
-        dtype = statistics["dtype"]
+        dtype = statistics.dtype
         attributes = {
             "bandwidth_": h.astype(dtype),
             "class_prior_": prior.astype(dtype),
         }
-        scoring = {
-            "log_prior": log_prior,
-            "bandwidth": h,
-            "missing": "missing_count" in statistics,
-        }
+        scoring = DensityScoring(log_prior, h, statistics.missing_count is not None)
         if params["algorithm"] == "binned":
             table, origin, inv_step, n_points, tails = binned_density_tables(
                 statistics, h, params["n_grid"]
             )
-            scoring.update(
+            return attributes, scoring._replace(
                 table=table,
                 origin=origin,
                 inv_step=inv_step,
@@ -943,11 +968,9 @@ class KernelDensityNB(BaseNB):
                 tails=tails,
                 intercept=pad_classes(log_prior[None, :], _kernels.KDE_CLASS_BLOCK)[0],
             )
-        else:
-            scoring.update(
-                points=statistics["points"], point_weight=statistics["point_weight"]
-            )
-        return attributes, scoring
+        return attributes, scoring._replace(
+            points=statistics.points, point_weight=statistics.point_weight
+        )
 
     def _check_X(self, X, scoring):
         # The scoring kernel checks the values as it reads them; the exact
@@ -955,21 +978,21 @@ class KernelDensityNB(BaseNB):
         X = validate_input(
             self, X, dtype=FLOAT_DTYPES, ensure_all_finite=False, reset=False
         )
-        if "table" not in scoring:
+        if scoring.table is None:
             check_values(X, self, non_negative=False)
         return X
 
     def _scorer(self, scoring, sparse):
-        if "table" not in scoring:
+        if scoring.table is None:
             return score_exactly, (scoring,)
         return _kernels.kde_score_dense, (
-            scoring["table"],
-            scoring["origin"],
-            scoring["inv_step"],
-            scoring["n_points"],
-            scoring["tails"],
-            scoring["intercept"],
-            scoring["missing"],
+            scoring.table,
+            scoring.origin,
+            scoring.inv_step,
+            scoring.n_points,
+            scoring.tails,
+            scoring.intercept,
+            scoring.missing,
         )
 
     # No measurement means "nothing": a class's terms are against their mean.
@@ -977,8 +1000,9 @@ class KernelDensityNB(BaseNB):
 
     def _zero_log_likelihood(self, scoring):
         # Each feature's class densities at 0, from its tables alone.
-        n_features = len(self._statistics["low"])
-        zero = np.zeros((1, 1), dtype=self._statistics["dtype"])
+        statistics = DensityStatistics(**self._statistics)
+        n_features = len(statistics.low)
+        zero = np.zeros((1, 1), dtype=statistics.dtype)
         return np.concatenate(
             [
                 self._joint_log_likelihood(zero, feature_scoring(scoring, j))
@@ -1005,27 +1029,28 @@ class KernelDensityNB(BaseNB):
     def _informative_values(self):
         low, high = self._density_extent()
         return binned_values(
-            self._feature_log_density, low, high, self._statistics["class_count"]
+            self._feature_log_density, low, high, self._statistics[CLASS_COUNT.name]
         )
 
     def _density_extent(self):
         """``(low, high)``, one value a feature: the range of the data seen,
         widened by four of the feature's widest bandwidths on each side, where
         the densities are read (most_informative_features, plot_feature)."""
-        reach = 4.0 * self._final_tables()[1]["bandwidth"].max(axis=0)
-        return self._statistics["low"] - reach, self._statistics["high"] + reach
+        reach = 4.0 * self._final_tables()[1].bandwidth.max(axis=0)
+        statistics = DensityStatistics(**self._statistics)
+        return statistics.low - reach, statistics.high + reach
 
     def _feature_log_density(self, j, values):
         """log f_cj(values), (n_values, n_classes): feature j's density in each
         class at ``values``, the prior left out."""
         scoring = self._final_tables()[1]
         column = np.ascontiguousarray(
-            np.asarray(values)[:, None], dtype=self._statistics["dtype"]
+            np.asarray(values)[:, None], dtype=self._statistics[DTYPE.name]
         )
         return self._joint_log_likelihood(column, feature_scoring(scoring, j))
 
     def _joint_log_likelihood(self, X, scoring):
-        out = np.empty((X.shape[0], len(scoring["log_prior"])))
+        out = np.empty((X.shape[0], len(scoring.log_prior)))
         self._score(
             X,
             scoring,
@@ -1039,28 +1064,21 @@ class KernelDensityNB(BaseNB):
 def feature_scoring(scoring, j):
     """The scoring tables of feature j alone, without the prior: scoring
     one column with them gives log f_cj, the class densities of feature j."""
-    n_classes = len(scoring["log_prior"])
-    feature = {
-        "log_prior": np.zeros(n_classes),
-        "bandwidth": scoring["bandwidth"][:, [j]],
-        "missing": scoring["missing"],
-    }
-    if "table" in scoring:
+    feature = scoring._replace(
+        log_prior=np.zeros(len(scoring.log_prior)),
+        bandwidth=scoring.bandwidth[:, [j]],
+    )
+    if scoring.table is not None:
         part = slice(j, j + 1)
-        feature.update(
-            table=scoring["table"][part],
-            origin=scoring["origin"][part],
-            inv_step=scoring["inv_step"][part],
-            n_points=scoring["n_points"][part],
-            tails=scoring["tails"][part],
-            intercept=np.zeros_like(scoring["intercept"]),
+        return feature._replace(
+            table=scoring.table[part],
+            origin=scoring.origin[part],
+            inv_step=scoring.inv_step[part],
+            n_points=scoring.n_points[part],
+            tails=scoring.tails[part],
+            intercept=np.zeros_like(scoring.intercept),
         )
-    else:
-        feature.update(
-            points=np.ascontiguousarray(scoring["points"][:, [j]]),
-            point_weight=scoring["point_weight"],
-        )
-    return feature
+    return feature._replace(points=np.ascontiguousarray(scoring.points[:, [j]]))
 
 
 def score_exactly(X, scoring, output, out, labels, scratch, n_threads):
@@ -1073,14 +1091,10 @@ def score_exactly(X, scoring, output, out, labels, scratch, n_threads):
 def exact_scores(X, scoring):
     """Joint log-likelihoods of the exact mixtures, (n_samples, n_classes)."""
     X = np.asarray(X, dtype=np.float64)
-    points, point_weight, h = (
-        scoring["points"],
-        scoring["point_weight"],
-        scoring["bandwidth"],
-    )
+    points, point_weight, h = scoring.points, scoring.point_weight, scoring.bandwidth
     n_samples, n_features = X.shape
     jll = np.empty((n_samples, len(h)))
-    jll[:] = scoring["log_prior"]
+    jll[:] = scoring.log_prior
     for k, weight in enumerate(point_weight):
         for j in range(n_features):
             # The class's points with a value of feature j (missing="ignore"
@@ -1092,7 +1106,7 @@ def exact_scores(X, scoring):
             step = max(1, EXACT_CHUNK // mine.sum())
             centres = points[mine, j]
             # A missing value's feature is left out of its row's score.
-            rows = ~np.isnan(X[:, j]) if scoring["missing"] else slice(None)
+            rows = ~np.isnan(X[:, j]) if scoring.missing else slice(None)
             values = X[rows, j]
             column = jll[rows, k]
             for start in range(0, len(values), step):

@@ -457,7 +457,7 @@ poisson_params, kde_params : dict, default=None
         """dict: family name -> ndarray of the positions of its columns."""
         statistics = self._fitted_statistics("families_")
         return {
-            family: statistics[f"{family}/columns"]
+            family: statistics[columns_name(family)]
             for family in families_of(statistics)
         }
 
@@ -577,7 +577,7 @@ poisson_params, kde_params : dict, default=None
     def _family_estimator(self, family, classes, statistics):
         """The family's estimator fitted to its part of ``statistics``."""
         estimator = self._new_estimator(family, len(classes))
-        columns = statistics[f"{family}/columns"]
+        columns = statistics[columns_name(family)]
         estimator.n_features_in_ = len(columns)
         with self._in_family(family, columns):
             estimator._set_state(classes, family_statistics(statistics, family))
@@ -638,45 +638,45 @@ poisson_params, kde_params : dict, default=None
                 batches[family], _ = estimators[family]._check_batch(
                     self._columns(X, columns, family), y, reset
                 )
-        return {"families": families, "estimators": estimators, "batches": batches}, y
+        return MixedBatch(families, estimators, batches), y
 
     def _largest_table(self, batch, n_classes):
         # The largest of the families' (a model has at least one family).
         tables = []
-        for family, estimator in batch["estimators"].items():
-            what, n_values = estimator._largest_table(
-                batch["batches"][family], n_classes
-            )
+        for family, estimator in batch.estimators.items():
+            what, n_values = estimator._largest_table(batch.batches[family], n_classes)
             tables.append((f"{what}, of its {family!r} family,", n_values))
         return max(tables, key=lambda table: table[1])
 
     def _batch_statistics(self, batch, y, sample_weight, n_classes):
-        statistics = {"class_count": class_weights(y, sample_weight, n_classes)}
-        for family, estimator in batch["estimators"].items():
-            columns = batch["families"][family]
-            statistics[f"{family}/columns"] = columns
+        class_count = class_weights(y, sample_weight, n_classes)
+        statistics = {CLASS_COUNT.name: class_count}
+        for family, estimator in batch.estimators.items():
+            columns = batch.families[family]
+            statistics[columns_name(family)] = columns
             with self._in_family(family, columns):
                 part = estimator._batch_statistics(
-                    batch["batches"][family], y, sample_weight, n_classes
+                    batch.batches[family], y, sample_weight, n_classes
                 )
             # The same class weights, which a family may sum in another
             # order (GaussianNB's by chunks of rows): one value for all.
-            part["class_count"] = statistics["class_count"]
+            part[CLASS_COUNT.name] = class_count
             statistics.update(with_prefix(family, part))
         return statistics
 
     def _combine_statistics(self, first, second):
         families = families_of(first)
         if families != families_of(second) or not all(
-            np.array_equal(first[f"{f}/columns"], second[f"{f}/columns"])
+            np.array_equal(first[columns_name(f)], second[columns_name(f)])
             for f in families
         ):
             raise ValueError(
                 "Cannot combine MixedNB statistics over different families of columns."
             )
-        statistics = {"class_count": first["class_count"] + second["class_count"]}
+        count = CLASS_COUNT.name
+        statistics = {count: first[count] + second[count]}
         for family in families:
-            statistics[f"{family}/columns"] = first[f"{family}/columns"]
+            statistics[columns_name(family)] = first[columns_name(family)]
             part = self._new_estimator(family, None)._combine_statistics(
                 family_statistics(first, family), family_statistics(second, family)
             )
@@ -691,7 +691,7 @@ poisson_params, kde_params : dict, default=None
             if family in FAMILIES:
                 own = self._new_estimator(family, None, validate=False)
                 part = family_statistics(statistics, family)
-                columns = Statistic(f"{family}/columns", kind="own", combine="first")
+                columns = Statistic(columns_name(family), kind="own", combine="first")
                 declared.append(columns)
                 declared += [
                     replace(statistic, name=f"{family}/{statistic.name}")
@@ -700,10 +700,10 @@ poisson_params, kde_params : dict, default=None
         return tuple(declared)
 
     def _check_statistic_values(self, statistics, n_classes, n_features, values):
-        check_statistic(statistics, "class_count", (n_classes,), values=values)
+        check_statistic(statistics, CLASS_COUNT.name, (n_classes,), values=values)
         families = families_of(statistics)
         for family in families:
-            columns = statistics[f"{family}/columns"]
+            columns = statistics[columns_name(family)]
             if (
                 not isinstance(columns, np.ndarray)
                 or columns.ndim != 1
@@ -718,7 +718,7 @@ poisson_params, kde_params : dict, default=None
                 )
         # Counted before anything of n_features (which may be anything) is
         # allocated.
-        n_columns = sum(len(statistics[f"{family}/columns"]) for family in families)
+        n_columns = sum(len(statistics[columns_name(family)]) for family in families)
         if n_columns != n_features:
             raise ValueError(
                 f"The families' columns must hold every column of X exactly once; "
@@ -726,7 +726,7 @@ poisson_params, kde_params : dict, default=None
             )
         owner = np.zeros(n_features, dtype=np.intp)
         for family in families:
-            columns = statistics[f"{family}/columns"]
+            columns = statistics[columns_name(family)]
             np.add.at(owner, columns, 1)
             part = family_statistics(statistics, family)
             # The shapes alone, before every prediction, need no validation
@@ -734,7 +734,8 @@ poisson_params, kde_params : dict, default=None
             # (The names were checked with MixedNB's own.)
             estimator = self._new_estimator(family, n_classes, validate=values)
             estimator._check_statistic_values(part, n_classes, len(columns), values)
-            if not np.array_equal(part["class_count"], statistics["class_count"]):
+            count = CLASS_COUNT.name
+            if not np.array_equal(part[count], statistics[count]):
                 raise ValueError(
                     f"Statistic '{family}/class_count' differs from 'class_count'."
                 )
@@ -755,7 +756,7 @@ poisson_params, kde_params : dict, default=None
     def _table_params(self, statistics, n_classes):
         for family in families_of(statistics):
             estimator = self._new_estimator(family, n_classes)
-            with self._in_family(family, statistics[f"{family}/columns"]):
+            with self._in_family(family, statistics[columns_name(family)]):
                 estimator._table_params(
                     family_statistics(statistics, family), n_classes
                 )
@@ -766,16 +767,16 @@ poisson_params, kde_params : dict, default=None
 
     def _tables(self, statistics, params):
         prior = log_class_prior(
-            statistics["class_count"], params["class_prior"], params["fit_prior"]
+            statistics[CLASS_COUNT.name], params["class_prior"], params["fit_prior"]
         )
         estimators = {}
         for family in families_of(statistics):
             estimator = self._family_estimator(family, self.classes_, statistics)
-            with self._in_family(family, statistics[f"{family}/columns"]):
+            with self._in_family(family, statistics[columns_name(family)]):
                 estimator._final_tables()
             estimators[family] = estimator
         attributes = {"class_log_prior_": prior, "estimators_": estimators}
-        return attributes, {"log_prior": prior, "estimators": estimators}
+        return attributes, MixedScoring(prior, estimators)
 
     def _check_X(self, X, scoring):
         columns = read_frame(X, find_missing=not ignores_missing(self))
@@ -791,8 +792,8 @@ poisson_params, kde_params : dict, default=None
                 reset=False,
             )
         columns = {}
-        for family, estimator in scoring["estimators"].items():
-            positions = self._statistics[f"{family}/columns"]
+        for family, estimator in scoring.estimators.items():
+            positions = self._statistics[columns_name(family)]
             with self._in_family(family, positions):
                 columns[family] = estimator._check_X(
                     self._columns(X, positions, family), estimator._final_tables()[1]
@@ -803,19 +804,19 @@ poisson_params, kde_params : dict, default=None
         # The prior plus each family's joint log-likelihood less its own
         # (uniform) prior, finished: each family's kernel, with its threads,
         # scores its columns and raises its own errors.
-        n_samples, n_classes = X.shape[0], len(scoring["log_prior"])
+        n_samples, n_classes = X.shape[0], len(scoring.log_prior)
         if output == _kernels.Output.JOINT_LOG_LIKELIHOOD:
             jll = out
         else:
             jll = np.empty((n_samples, n_classes), dtype=np.float64)
-        jll[:] = scoring["log_prior"]
+        jll[:] = scoring.log_prior
         part = np.empty_like(jll)
         no_labels = np.empty(0, dtype=np.intp)
-        for family, estimator in scoring["estimators"].items():
+        for family, estimator in scoring.estimators.items():
             # Each family's joint log-likelihood, less the (uniform) prior it adds.
             family_scoring = estimator._final_tables()[1]
             # (The scoring kernels refuse NaN and infinity, naming the column.)
-            with self._in_family(family, self._statistics[f"{family}/columns"]):
+            with self._in_family(family, self._statistics[columns_name(family)]):
                 estimator._score(
                     X.columns[family],
                     family_scoring,
@@ -823,7 +824,7 @@ poisson_params, kde_params : dict, default=None
                     part,
                     no_labels,
                 )
-            part -= family_scoring["log_prior"]
+            part -= family_scoring.log_prior
             jll += part
         if output != _kernels.Output.JOINT_LOG_LIKELIHOOD:
             finish_scores(jll, output, out, labels)
@@ -831,40 +832,41 @@ poisson_params, kde_params : dict, default=None
     def _terms(self, X, scoring, selection):
         # Each family's terms on its columns; the intercept is the log prior
         # plus each family's all-zeros row less the (uniform) prior it adds.
-        intercept = selection.of(scoring["log_prior"])
+        intercept = selection.of(scoring.log_prior)
         parts = []
-        for family, estimator in scoring["estimators"].items():
+        for family, estimator in scoring.estimators.items():
             family_scoring = estimator._final_tables()[1]
-            positions = self._statistics[f"{family}/columns"]
+            positions = self._statistics[columns_name(family)]
             with self._in_family(family, positions):
                 terms, zeros = estimator._terms(
                     X.columns[family], family_scoring, selection
                 )
-            intercept = intercept + (zeros - selection.of(family_scoring["log_prior"]))
+            intercept = intercept + (zeros - selection.of(family_scoring.log_prior))
             parts.append((positions, terms))
         return place_columns(parts, *X.shape), intercept
 
     def _zero_log_likelihood(self, scoring):
         zero = np.empty((self.n_features_in_, len(self.classes_)))
-        for family, estimator in scoring["estimators"].items():
-            zero[self._statistics[f"{family}/columns"]] = (
+        for family, estimator in scoring.estimators.items():
+            zero[self._statistics[columns_name(family)]] = (
                 estimator._zero_log_likelihood(estimator._final_tables()[1])
             )
         return zero
 
     def _centred_features(self):
         centred = np.empty(self.n_features_in_, dtype=bool)
-        for family, estimator in self._final_tables()[1]["estimators"].items():
-            centred[self._statistics[f"{family}/columns"]] = (
+        for family, estimator in self._final_tables()[1].estimators.items():
+            centred[self._statistics[columns_name(family)]] = (
                 estimator._terms_against_class_mean
             )
         return centred
 
     def _informative_values(self):
-        estimators = self._final_tables()[1]["estimators"]
+        estimators = self._final_tables()[1].estimators
+        statistics = self._statistics
         return join_values(
             [
-                (self._statistics[f"{family}/columns"], estimator._informative_values())
+                (statistics[columns_name(family)], estimator._informative_values())
                 for family, estimator in estimators.items()
             ]
         )
@@ -877,9 +879,32 @@ class FamilyColumns(NamedTuple):
     shape: tuple
 
 
+class MixedBatch(NamedTuple):
+    """A batch checked for fitting: each family's column positions, its
+    estimator and its checked batch, by family."""
+
+    families: dict
+    estimators: dict
+    batches: dict
+
+
+class MixedScoring(NamedTuple):
+    """What MixedNB scores with: its log prior, and each family's estimator
+    (holding that family's statistics and tables), by family."""
+
+    log_prior: np.ndarray
+    estimators: dict
+
+
+def columns_name(family):
+    """The name of the statistic of a family's column positions."""
+    return f"{family}/columns"
+
+
 def families_of(statistics):
     """The families a MixedNB's statistics hold, in their order."""
-    return [key[: -len("/columns")] for key in statistics if key.endswith("/columns")]
+    suffix = columns_name("")
+    return [key[: -len(suffix)] for key in statistics if key.endswith(suffix)]
 
 
 def with_prefix(family, mapping):
@@ -893,5 +918,5 @@ def family_statistics(statistics, family):
     return {
         key[len(prefix) :]: value
         for key, value in statistics.items()
-        if key.startswith(prefix) and key != f"{family}/columns"
+        if key.startswith(prefix) and key != columns_name(family)
     }

@@ -30,6 +30,7 @@ from fastnb._base import BaseNB, state_guard
 from fastnb._discrete import BaseDiscreteNB, BernoulliNB, MultinomialNB, PoissonNB
 from fastnb._gaussian import GaussianNB
 from fastnb._labels import SoftLabels
+from fastnb._statistics import CLASS_COUNT
 from fastnb._validation import encode_labels, num_samples
 from fastnb._wrapping import WrapsNB
 
@@ -167,7 +168,7 @@ class OneVsRestNB(WrapsNB):
         share their arrays."""
         axes = model._class_axes_of(paired)
         estimators = []
-        for label in range(len(paired["class_count"]) // 2):
+        for label in range(len(paired[CLASS_COUNT.name]) // 2):
             binary = self._inner()
             binary._adopt(
                 BINARY,

@@ -173,7 +173,7 @@ def check_rows_agree(statistics, key, upper_bound=None, plus=None):
     counts: a class of no weight has a row of zeros, and, with
     ``upper_bound``, no value exceeds its class's count (to rounding), nor,
     with ``plus`` (the name of another such statistic), the sum of the two."""
-    count = statistics["class_count"]
+    count = statistics[CLASS_COUNT.name]
     rows = statistics[key]
     if (rows[count == 0] != 0).any():
         raise ValueError(

@@ -74,6 +74,7 @@ from fastnb._state import (
     expand_classes,
     in_fit_order,
 )
+from fastnb._statistics import CLASS_COUNT
 from fastnb._threads import THREAD_CAP, usable_cpus
 from fastnb._validation import (
     check_sample_weight,
@@ -487,7 +488,7 @@ class DaskNBMixin(MixedInto):
         state = fitted_blocks_state(
             clone(self), X, y, sample_weight, class_proba, classes
         )
-        if not state.statistics["class_count"].any():
+        if not state.statistics[CLASS_COUNT.name].any():
             raise ValueError("sample_weight is zero for every sample: nothing to fit.")
         adopt_state(self, in_fit_order(self, state))
         self._final_tables()

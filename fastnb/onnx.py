@@ -312,7 +312,7 @@ def check_model(model):
         if not isinstance(estimator, COUNT_FAMILIES):
             continue
         tables = scoring_tables(estimator)
-        if not np.isfinite(tables["table"]).all() or tables.get("certain") is not None:
+        if not np.isfinite(tables.table).all() or tables.certain is not None:
             raise ValueError(
                 f"{where} gives some feature a log-probability of -inf in some "
                 "class (alpha=0 and a count of zero), which fastnb takes as "
@@ -601,12 +601,12 @@ def class_scores(model, columns):
     # The mixed model's prior, plus each family's log-likelihood of its
     # columns: its joint log-likelihood less the prior it adds.
     scoring = scoring_tables(model)
-    intercept = scoring["log_prior"].copy()
+    intercept = scoring.log_prior.copy()
     parts = []
-    for family, estimator in scoring["estimators"].items():
+    for family, estimator in scoring.estimators.items():
         part, family_intercept = likelihood(estimator, columns, model.families_[family])
         parts.append(part)
-        intercept += family_intercept - scoring_tables(estimator)["log_prior"]
+        intercept += family_intercept - scoring_tables(estimator).log_prior
     total = (
         parts[0] if len(parts) == 1 else OnnxSum(*parts, op_version=columns.op_version)
     )
@@ -618,7 +618,7 @@ def likelihood(estimator, columns, positions):
     its columns at ``positions`` less their intercept, (N, n_classes)
     doubles, and the intercept, (n_classes,)."""
     scoring = scoring_tables(estimator)
-    intercept = classes_of(scoring, "intercept")
+    intercept = classes_of(scoring, scoring.intercept)
     op_version = columns.op_version
     if isinstance(estimator, GaussianNB):
         part = gaussian_part(scoring, columns, positions)
@@ -626,7 +626,7 @@ def likelihood(estimator, columns, positions):
         rows = categorical_rows(estimator, scoring, columns, positions)
         part = OnnxReduceSumApi11(
             OnnxGather(
-                classes_of(scoring, "table"), rows, axis=0, op_version=op_version
+                classes_of(scoring, scoring.table), rows, axis=0, op_version=op_version
             ),
             axes=[1],
             keepdims=0,
@@ -644,15 +644,15 @@ def likelihood(estimator, columns, positions):
                 to=TensorProto.DOUBLE,
                 op_version=op_version,
             )
-        part = OnnxMatMul(X, classes_of(scoring, "table"), op_version=op_version)
+        part = OnnxMatMul(X, classes_of(scoring, scoring.table), op_version=op_version)
     return part, intercept
 
 
-def classes_of(scoring, name):
-    """Scoring table ``name`` without the padding classes (its last axis
+def classes_of(scoring, table):
+    """A table of ``scoring`` without the padding classes (its last axis
     runs over the classes, padded to whole blocks)."""
-    n_classes = len(scoring["log_prior"])
-    return np.ascontiguousarray(scoring[name][..., :n_classes])
+    n_classes = len(scoring.log_prior)
+    return np.ascontiguousarray(table[..., :n_classes])
 
 
 def gaussian_part(scoring, columns, positions):
@@ -660,8 +660,8 @@ def gaussian_part(scoring, columns, positions):
     deviations from each class's means, not the square expanded (whose terms
     cancel)."""
     op_version = columns.op_version
-    theta = classes_of(scoring, "theta").T
-    half_inv_var = -0.5 * classes_of(scoring, "inv_var").T
+    theta = classes_of(scoring, scoring.theta).T
+    half_inv_var = -0.5 * classes_of(scoring, scoring.inv_var).T
     X = columns.block(positions, TensorProto.DOUBLE)
     # (N, 1, F) less (K, F): (N, K, F).
     rows = OnnxReshapeApi13(
@@ -686,7 +686,7 @@ def categorical_rows(estimator, scoring, columns, positions):
     unseen).
     """
     op_version = columns.op_version
-    offsets = scoring["offsets"].astype(np.int64)
+    offsets = scoring.offsets.astype(np.int64)
     # Each feature's unseen row comes after its categories' rows.
     unseen = offsets[1:] - 1
     kinds = category_kinds(estimator, positions)

@@ -1154,8 +1154,8 @@ def test_missing_class_without_values_of_a_feature(container):
     assert_allclose(model.epsilon_, 1e-9 * np.nanvar(X[:, [0, 1, 2, 3, 5]], 0).max())
     assert np.isfinite(model.var_).all() and np.isfinite(model.theta_).all()
     tables = model._final_tables()[1]
-    for key in ("theta", "inv_var", "log_var", "intercept"):
-        assert np.isfinite(tables[key]).all()
+    for table in (tables.theta, tables.inv_var, tables.log_var, tables.intercept):
+        assert np.isfinite(table).all()
     # Scoring leaves feature 4 out, where it is missing.
     X_test = X[:20]
     assert_allclose(

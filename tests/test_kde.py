@@ -185,7 +185,7 @@ def test_far_values_score_as_the_gaussian_tail_of_the_nearest_mass():
     slope = (jll[1] - jll[0]) / (far[1, 0] ** 2 - far[0, 0] ** 2)
     assert_allclose(slope, -0.5 / h**2, rtol=1e-2)
     scoring = model._final_tables()[1]
-    end = (scoring["origin"][0] + scoring["n_points"][0] - 1) / scoring["inv_step"][0]
+    end = (scoring.origin[0] + scoring.n_points[0] - 1) / scoring.inv_step[0]
     edge = model.predict_joint_log_proba([[end - 1e-9], [end + 1e-9]])
     # (The slope there is about PAD / h: 2e-9 apart, a few 1e-8.)
     assert_allclose(edge[0], edge[1], rtol=0, atol=1e-6)

@@ -17,6 +17,7 @@ The oracle: the rates and the joint log-likelihood
 """
 
 from numbers import Real
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -37,6 +38,21 @@ from _helpers import assert_same_state
 # ---------------------------------------------------------------------------
 
 SUMS = Statistic("duration_sum", ("classes", "features"))
+
+
+class Durations(NamedTuple):
+    """The statistics (CLASS_COUNT, SUMS) as the family reads them."""
+
+    class_count: np.ndarray
+    duration_sum: np.ndarray
+
+
+class ExponentialScoring(NamedTuple):
+    """What the family scores with."""
+
+    log_prior: np.ndarray
+    rate: np.ndarray
+    intercept: np.ndarray
 
 
 class ExponentialNB(BaseNB):
@@ -93,7 +109,7 @@ class ExponentialNB(BaseNB):
         }
 
     def _tables(self, statistics, params):
-        count, sums = statistics["class_count"], statistics["duration_sum"]
+        count, sums = Durations(**statistics)
         rate = (count[:, None] + params["alpha"]) / (sums + params["alpha"])
         prior = params["priors"]
         if prior is None:
@@ -105,12 +121,8 @@ class ExponentialNB(BaseNB):
         with np.errstate(divide="ignore"):
             log_prior = np.log(prior)
         attributes = {"rate_": rate, "class_prior_": prior}
-        scoring = {
-            "log_prior": log_prior,
-            "rate": rate,
-            "intercept": log_prior + np.log(rate).sum(axis=1),
-        }
-        return attributes, scoring
+        intercept = log_prior + np.log(rate).sum(axis=1)
+        return attributes, ExponentialScoring(log_prior, rate, intercept)
 
     def _check_X(self, X, scoring):
         X = validate_input(self, X, dtype=np.float64, reset=False)
@@ -125,7 +137,7 @@ class ExponentialNB(BaseNB):
 def exponential_scores(X, scoring, output, out, labels, scratch, n_threads):
     """ExponentialNB's joint log-likelihoods, finished as the kernels finish
     theirs; no row refused (_check_X checked X)."""
-    jll = scoring["intercept"] - X @ scoring["rate"].T
+    jll = scoring.intercept - X @ scoring.rate.T
     finish_scores(jll, output, out, labels)
     return -1
 
