@@ -3,12 +3,13 @@ set, built once (fastnb._vectorised holds those that do, built once a
 variant: see fastnb._simd).
 
 Here: the build's facts (OpenMP, the CPU's instruction sets); the kernels
-are in files by stage, included at the end of this one: _kernels_input.pxi
-(a sparse matrix's structure, the labels), _kernels_tables.pxi (Gaussian
-moments merged and pooled, the tables made from a fit's statistics),
-_kernels_categorical.pxi (the fit of categorical codes), _kernels_kde.pxi
-(the binning of KernelDensityNB) and _kernels_text.pxi (fastnb.text's
-analyzers). Every kernel trusts its inputs: shapes,
+are in files included at the end of this one, the shared ones by stage
+and a family's in its own: _kernels_input.pxi (a sparse matrix's
+structure, the labels), _kernels_counts.pxi (the count families' tables),
+_kernels_gaussian.pxi (GaussianNB's moments merged and pooled, its
+tables), _kernels_categorical.pxi (CategoricalNB's fit of codes and its
+tables), _kernels_kde.pxi (KernelDensityNB's binning) and
+_kernels_text.pxi (fastnb.text's analyzers). Every kernel trusts its inputs: shapes,
 dtypes, contiguity and value ranges are checked in Python before the call, a
 sparse matrix's structure by sparse_structure_error (a FASTNB_DEBUG=1 build
 checks every index anyway, and raises IndexError). The caller allocates
@@ -112,7 +113,8 @@ def openmp_max_threads():
 
 
 include "_kernels_input.pxi"
-include "_kernels_tables.pxi"
+include "_kernels_counts.pxi"
+include "_kernels_gaussian.pxi"
 include "_kernels_categorical.pxi"
 include "_kernels_kde.pxi"
 include "_kernels_text.pxi"

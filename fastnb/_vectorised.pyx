@@ -2,13 +2,15 @@
 once a variant (baseline, AVX2, AVX-512 or SVE), fastnb._simd choosing the
 one the CPU runs.  The others, built once, are in fastnb._kernels.
 
-The kernels are in files by stage, included at the end of this one:
-_vectorised_counting.pxi (X's values checked before counting, and the count
-families' sums), _vectorised_scoring.pxi (the scoring driver, the count
-families' scores, the finishing of scores), _vectorised_terms.pxi (each
-stored value's term, for explanations), _vectorised_moments.pxi
-(GaussianNB's moments) and _vectorised_family_scoring.pxi (the scores of
-GaussianNB, CategoricalNB and KernelDensityNB). Every kernel trusts its
+A family's kernels are in a file of its own, the shared ones in files by
+stage, all included at the end of this one: _vectorised_input.pxi (X's
+values checked before counting, a class's CSR rows read in turn),
+_vectorised_scoring.pxi (the scoring driver and the finishing of scores),
+_vectorised_terms.pxi (each stored value's term of the linear families, for
+explanations); _vectorised_counts.pxi (the count families' sums and
+scores), _vectorised_gaussian.pxi (GaussianNB's moments and scores),
+_vectorised_categorical.pxi (CategoricalNB's scores and terms) and
+_vectorised_kde.pxi (KernelDensityNB's scores). Every kernel trusts its
 inputs: shapes, dtypes, contiguity and value ranges are checked in Python
 before the call (a FASTNB_DEBUG=1 build checks every index anyway, and
 raises IndexError). The caller allocates every output. Values are read in
@@ -89,8 +91,10 @@ cpdef enum Output:
     MIN_EXPECTED_COST = 4
 
 
-include "_vectorised_counting.pxi"
+include "_vectorised_input.pxi"
 include "_vectorised_scoring.pxi"
 include "_vectorised_terms.pxi"
-include "_vectorised_moments.pxi"
-include "_vectorised_family_scoring.pxi"
+include "_vectorised_counts.pxi"
+include "_vectorised_gaussian.pxi"
+include "_vectorised_categorical.pxi"
+include "_vectorised_kde.pxi"

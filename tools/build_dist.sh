@@ -305,7 +305,8 @@ sdist_required = (
     | bench
     | {"fastnb/_kernels.pyx", "fastnb/_vectorised.pyx", "fastnb/_kernel_helpers.pxd"}
     | tree("fastnb", "*.pxi")
-    | {"fastnb/_rows.pxd.tp", "fastnb/_rows.h", "fastnb/_text.pxd", "fastnb/_text.h"}
+    | tree("fastnb", "_rows*.h")
+    | {"fastnb/_rows.pxd.tp", "fastnb/_text.pxd", "fastnb/_text.h"}
     | {"setup.py", "pyproject.toml", "MANIFEST.in"}
     | {"README.md", "LICENSE", "CHANGELOG.md", "ARCHITECTURE.md", "PKG-INFO"}
 )

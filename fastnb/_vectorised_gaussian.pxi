@@ -1,4 +1,4 @@
-# Included by _vectorised.pyx: GaussianNB's moments (Welford).
+# Included by _vectorised.pyx: GaussianNB's moments and scores.
 
 # ---------------------------------------------------------------------------
 # Gaussian moments: per class weighted count, mean and sum of squared
@@ -363,3 +363,156 @@ def gaussian_moments_csc(
                     _welford_add(
                         X_data[p], w, label_class[e], j, nz_weight, mean, ssd
                     )
+
+
+# ---------------------------------------------------------------------------
+# Gaussian scoring: intercept[k] - 0.5 sum_j (x_j - theta[j, k])^2 * inv_var[j, k]
+# with feature-major theta and inverse variances (the padding has inverse
+# variance 0).  Sparse rows take the sum over their zeros as the all-zeros
+# row's less the stored columns', exactly (see _rows.h).  A model with
+# missing="ignore" passes log_var (as theta), log(2 pi var): a NaN's feature
+# is left out, its log_var added back to the intercept, which holds
+# -0.5 sum_j log(2 pi var); log_var is empty otherwise, and NaN refused.
+# ---------------------------------------------------------------------------
+
+cdef int _check_log_var(const double[:, ::1] log_var, Py_ssize_t n_rows) except -1:
+    """In a FASTNB_DEBUG build, IndexError unless a log_var table that is
+    not empty has the n_rows rows of the other tables."""
+    if fastnb_debug_build() and 0 < log_var.shape[0] < n_rows:
+        raise IndexError(f"log_var has {log_var.shape[0]} rows of {n_rows}")
+    return 0
+
+
+cdef struct GaussianScoring:
+    # gaussian_score_dense: theta and inv_var (table_rows x n_padded);
+    # gaussian_score_csr: one table ((table_rows + 1) x 4 x n_padded).  With
+    # missing, log_var (table_rows x n_padded), else NULL.
+    const void* indptr  # CSR: X's row offsets, of X's index type
+    Py_ssize_t nnz  # CSR: X's stored values
+    Py_ssize_t x_row, x_column  # dense: X's strides, in values
+    Py_ssize_t n_features  # dense: X's columns
+    const double* theta
+    const double* inv_var
+    const double* table
+    const double* log_var
+    Py_ssize_t table_rows
+    Py_ssize_t n_padded
+    bint missing
+
+
+cdef Py_ssize_t _gaussian_dense_rows(
+    const void* kernel, const floating* x, const int32_t* no_indices,
+    const double* intercept, Py_ssize_t first, Py_ssize_t stop, double* rows,
+    Py_ssize_t row_stride,
+) noexcept nogil:
+    cdef GaussianScoring s = (<const GaussianScoring*> kernel)[0]
+    cdef Py_ssize_t i
+    cdef int status
+    cdef double* row
+    for i in range(first, stop):
+        row = _started_row(rows, i - first, row_stride, intercept, s.n_padded)
+        status = gaussian_dense_row(
+            x + i * s.x_row, s.x_column, s.n_features, s.theta, s.inv_var,
+            s.log_var, s.table_rows, s.n_padded, s.missing, row,
+        )
+        if status != 0:
+            return _stopped_at(status, i)
+    return stop
+
+
+cdef Py_ssize_t _gaussian_csr_rows(
+    const void* kernel, const floating* data, const index_t* indices,
+    const double* intercept, Py_ssize_t first, Py_ssize_t stop, double* rows,
+    Py_ssize_t row_stride,
+) noexcept nogil:
+    cdef GaussianScoring s = (<const GaussianScoring*> kernel)[0]
+    cdef const index_t* indptr = <const index_t*> s.indptr
+    cdef Py_ssize_t i
+    cdef int status
+    cdef double* row
+    for i in range(first, stop):
+        row = _started_row(rows, i - first, row_stride, intercept, s.n_padded)
+        status = gaussian_csr_row(
+            data, indices, indptr[i], indptr[i + 1], s.nnz, s.table, s.log_var,
+            s.table_rows, s.n_padded, s.missing, row,
+        )
+        if status != 0:
+            return _stopped_at(status, i)
+    return stop
+
+
+def gaussian_score_dense(
+    const floating[:, :] X,
+    const double[:, ::1] theta,
+    const double[:, ::1] inv_var,
+    const double[:, ::1] log_var,
+    const double[::1] intercept,
+    int output,
+    double[:, ::1] out,
+    intp_t[::1] labels,
+    double[:, :, :] scratch,
+    int n_threads,
+):
+    """Gaussian scores of dense rows; class-padded tables, a scratch block a thread.
+
+    Returns the first row with a value that is not finite, or -1.
+    """
+    cdef Py_ssize_t n_samples = X.shape[0]
+    cdef Py_ssize_t n_padded = theta.shape[1]
+    cdef GaussianScoring kernel
+    _check_log_var(log_var, theta.shape[0])
+    kernel.x_row = X.strides[0] // sizeof(floating)
+    kernel.x_column = X.strides[1] // sizeof(floating)
+    kernel.n_features = X.shape[1]
+    kernel.theta = &theta[0, 0]
+    kernel.inv_var = &inv_var[0, 0]
+    kernel.log_var = &log_var[0, 0] if log_var.shape[0] else NULL
+    kernel.table_rows = theta.shape[0]
+    kernel.n_padded = n_padded
+    kernel.missing = log_var.shape[0] > 0
+    return score_blocks[floating, int32_t](
+        _gaussian_dense_rows[floating], &kernel, _dense_values(X), NULL, NULL,
+        n_samples, intercept, n_padded, "has a column outside the table", output, out,
+        labels, scratch, n_threads,
+    )
+
+
+def gaussian_score_csr(
+    const floating[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    const double[:, :, ::1] table,
+    const double[:, ::1] log_var,
+    const double[::1] intercept,
+    int output,
+    double[:, ::1] out,
+    intp_t[::1] labels,
+    double[:, :, :] scratch,
+    int n_threads,
+):
+    """As gaussian_score_dense for CSR rows, from one table (see _rows.h).
+
+    table (n_features + 1, 4, n_padded): fastnb._gaussian.sparse_gaussian_table;
+    log_var as for gaussian_score_dense (n_features rows, or none).
+    """
+    cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
+    cdef Py_ssize_t nnz = X_indices.shape[0]
+    cdef Py_ssize_t n_padded = table.shape[2]
+    # An X without stored values has only empty rows, which read nothing.
+    cdef const floating* data = &X_data[0] if nnz else NULL
+    cdef const index_t* indices = &X_indices[0] if nnz else NULL
+    cdef GaussianScoring kernel
+    _check_log_var(log_var, table.shape[0] - 1)
+    kernel.indptr = &X_indptr[0]
+    kernel.nnz = nnz
+    kernel.table = &table[0, 0, 0]
+    kernel.log_var = &log_var[0, 0] if log_var.shape[0] else NULL
+    kernel.table_rows = table.shape[0] - 1
+    kernel.n_padded = n_padded
+    kernel.missing = log_var.shape[0] > 0
+    return score_blocks[floating, index_t](
+        _gaussian_csr_rows[floating, index_t], &kernel, data, indices, &X_indptr[0],
+        n_samples, intercept, n_padded,
+        "has a column outside the table or an offset past the stored values",
+        output, out, labels, scratch, n_threads,
+    )

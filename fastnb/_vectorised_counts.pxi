@@ -1,69 +1,4 @@
-# Included by _vectorised.pyx: the values checked before counting, and the count
-# families' sums.
-
-# ---------------------------------------------------------------------------
-# Values.  X's values are checked by the parallel kernels that read them:
-# here before counting (a fit must not count a refused value into the
-# model), as they are scored otherwise.
-# ---------------------------------------------------------------------------
-
-cdef inline bint _values_refused(
-    const count_t* x, Py_ssize_t n, bint non_negative, bint allow_nan
-) noexcept nogil:
-    """Whether any of the n values at x is refused (fastnb_refused), by the
-    vectorised test of _rows.h."""
-    if count_t is double:
-        return fastnb_row_refused_double(x, 1, n, non_negative, allow_nan)
-    elif count_t is float:
-        return fastnb_row_refused_float(x, 1, n, non_negative, allow_nan)
-    elif count_t is int64_t:
-        return fastnb_row_refused_int64_t(x, 1, n, non_negative, allow_nan)
-    elif count_t is int32_t:
-        return fastnb_row_refused_int32_t(x, 1, n, non_negative, allow_nan)
-    else:
-        return fastnb_row_refused_uint8_t(x, 1, n, non_negative, allow_nan)
-
-
-def first_refused_value(
-    const count_t[::1] values,
-    bint non_negative,
-    bint allow_nan,
-    int n_threads,
-):
-    """Index of the first value refused by fastnb_refused (infinite, NaN
-    unless allow_nan, negative when non_negative), or -1."""
-    cdef Py_ssize_t n = values.shape[0]
-    cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
-    cdef intp_t[::1] first_bad = np.full(n_threads, n, dtype=np.intp)
-    cdef Py_ssize_t b, p, t, start, stop
-    for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
-        t = threadid()
-        start = b * VALUE_CHUNK
-        stop = min(start + VALUE_CHUNK, n)
-        if first_bad[t] < n or not _values_refused(
-            &values[start], stop - start, non_negative, allow_nan
-        ):
-            continue
-        # The chunk holds one (a vectorised test of the whole chunk, as most
-        # hold none): find the first.
-        for p in range(start, stop):
-            if fastnb_refused(values[p], non_negative, allow_nan):
-                first_bad[t] = p
-                break
-    return first_flagged(first_bad, n)
-
-
-def zero_values(double[::1] values, int n_threads):
-    """values[:] = 0, a chunk of VALUE_CHUNK a task: a new table of
-    statistics zeroed by the threads, not by a memset of the main thread
-    (fastnb._threads.zeroed)."""
-    cdef Py_ssize_t n = values.shape[0]
-    cdef Py_ssize_t n_chunks = (n + VALUE_CHUNK - 1) // VALUE_CHUNK
-    cdef Py_ssize_t b, start
-    for b in prange(n_chunks, nogil=True, schedule="static", num_threads=n_threads):
-        start = b * VALUE_CHUNK
-        fastnb_zero(&values[start], min(VALUE_CHUNK, n - start))
-
+# Included by _vectorised.pyx: the count families' sums and scores.
 
 # ---------------------------------------------------------------------------
 # Counting: per-class sums of (weighted, optionally binarized) feature values.
@@ -78,58 +13,6 @@ def zero_values(double[::1] values, int n_threads):
 # its weight added to missing[class, feature] in the same order.  Without
 # allow_nan the loops have no test for NaN.
 # ---------------------------------------------------------------------------
-
-
-cdef enum:
-    # The kernels that take a class's CSR rows in turn fetch the values and
-    # indices of the row this many ahead: the rows of a class are scattered
-    # through X, so each would start with a wait on memory (2 and 4 measured
-    # the same, 15% off MultinomialNB's counting).
-    ROWS_AHEAD = 2
-
-
-cdef inline int _fetch_row(
-    const count_t[::1] X_data,
-    const index_t[::1] X_indices,
-    const index_t[::1] X_indptr,
-    Py_ssize_t i,
-) except -1 nogil:
-    """Fetch the cache lines of CSR row i's stored values and indices."""
-    cdef Py_ssize_t start = X_indptr[i], stop = X_indptr[i + 1]
-    if start < stop:
-        fastnb_prefetch(&X_data[start], (stop - start) * sizeof(count_t))
-        fastnb_prefetch(&X_indices[start], (stop - start) * sizeof(index_t))
-    return 0
-
-
-cdef inline Py_ssize_t _first_at_least(
-    const index_t[::1] X_indices, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t column
-) noexcept nogil:
-    """The first place in start .. stop - 1 of a row of sorted indices whose
-    index is at least column, or stop if none is (a binary search)."""
-    cdef Py_ssize_t middle
-    while start < stop:
-        middle = start + (stop - start) // 2
-        if X_indices[middle] < column:
-            start = middle + 1
-        else:
-            stop = middle
-    return start
-
-
-cdef inline int _check_feature_edges(
-    const intp_t[::1] feature_edges, Py_ssize_t n_features
-) except -1:
-    """feature_edges must cut 0 .. n_features into blocks (gaussian_moments_csr)."""
-    cdef Py_ssize_t b
-    if feature_edges.shape[0] < 2 or feature_edges[0] != 0:
-        raise ValueError("feature_edges must start at 0 and hold a block at least")
-    for b in range(feature_edges.shape[0] - 1):
-        if feature_edges[b + 1] < feature_edges[b]:
-            raise ValueError("feature_edges must not decrease")
-    if feature_edges[feature_edges.shape[0] - 1] != n_features:
-        raise ValueError("feature_edges must end at the number of features")
-    return 0
 
 
 cdef inline bint _whole(const count_t* x, Py_ssize_t n) noexcept nogil:
@@ -664,3 +547,209 @@ def discrete_count_dense(
                     out[c, j] += chunk_counts[b, c, j]
                     if track:
                         missing[c, j] += chunk_counts[b, n_classes + c, j]
+
+
+# ---------------------------------------------------------------------------
+# Scoring of the count families: intercept[k] + sum_j x_j table[j, k] (x_j
+# binarized for BernoulliNB), by the scoring driver.
+# ---------------------------------------------------------------------------
+
+cdef struct DiscreteScoring:
+    # discrete_score_csr / _dense: a feature-major table (table_rows x
+    # n_padded) and, with allow_nan, the terms of a NaN (or NULL).
+    const void* indptr  # CSR: X's row offsets, of X's index type
+    Py_ssize_t nnz  # CSR: X's stored values
+    Py_ssize_t x_row, x_column  # dense: X's strides, in values
+    Py_ssize_t n_features  # dense: X's columns
+    const double* table
+    Py_ssize_t table_rows
+    Py_ssize_t n_padded
+    double threshold
+    bint binarize
+    bint non_negative
+    bint allow_nan
+    const double* missing
+    bint table_finite  # dense: no infinity or NaN in table (zeros added)
+
+
+cdef const double* _missing_terms(
+    const double[:, ::1] missing, const double[:, ::1] table
+) except? NULL:
+    """The terms of a NaN, a table of the shape of `table`, or NULL if
+    `missing` is empty (missing="error")."""
+    if not missing.shape[0]:
+        return NULL
+    if missing.shape[0] != table.shape[0] or missing.shape[1] != table.shape[1]:
+        raise ValueError("missing must have the shape of table")
+    return &missing[0, 0]
+
+
+cdef Py_ssize_t _discrete_csr_rows(
+    const void* kernel, const count_t* data, const index_t* indices,
+    const double* intercept, Py_ssize_t first, Py_ssize_t stop, double* rows,
+    Py_ssize_t row_stride,
+) noexcept nogil:
+    cdef DiscreteScoring s = (<const DiscreteScoring*> kernel)[0]
+    cdef const index_t* indptr = <const index_t*> s.indptr
+    cdef Py_ssize_t i
+    cdef int status
+    cdef double* row
+    for i in range(first, stop):
+        row = _started_row(rows, i - first, row_stride, intercept, s.n_padded)
+        status = discrete_csr_row(
+            data, indices, indptr[i], indptr[i + 1], s.nnz, s.table, s.table_rows,
+            s.n_padded, s.threshold, s.binarize, s.non_negative, s.allow_nan,
+            s.missing, row,
+        )
+        if status != 0:
+            return _stopped_at(status, i)
+    return stop
+
+
+cdef enum:
+    # A block of dense rows skips its zeros where its first row has at most
+    # one nonzero in FEW_NONZEROS for each block of FASTNB_BLOCK classes
+    # (_discrete_dense_rows).
+    FEW_NONZEROS = 16
+
+
+cdef bint _few_nonzeros(
+    const count_t* x, Py_ssize_t stride, Py_ssize_t n, Py_ssize_t n_padded
+) noexcept nogil:
+    """Whether the n values x[0], x[stride], ... hold at most one nonzero in
+    FEW_NONZEROS for each block of FASTNB_BLOCK of the n_padded classes:
+    each block of classes takes a pass over the row, which the zeros
+    skipped save."""
+    cdef Py_ssize_t j, nonzeros = 0
+    if stride == 1:  # (a loop the compiler vectorises)
+        for j in range(n):
+            nonzeros += x[j] != 0
+    else:
+        for j in range(n):
+            nonzeros += x[j * stride] != 0
+    return nonzeros * FEW_NONZEROS <= n * max(1, n_padded // FASTNB_BLOCK)
+
+
+cdef Py_ssize_t _discrete_dense_rows(
+    const void* kernel, const count_t* x, const int32_t* no_indices,
+    const double* intercept, Py_ssize_t first, Py_ssize_t stop, double* rows,
+    Py_ssize_t row_stride,
+) noexcept nogil:
+    cdef DiscreteScoring s = (<const DiscreteScoring*> kernel)[0]
+    cdef Py_ssize_t i
+    cdef int status
+    cdef double* row
+    # Zeros are skipped where the table may hold infinity, or where the
+    # block's first row has few nonzeros: a branch on each value then skips
+    # much of the work and is seldom mispredicted.
+    cdef bint skip_zeros = not s.table_finite or (
+        first < stop
+        and _few_nonzeros(
+            x + first * s.x_row, s.x_column, s.n_features, s.n_padded
+        )
+    )
+    for i in range(first, stop):
+        row = _started_row(rows, i - first, row_stride, intercept, s.n_padded)
+        status = discrete_dense_row(
+            x + i * s.x_row, s.x_column, s.n_features, s.table, s.table_rows,
+            s.n_padded, s.threshold, s.binarize, s.non_negative, s.allow_nan,
+            s.missing, skip_zeros, row,
+        )
+        if status != 0:
+            return _stopped_at(status, i)
+    return stop
+
+
+def discrete_score_csr(
+    const count_t[::1] X_data,
+    const index_t[::1] X_indices,
+    const index_t[::1] X_indptr,
+    const double[:, ::1] table,
+    const double[::1] intercept,
+    double threshold,
+    bint binarize,
+    bint non_negative,
+    bint allow_nan,
+    const double[:, ::1] missing,
+    int output,
+    double[:, ::1] out,
+    intp_t[::1] labels,
+    double[:, :, :] scratch,
+    int n_threads,
+):
+    """Score CSR rows against a feature-major table; a scratch block a thread.
+
+    missing is empty, or (with allow_nan) the table of a NaN's terms (see
+    FASTNB_DISCRETE_CSR_ROW). Returns the first row with a refused value, or
+    -1.
+    """
+    cdef Py_ssize_t n_samples = X_indptr.shape[0] - 1
+    cdef Py_ssize_t nnz = X_indices.shape[0]
+    cdef Py_ssize_t n_padded = table.shape[1]
+    # An X without stored values has only empty rows, which read nothing.
+    cdef const count_t* data = &X_data[0] if nnz else NULL
+    cdef const index_t* indices = &X_indices[0] if nnz else NULL
+    cdef DiscreteScoring kernel
+    kernel.missing = _missing_terms(missing, table)
+    kernel.indptr = &X_indptr[0]
+    kernel.nnz = nnz
+    kernel.table = &table[0, 0]
+    kernel.table_rows = table.shape[0]
+    kernel.n_padded = n_padded
+    kernel.threshold = threshold
+    kernel.binarize = binarize
+    kernel.non_negative = non_negative
+    kernel.allow_nan = allow_nan
+    return score_blocks[count_t, index_t](
+        _discrete_csr_rows[count_t, index_t], &kernel, data, indices, &X_indptr[0],
+        n_samples, intercept, n_padded,
+        "has a column outside the table or an offset past the stored values",
+        output, out, labels, scratch, n_threads,
+    )
+
+
+def discrete_score_dense(
+    const count_t[:, :] X,
+    const double[:, ::1] table,
+    const double[::1] intercept,
+    double threshold,
+    bint binarize,
+    bint non_negative,
+    bint allow_nan,
+    const double[:, ::1] missing,
+    int output,
+    double[:, ::1] out,
+    intp_t[::1] labels,
+    double[:, :, :] scratch,
+    int n_threads,
+    bint table_finite=False,
+):
+    """Score dense rows against a feature-major table; a scratch block a thread.
+
+    missing and the value returned as discrete_score_csr's. table_finite:
+    whether every value of table is finite, so that a zero may be added as
+    any value, times the table, without a branch (FASTNB_DISCRETE_DENSE_ROW;
+    by default zeros are skipped, which any table allows); a wrong True
+    makes a zero times infinity NaN in the scores, never reads out of
+    bounds.
+    """
+    cdef Py_ssize_t n_samples = X.shape[0]
+    cdef Py_ssize_t n_padded = table.shape[1]
+    cdef DiscreteScoring kernel
+    kernel.missing = _missing_terms(missing, table)
+    kernel.x_row = X.strides[0] // sizeof(count_t)
+    kernel.x_column = X.strides[1] // sizeof(count_t)
+    kernel.n_features = X.shape[1]
+    kernel.table = &table[0, 0]
+    kernel.table_rows = table.shape[0]
+    kernel.n_padded = n_padded
+    kernel.threshold = threshold
+    kernel.binarize = binarize
+    kernel.non_negative = non_negative
+    kernel.allow_nan = allow_nan
+    kernel.table_finite = table_finite
+    return score_blocks[count_t, int32_t](
+        _discrete_dense_rows[count_t], &kernel, _dense_values(X), NULL, NULL,
+        n_samples, intercept, n_padded, "has a column outside the table", output, out,
+        labels, scratch, n_threads,
+    )
