@@ -3,6 +3,75 @@
 #ifndef FASTNB_ROWS_COUNTS_H
 #define FASTNB_ROWS_COUNTS_H
 
+/* The count families' row helpers take the classes in blocks of a width
+ * that is a parameter of their block macros: NARROW, the 2 or 4 classes
+ * of a table that narrow (the whole table, from k0 = 0), or 8, a block of
+ * FASTNB_BLOCK from class k0. FASTNB_BLOCK_ZERO_##WIDTH(acc) declares the
+ * block's sums, FASTNB_BLOCK_AXPY_##WIDTH(acc, v, p) adds v times the
+ * block's entries at p, FASTNB_BLOCK_ADD_##WIDTH(scores, acc) adds the sums
+ * to the row's scores; the narrow ones read n_padded (2 or 4). */
+#define FASTNB_BLOCK_ZERO_NARROW(acc) double acc[FASTNB_NARROW] = {0, 0, 0, 0}
+#define FASTNB_BLOCK_AXPY_NARROW(acc, v, p)                                   \
+    FASTNB_AXPY_NARROW(acc, v, p, n_padded)
+#define FASTNB_BLOCK_ADD_NARROW(scores, acc, k0)                              \
+    for (int k = 0; k < n_padded; k++)                                        \
+        scores[k] += acc[k]
+#define FASTNB_BLOCK_ZERO_8(acc) FASTNB_ZERO8(acc)
+#define FASTNB_BLOCK_AXPY_8(acc, v, p) FASTNB_AXPY8(acc, v, p)
+#define FASTNB_BLOCK_ADD_8(scores, acc, k0)                                   \
+    for (int k = 0; k < FASTNB_BLOCK; k++)                                    \
+        scores[(k0) + k] += FASTNB_LANE(acc, k)
+
+/* One block of a sparse row's terms (FASTNB_DISCRETE_CSR_ROW's names in
+ * scope): the classes from k0, WIDTH wide; FETCH, whether this block
+ * fetches the table rows ahead (the first block does, for the others). */
+#define FASTNB_DISCRETE_CSR_BLOCK(WIDTH, k0, FETCH)                           \
+    do {                                                                      \
+        FASTNB_BLOCK_ZERO_##WIDTH(acc);                                       \
+        for (Py_ssize_t p = start; p < stop; p++) {                           \
+            if ((FETCH) && p + FASTNB_AHEAD < nnz)                            \
+                fastnb_prefetch(table + indices[p + FASTNB_AHEAD] * n_padded, \
+                                n_padded * sizeof(double));                   \
+            const Py_ssize_t j = indices[p];                                  \
+            FASTNB_CHECK(0 <= j && j < n_rows);                               \
+            if (allow_nan && data[p] != data[p]) {                            \
+                if (missing)                                                  \
+                    FASTNB_BLOCK_AXPY_##WIDTH(acc, 1.0,                       \
+                                              missing + j * n_padded + (k0)); \
+                continue;                                                     \
+            }                                                                 \
+            const double v = fastnb_counted(data[p], threshold, binarize);    \
+            if (v == 0.0)                                                     \
+                continue;                                                     \
+            FASTNB_BLOCK_AXPY_##WIDTH(acc, v, table + j * n_padded + (k0));   \
+        }                                                                     \
+        FASTNB_BLOCK_ADD_##WIDTH(scores, acc, k0);                            \
+    } while (0)
+
+/* One block of a dense row's terms (FASTNB_DISCRETE_DENSE_ROW's names in
+ * scope): the classes from k0, WIDTH wide, of values of type T. */
+#define FASTNB_DISCRETE_DENSE_BLOCK(T, WIDTH, k0)                             \
+    do {                                                                      \
+        FASTNB_BLOCK_ZERO_##WIDTH(acc);                                       \
+        for (Py_ssize_t j = 0; j < n_features; j++) {                         \
+            const T value = x[j * x_stride];                                  \
+            if (allow_nan && value != value) {                                \
+                if (missing)                                                  \
+                    FASTNB_BLOCK_AXPY_##WIDTH(acc, 1.0,                       \
+                                              missing + j * n_padded + (k0)); \
+                continue;                                                     \
+            }                                                                 \
+            const double v =                                                  \
+                skip_zeros ? fastnb_counted(value, threshold, binarize)       \
+                           : fastnb_counted_unknown(value, threshold,         \
+                                                    binarize);                \
+            if (skip_zeros && v == 0.0)                                       \
+                continue;                                                     \
+            FASTNB_BLOCK_AXPY_##WIDTH(acc, v, table + j * n_padded + (k0));   \
+        }                                                                     \
+        FASTNB_BLOCK_ADD_##WIDTH(scores, acc, k0);                            \
+    } while (0)
+
 /* scores[k] += sum of v * table[j, k] over the values v of a sparse row,
  * stored at data[start:stop] with their columns j at indices[start:stop]
  * (nnz stored values in all); table is (n_rows, n_padded). A value of zero
@@ -27,55 +96,11 @@
             && fastnb_row_refused_##T(data + start, 1, stop - start,          \
                                       non_negative, allow_nan))               \
             return 1;                                                         \
-        if (n_padded < FASTNB_BLOCK) {                                        \
-            /* 2 or 4 classes, in a narrow block (fastnb._discrete). */       \
-            double acc[FASTNB_NARROW] = {0, 0, 0, 0};                         \
-            for (Py_ssize_t p = start; p < stop; p++) {                       \
-                if (p + FASTNB_AHEAD < nnz)                                   \
-                    fastnb_prefetch(                                          \
-                        table + indices[p + FASTNB_AHEAD] * n_padded,         \
-                        n_padded * sizeof(double));                           \
-                const Py_ssize_t j = indices[p];                              \
-                FASTNB_CHECK(0 <= j && j < n_rows);                           \
-                if (allow_nan && data[p] != data[p]) {                        \
-                    if (missing)                                              \
-                        FASTNB_AXPY_NARROW(acc, 1.0, missing + j * n_padded,  \
-                                           n_padded);                         \
-                    continue;                                                 \
-                }                                                             \
-                const double v =                                              \
-                    fastnb_counted(data[p], threshold, binarize);             \
-                if (v == 0.0)                                                 \
-                    continue;                                                 \
-                FASTNB_AXPY_NARROW(acc, v, table + j * n_padded, n_padded);   \
-            }                                                                 \
-            for (int k = 0; k < n_padded; k++)                                \
-                scores[k] += acc[k];                                          \
-        }                                                                     \
+        if (n_padded < FASTNB_BLOCK) /* 2 or 4 classes (fastnb._discrete) */ \
+            FASTNB_DISCRETE_CSR_BLOCK(NARROW, 0, 1);                          \
         for (Py_ssize_t k0 = 0; k0 < n_padded && n_padded >= FASTNB_BLOCK;   \
-             k0 += FASTNB_BLOCK) {                                            \
-            FASTNB_ZERO8(acc);                                                \
-            for (Py_ssize_t p = start; p < stop; p++) {                       \
-                if (k0 == 0 && p + FASTNB_AHEAD < nnz)                        \
-                    fastnb_prefetch(                                          \
-                        table + indices[p + FASTNB_AHEAD] * n_padded,         \
-                        n_padded * sizeof(double));                           \
-                const Py_ssize_t j = indices[p];                              \
-                FASTNB_CHECK(0 <= j && j < n_rows);                           \
-                if (allow_nan && data[p] != data[p]) {                        \
-                    if (missing)                                              \
-                        FASTNB_AXPY8(acc, 1.0, missing + j * n_padded + k0);  \
-                    continue;                                                 \
-                }                                                             \
-                const double v =                                              \
-                    fastnb_counted(data[p], threshold, binarize);             \
-                if (v == 0.0)                                                 \
-                    continue;                                                 \
-                FASTNB_AXPY8(acc, v, table + j * n_padded + k0);              \
-            }                                                                 \
-            for (int k = 0; k < FASTNB_BLOCK; k++)                            \
-                scores[k0 + k] += FASTNB_LANE(acc, k);                        \
-        }                                                                     \
+             k0 += FASTNB_BLOCK)                                              \
+            FASTNB_DISCRETE_CSR_BLOCK(8, k0, k0 == 0);                        \
         if (!check_first && !(scores[0] - scores[0] == 0.0)                   \
             && fastnb_row_refused_##T(data + start, 1, stop - start, 0,       \
                                       allow_nan))                             \
@@ -188,49 +213,11 @@ static inline double fastnb_counted_unknown(double v, double threshold, int bina
             && fastnb_row_refused_##T(x, x_stride, n_features, non_negative,  \
                                       allow_nan))                             \
             return 1;                                                         \
-        if (n_padded < FASTNB_BLOCK) {                                        \
-            /* 2 or 4 classes, in a narrow block (fastnb._discrete). */       \
-            double acc[FASTNB_NARROW] = {0, 0, 0, 0};                         \
-            for (Py_ssize_t j = 0; j < n_features; j++) {                     \
-                const T value = x[j * x_stride];                              \
-                if (allow_nan && value != value) {                            \
-                    if (missing)                                              \
-                        FASTNB_AXPY_NARROW(acc, 1.0, missing + j * n_padded,  \
-                                           n_padded);                         \
-                    continue;                                                 \
-                }                                                             \
-                const double v =                                              \
-                    skip_zeros                                                \
-                        ? fastnb_counted(value, threshold, binarize)          \
-                        : fastnb_counted_unknown(value, threshold, binarize); \
-                if (skip_zeros && v == 0.0)                                   \
-                    continue;                                                 \
-                FASTNB_AXPY_NARROW(acc, v, table + j * n_padded, n_padded);   \
-            }                                                                 \
-            for (int k = 0; k < n_padded; k++)                                \
-                scores[k] += acc[k];                                          \
-        }                                                                     \
+        if (n_padded < FASTNB_BLOCK) /* 2 or 4 classes (fastnb._discrete) */ \
+            FASTNB_DISCRETE_DENSE_BLOCK(T, NARROW, 0);                        \
         for (Py_ssize_t k0 = 0; k0 < n_padded && n_padded >= FASTNB_BLOCK;   \
-             k0 += FASTNB_BLOCK) {                                            \
-            FASTNB_ZERO8(acc);                                                \
-            for (Py_ssize_t j = 0; j < n_features; j++) {                     \
-                const T value = x[j * x_stride];                              \
-                if (allow_nan && value != value) {                            \
-                    if (missing)                                              \
-                        FASTNB_AXPY8(acc, 1.0, missing + j * n_padded + k0);  \
-                    continue;                                                 \
-                }                                                             \
-                const double v =                                              \
-                    skip_zeros                                                \
-                        ? fastnb_counted(value, threshold, binarize)          \
-                        : fastnb_counted_unknown(value, threshold, binarize); \
-                if (skip_zeros && v == 0.0)                                   \
-                    continue;                                                 \
-                FASTNB_AXPY8(acc, v, table + j * n_padded + k0);              \
-            }                                                                 \
-            for (int k = 0; k < FASTNB_BLOCK; k++)                            \
-                scores[k0 + k] += FASTNB_LANE(acc, k);                        \
-        }                                                                     \
+             k0 += FASTNB_BLOCK)                                              \
+            FASTNB_DISCRETE_DENSE_BLOCK(T, 8, k0);                            \
         if (!check_first && !(scores[0] - scores[0] == 0.0)                   \
             && fastnb_row_refused_##T(x, x_stride, n_features, 0, allow_nan)) \
             return 1;                                                         \
