@@ -77,17 +77,18 @@
  * (nnz stored values in all); table is (n_rows, n_padded). A value of zero
  * (or one binarized to zero) adds nothing, even where the table holds -inf:
  * x log p is 0 for x = 0. The values are checked (fastnb_row_refused).
- * With allow_nan (missing="ignore"), a NaN is a missing value: it adds
- * row j of missing (n_rows, n_padded), minus the term of a 0 that the
- * intercept holds, or nothing if missing is NULL (a term of 0 is 0). */
-#define FASTNB_DISCRETE_CSR_ROW(NAME, T, I)                                   \
-    FASTNB_ALWAYS_INLINE int NAME##_body(                                     \
+ * With MISSING (a compile-time 1, the helper of a model with
+ * missing="ignore"), a NaN is a missing value: it adds row j of missing
+ * (n_rows, n_padded), minus the term of a 0 that the intercept holds, or
+ * nothing if missing is NULL (a term of 0 is 0). */
+#define FASTNB_DISCRETE_CSR_ROW(NAME, T, I, MISSING)                          \
+    FASTNB_ALWAYS_INLINE int NAME(                                            \
         const T* data, const I* indices, Py_ssize_t start, Py_ssize_t stop,   \
         Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,               \
         Py_ssize_t n_padded, double threshold, int binarize,                  \
-        int non_negative, const int allow_nan, const double* missing,         \
-        double* scores)                                                       \
+        int non_negative, const double* missing, double* scores)              \
     {                                                                         \
+        const int allow_nan = (MISSING);                                      \
         FASTNB_CHECK(0 <= start && start <= stop && stop <= nnz);             \
         if (start == stop)                                                    \
             return 0;                                                         \
@@ -96,9 +97,9 @@
             && fastnb_row_refused_##T(data + start, 1, stop - start,          \
                                       non_negative, allow_nan))               \
             return 1;                                                         \
-        if (n_padded < FASTNB_BLOCK) /* 2 or 4 classes (fastnb._discrete) */ \
+        if (n_padded < FASTNB_BLOCK) /* 2 or 4 classes (fastnb._discrete) */  \
             FASTNB_DISCRETE_CSR_BLOCK(NARROW, 0, 1);                          \
-        for (Py_ssize_t k0 = 0; k0 < n_padded && n_padded >= FASTNB_BLOCK;   \
+        for (Py_ssize_t k0 = 0; k0 < n_padded && n_padded >= FASTNB_BLOCK;    \
              k0 += FASTNB_BLOCK)                                              \
             FASTNB_DISCRETE_CSR_BLOCK(8, k0, k0 == 0);                        \
         if (!check_first && !(scores[0] - scores[0] == 0.0)                   \
@@ -106,25 +107,10 @@
                                       allow_nan))                             \
             return 1;                                                         \
         return 0;                                                             \
-    }                                                                         \
-    static inline int NAME(                                                   \
-        const T* data, const I* indices, Py_ssize_t start, Py_ssize_t stop,   \
-        Py_ssize_t nnz, const double* table, Py_ssize_t n_rows,               \
-        Py_ssize_t n_padded, double threshold, int binarize,                  \
-        int non_negative, int allow_nan, const double* missing,               \
-        double* scores)                                                       \
-    {                                                                         \
-        if (allow_nan)                                                        \
-            return NAME##_body(data, indices, start, stop, nnz, table,        \
-                               n_rows, n_padded, threshold, binarize,         \
-                               non_negative, 1, missing, scores);             \
-        return NAME##_body(data, indices, start, stop, nnz, table, n_rows,    \
-                           n_padded, threshold, binarize, non_negative, 0,    \
-                           NULL, scores);                                     \
     }
 
 /* sums[j] += w * (x[j * stride] as counted) for the n values of a dense
- * row's block of columns; with allow_nan, a NaN adds nothing to sums and w
+ * row's block of columns; with MISSING, a NaN adds nothing to sums and w
  * to missed[j] (if missed is not NULL). Compiled without fused
  * multiply-adds: GCC fused w * x into the sum for some element types and
  * not for others (as it vectorised the loop, or not), so that the counts
@@ -141,13 +127,14 @@
 #define FASTNB_UNFUSED
 #define FASTNB_NO_CONTRACT
 #endif
-#define FASTNB_COUNT_DENSE_ROW(NAME, T)                                       \
+#define FASTNB_COUNT_DENSE_ROW(NAME, T, MISSING)                              \
     static FASTNB_UNFUSED int NAME(const T* x, Py_ssize_t stride,             \
                                    Py_ssize_t n, double w,                    \
-                    double threshold, int binarize, int allow_nan,             \
-                    double* sums, double* missed)                              \
+                                   double threshold, int binarize,            \
+                                   double* sums, double* missed)              \
     {                                                                         \
         FASTNB_NO_CONTRACT                                                    \
+        const int allow_nan = (MISSING);                                      \
         if (!allow_nan && stride == 1) { /* (a loop the compiler vectorises) */ \
             for (Py_ssize_t j = 0; j < n; j++)                                \
                 sums[j] += w * fastnb_counted(x[j], threshold, binarize);     \
@@ -191,7 +178,7 @@ static inline double fastnb_counted_unknown(double v, double threshold, int bina
 /* scores[k] += sum_j v_j * table[j, k] for a dense row x (elements x_stride
  * apart), v_j its values as counted; table is (n_rows, n_padded) with a row
  * per feature. As in sparse rows, a zero adds nothing, the values are
- * checked, and with allow_nan a NaN adds its row of missing (if any). As
+ * checked, and with MISSING a NaN adds its row of missing (if any). As
  * in sparse rows, skip_zeros skips a zero, where the table may hold
  * infinity (a zero times -inf would be NaN) or the rows have few nonzeros
  * (the caller's choice: see _discrete_dense_rows); otherwise a zero is
@@ -199,23 +186,23 @@ static inline double fastnb_counted_unknown(double v, double threshold, int bina
  * branch that skips was mispredicted wherever zeros and nonzeros mix: on
  * Poisson counts with 37% zeros, four times the time of a row of no
  * zeros. */
-#define FASTNB_DISCRETE_DENSE_ROW(NAME, T)                                    \
+#define FASTNB_DISCRETE_DENSE_ROW(NAME, T, MISSING)                           \
     FASTNB_ALWAYS_INLINE int NAME##_body(                                     \
         const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
         const double* table, Py_ssize_t n_rows, Py_ssize_t n_padded,          \
         double threshold, int binarize, int non_negative,                     \
-        const int allow_nan, const double* missing, const int skip_zeros,     \
-        double* scores)                                                       \
+        const double* missing, const int skip_zeros, double* scores)          \
     {                                                                         \
+        const int allow_nan = (MISSING);                                      \
         FASTNB_CHECK(n_features <= n_rows);                                   \
         const int check_first = non_negative || binarize;                     \
         if (check_first                                                       \
             && fastnb_row_refused_##T(x, x_stride, n_features, non_negative,  \
                                       allow_nan))                             \
             return 1;                                                         \
-        if (n_padded < FASTNB_BLOCK) /* 2 or 4 classes (fastnb._discrete) */ \
+        if (n_padded < FASTNB_BLOCK) /* 2 or 4 classes (fastnb._discrete) */  \
             FASTNB_DISCRETE_DENSE_BLOCK(T, NARROW, 0);                        \
-        for (Py_ssize_t k0 = 0; k0 < n_padded && n_padded >= FASTNB_BLOCK;   \
+        for (Py_ssize_t k0 = 0; k0 < n_padded && n_padded >= FASTNB_BLOCK;    \
              k0 += FASTNB_BLOCK)                                              \
             FASTNB_DISCRETE_DENSE_BLOCK(T, 8, k0);                            \
         if (!check_first && !(scores[0] - scores[0] == 0.0)                   \
@@ -226,19 +213,16 @@ static inline double fastnb_counted_unknown(double v, double threshold, int bina
     static inline int NAME(                                                   \
         const T* x, Py_ssize_t x_stride, Py_ssize_t n_features,               \
         const double* table, Py_ssize_t n_rows, Py_ssize_t n_padded,          \
-        double threshold, int binarize, int non_negative, int allow_nan,      \
+        double threshold, int binarize, int non_negative,                     \
         const double* missing, int skip_zeros, double* scores)                \
     {                                                                         \
-        if (allow_nan)                                                        \
+        /* (The helper of missing values skips zeros.) */                     \
+        if ((MISSING) || skip_zeros)                                          \
             return NAME##_body(x, x_stride, n_features, table, n_rows,        \
                                n_padded, threshold, binarize, non_negative,   \
-                               1, missing, 1, scores);                        \
-        if (skip_zeros)                                                       \
-            return NAME##_body(x, x_stride, n_features, table, n_rows,        \
-                               n_padded, threshold, binarize, non_negative,   \
-                               0, NULL, 1, scores);                           \
+                               missing, 1, scores);                           \
         return NAME##_body(x, x_stride, n_features, table, n_rows, n_padded,  \
-                           threshold, binarize, non_negative, 0, NULL, 0,     \
+                           threshold, binarize, non_negative, missing, 0,     \
                            scores);                                           \
     }
 
