@@ -56,6 +56,7 @@ MixedNB
 """
 
 import sys
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -75,6 +76,54 @@ __all__ = [
 # With force_alpha=False, additive smoothing below this value is raised to it.
 _ALPHA_MIN = 1e-10
 _FLOAT_DTYPES = (np.float32, np.float64)
+# The statistic every family keeps, and the one MixedNB's generic code reads.
+_CLASS_COUNT = "class_count"
+
+
+# Each family's statistics, read by name (``statistics_`` itself is a dict,
+# as fastnb.get_state gives them); those a model may not keep are None.
+class _Counts(NamedTuple):
+    class_count: np.ndarray
+    feature_count: np.ndarray
+    missing_count: np.ndarray | None = None
+
+
+class _Moments(NamedTuple):
+    class_count: np.ndarray
+    mean: np.ndarray
+    ssd: np.ndarray
+    sample_count: np.ndarray
+    sample_mean: np.ndarray
+    sample_ssd: np.ndarray
+    dtype: np.dtype
+    missing_count: np.ndarray | None = None
+    sample_missing_count: np.ndarray | None = None
+
+
+class _Density(NamedTuple):
+    class_count: np.ndarray
+    weight_squares: np.ndarray
+    mean: np.ndarray
+    ssd: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    dtype: np.dtype
+    grid: np.ndarray | None = None
+    points: np.ndarray | None = None
+    point_weight: np.ndarray | None = None
+    missing_count: np.ndarray | None = None
+    missing_weight_squares: np.ndarray | None = None
+
+
+class _Categories(NamedTuple):
+    class_count: np.ndarray
+    category_count: np.ndarray
+    categories: list
+
+
+def _or_zero(value):
+    """A statistic a model may not keep (None): 0 where it does not."""
+    return 0.0 if value is None else value
 
 
 # ---------------------------------------------------------------------------
@@ -415,7 +464,7 @@ class _ReferenceNB:
         if statistics is None:
             statistics = self.statistics_
         return _class_log_prior(
-            statistics["class_count"], self.class_prior, self.fit_prior
+            statistics[_CLASS_COUNT], self.class_prior, self.fit_prior
         )
 
     def predict_joint_log_proba(self, X):
@@ -530,7 +579,7 @@ class _ReferenceCountNB(_ReferenceNB):
             "feature_count": _dense(indicator @ self._counted(_without_missing(X))),
         }
         if self._keeps_missing and self.missing == "ignore":
-            statistics["missing_count"] = _dense(indicator @ _missing(X))
+            statistics.update(missing_count=_dense(indicator @ _missing(X)))
         return statistics
 
     def _combine_statistics(self, a, b):
@@ -538,13 +587,14 @@ class _ReferenceCountNB(_ReferenceNB):
 
     def _seen(self, statistics):
         """The weight of each class's samples in which each feature was seen."""
-        seen = statistics["class_count"][:, np.newaxis]
-        return seen - statistics.get("missing_count", 0.0)
+        counts = _Counts(**statistics)
+        return counts.class_count[:, np.newaxis] - _or_zero(counts.missing_count)
 
     def _tables(self, statistics):
+        counts = _Counts(**statistics)
         return {
-            "class_count_": statistics["class_count"],
-            "feature_count_": statistics["feature_count"],
+            "class_count_": counts.class_count,
+            "feature_count_": counts.feature_count,
             "class_log_prior_": self._log_prior(statistics),
             **self._feature_tables(
                 statistics, _smoothing(self.alpha, self.force_alpha)
@@ -632,7 +682,7 @@ class MultinomialNB(_ReferenceCountNB):
         )
 
     def _feature_tables(self, statistics, alpha):
-        feature_count = statistics["feature_count"]
+        feature_count = _Counts(**statistics).feature_count
         if _is_m_estimate(alpha):
             n_features = feature_count.shape[1]
             prior = 1.0 / n_features if alpha.prior is None else alpha.prior
@@ -738,7 +788,7 @@ class ComplementNB(_ReferenceCountNB):
         self.norm = norm
 
     def _feature_tables(self, statistics, alpha):
-        feature_count = statistics["feature_count"]
+        feature_count = _Counts(**statistics).feature_count
         feature_all = feature_count.sum(axis=0)
         complement = feature_all + alpha - feature_count
         logged = np.log(complement / complement.sum(axis=1, keepdims=True))
@@ -868,7 +918,8 @@ class BernoulliNB(_ReferenceCountNB):
             # A two-outcome event: the denominator is smoothed by 2 alpha.
             pseudo_on, pseudo_total = alpha, 2 * alpha
         with np.errstate(divide="ignore", invalid="ignore"):
-            feature_log_prob = np.log(statistics["feature_count"] + pseudo_on) - np.log(
+            feature_count = _Counts(**statistics).feature_count
+            feature_log_prob = np.log(feature_count + pseudo_on) - np.log(
                 self._seen(statistics) + pseudo_total
             )
         return {"feature_log_prob_": feature_log_prob}
@@ -971,7 +1022,7 @@ class PoissonNB(_ReferenceCountNB):
         )
 
     def _feature_tables(self, statistics, alpha):
-        feature_count = statistics["feature_count"]
+        feature_count = _Counts(**statistics).feature_count
         seen = self._seen(statistics) + np.zeros_like(feature_count)
         total = seen.sum(axis=0)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -1014,7 +1065,7 @@ class _ReferencePriorsNB(_ReferenceNB):
         """The class probabilities, float64."""
         if self.priors is not None:
             return np.asarray(self.priors, dtype=np.float64)
-        count = statistics["class_count"]
+        count = statistics[_CLASS_COUNT]
         if count.sum() > 0:
             return count / count.sum()
         return np.full(len(count), 1.0 / len(count))
@@ -1157,47 +1208,48 @@ class GaussianNB(_ReferencePriorsNB):
         }
 
     def _combine_statistics(self, a, b):
-        zero = 0.0
+        a, b = _Moments(**a), _Moments(**b)
         count, mean, ssd = _merge_moments(
-            a["class_count"][:, np.newaxis] - a.get("missing_count", zero),
-            a["mean"],
-            a["ssd"],
-            b["class_count"][:, np.newaxis] - b.get("missing_count", zero),
-            b["mean"],
-            b["ssd"],
+            a.class_count[:, np.newaxis] - _or_zero(a.missing_count),
+            a.mean,
+            a.ssd,
+            b.class_count[:, np.newaxis] - _or_zero(b.missing_count),
+            b.mean,
+            b.ssd,
         )
         sample_count, sample_mean, sample_ssd = _merge_moments(
-            a["sample_count"] - a.get("sample_missing_count", zero),
-            a["sample_mean"],
-            a["sample_ssd"],
-            b["sample_count"] - b.get("sample_missing_count", zero),
-            b["sample_mean"],
-            b["sample_ssd"],
+            a.sample_count - _or_zero(a.sample_missing_count),
+            a.sample_mean,
+            a.sample_ssd,
+            b.sample_count - _or_zero(b.sample_missing_count),
+            b.sample_mean,
+            b.sample_ssd,
         )
         combined = {
-            "class_count": a["class_count"] + b["class_count"],
+            "class_count": a.class_count + b.class_count,
             "mean": mean,
             "ssd": ssd,
-            "sample_count": np.asarray(
-                a["sample_count"] + b["sample_count"], dtype=np.float64
-            ),
+            "sample_count": np.asarray(a.sample_count + b.sample_count, np.float64),
             "sample_mean": sample_mean,
             "sample_ssd": sample_ssd,
             # The model keeps the dtype of the data it was first fitted on.
-            "dtype": a["dtype"],
+            "dtype": a.dtype,
         }
-        for key in ("missing_count", "sample_missing_count"):
-            if key in a:
-                combined[key] = a[key] + b[key]
+        if a.missing_count is not None:
+            combined.update(
+                missing_count=a.missing_count + b.missing_count,
+                sample_missing_count=a.sample_missing_count + b.sample_missing_count,
+            )
         return combined
 
     def _variance(self, statistics):
         """The smoothed variances (n_classes, n_features), float64, and epsilon."""
-        count, ssd = statistics["class_count"], statistics["ssd"]
+        moments = _Moments(**statistics)
+        count, ssd = moments.class_count, moments.ssd
         unbiased = 1 if self.var_estimator == "unbiased" else 0
         # Each class's weight of each feature's observed values.
         observed = np.broadcast_to(
-            count[:, np.newaxis] - statistics.get("missing_count", 0.0), ssd.shape
+            count[:, np.newaxis] - _or_zero(moments.missing_count), ssd.shape
         )
         if self.var_type == "diag":
             pooled_ssd, dof = ssd, observed - unbiased
@@ -1214,19 +1266,18 @@ class GaussianNB(_ReferencePriorsNB):
         # The scale of the smoothing: the largest (unweighted, maximum
         # likelihood) variance of any feature over all samples seen (over
         # its observed values).
-        sample_observed = statistics["sample_count"] - statistics.get(
-            "sample_missing_count", 0.0
-        )
-        largest = (statistics["sample_ssd"] / np.maximum(sample_observed, 1.0)).max()
+        sample_observed = moments.sample_count - _or_zero(moments.sample_missing_count)
+        largest = (moments.sample_ssd / np.maximum(sample_observed, 1.0)).max()
         epsilon = self.var_smoothing * (largest if largest > 0 else 1.0)
         return np.broadcast_to(variance, ssd.shape) + epsilon, epsilon
 
     def _tables(self, statistics):
-        dtype = statistics["dtype"]
+        moments = _Moments(**statistics)
+        dtype = moments.dtype
         variance, epsilon = self._variance(statistics)
-        theta = statistics["mean"]
+        theta = moments.mean
         tables = {
-            "class_count_": statistics["class_count"].astype(dtype),
+            "class_count_": moments.class_count.astype(dtype),
             "class_prior_": self._prior(statistics).astype(dtype),
             "theta_": theta.astype(dtype),
             "var_": variance.astype(dtype),
@@ -1237,19 +1288,18 @@ class GaussianNB(_ReferencePriorsNB):
             # the terms in x_j^2 and log(var_j) are the same for every class.
             coef = theta / variance
             intercept = self._log_prior(statistics) - 0.5 * (theta * coef).sum(axis=1)
-            tables["coef_"] = coef.astype(dtype)
-            tables["intercept_"] = intercept.astype(dtype)
+            tables.update(coef_=coef.astype(dtype), intercept_=intercept.astype(dtype))
         return tables
 
     def _output_dtype(self, X):
         # float32 only when both the model and X are float32.
-        return np.result_type(self.statistics_["dtype"], _numeric(X).dtype)
+        return np.result_type(_Moments(**self.statistics_).dtype, _numeric(X).dtype)
 
     def _score(self, X):
         # log P(c) - 0.5 sum_j [log(2 pi var_cj) + (x_j - theta_cj)^2 / var_cj],
         # from the float64 statistics.
         X = _numeric(X)
-        theta = self.statistics_["mean"]
+        theta = _Moments(**self.statistics_).mean
         variance, _ = self._variance(self.statistics_)
         if sp.issparse(X):
             # A block of rows at a time made dense, never all of X: each zero
@@ -1364,14 +1414,15 @@ def _kde_bandwidths(statistics, bandwidth, adjust):
     # Each class's sums of w and of w**2 over each feature's observed values
     # (all of them unless missing="ignore"): a feature at a time.
     count = KernelDensityNB._observed(statistics)
-    squares = KernelDensityNB._observed(statistics, "weight_squares")
-    mean, ssd = statistics["mean"], statistics["ssd"]
+    squares = KernelDensityNB._observed(statistics, squares=True)
+    density = _Density(**statistics)
+    mean, ssd = density.mean, density.ssd
     h = np.ones(ssd.shape)
     if not isinstance(bandwidth, str):
         given = adjust * np.broadcast_to(np.asarray(bandwidth, float), ssd.shape)
         return np.where(count > 0, given, 1.0)
     # A standard deviation below 2**-40 of the feature's size is rounding.
-    size = np.maximum(np.abs(statistics["low"]), np.abs(statistics["high"]))
+    size = np.maximum(np.abs(density.low), np.abs(density.high))
     floor = (2.0**-40 * size) ** 2
     for j in range(ssd.shape[1]):
         n, s = count[:, j], squares[:, j]
@@ -1504,9 +1555,9 @@ class KernelDensityNB(_ReferencePriorsNB):
         }
         if ignore:
             squares = _class_indicator(y_encoded, sample_weight**2, n_classes)
-            statistics["missing_count"] = missing
-            statistics["missing_weight_squares"] = _dense(
-                squares @ np.isnan(X).astype(np.float64)
+            statistics.update(
+                missing_count=missing,
+                missing_weight_squares=_dense(squares @ np.isnan(X).astype(np.float64)),
             )
         if self.algorithm == "binned":
             step, origin, _ = _lattice(low, high, self.n_grid)
@@ -1521,13 +1572,13 @@ class KernelDensityNB(_ReferencePriorsNB):
                         origin[j],
                         self.n_grid,
                     )
-            statistics["grid"] = grid
+            statistics.update(grid=grid)
         else:
             points = X[kept].astype(np.float64)
             weight = np.zeros((n_classes, len(points)))
             weight[y_encoded[kept], np.arange(len(points))] = sample_weight[kept]
             statistics.update(self._sorted(points, weight))
-        statistics["dtype"] = X.dtype
+        statistics.update(dtype=X.dtype)
         return statistics
 
     @staticmethod
@@ -1541,76 +1592,77 @@ class KernelDensityNB(_ReferencePriorsNB):
         return {"points": points[order], "point_weight": weight[:, order]}
 
     def _combine_statistics(self, a, b):
+        observed_a, observed_b = self._observed(a), self._observed(b)
+        a, b = _Density(**a), _Density(**b)
         _, mean, ssd = _merge_moments(
-            self._observed(a),
-            a["mean"],
-            a["ssd"],
-            self._observed(b),
-            b["mean"],
-            b["ssd"],
+            observed_a, a.mean, a.ssd, observed_b, b.mean, b.ssd
         )
         # Each feature's range over the parts with values of it.
-        has_a = self._observed(a).sum(axis=0) > 0
-        has_b = self._observed(b).sum(axis=0) > 0
+        has_a = observed_a.sum(axis=0) > 0
+        has_b = observed_b.sum(axis=0) > 0
         low = np.where(
-            has_a & has_b,
-            np.minimum(a["low"], b["low"]),
-            np.where(has_a, a["low"], b["low"]),
+            has_a & has_b, np.minimum(a.low, b.low), np.where(has_a, a.low, b.low)
         )
         high = np.where(
-            has_a & has_b,
-            np.maximum(a["high"], b["high"]),
-            np.where(has_a, a["high"], b["high"]),
+            has_a & has_b, np.maximum(a.high, b.high), np.where(has_a, a.high, b.high)
         )
         combined = {
-            "class_count": a["class_count"] + b["class_count"],
-            "weight_squares": a["weight_squares"] + b["weight_squares"],
+            "class_count": a.class_count + b.class_count,
+            "weight_squares": a.weight_squares + b.weight_squares,
             "mean": mean,
             "ssd": ssd,
             "low": low,
             "high": high,
         }
-        for key in ("missing_count", "missing_weight_squares"):
-            if key in a:
-                combined[key] = a[key] + b[key]
+        if a.missing_count is not None:
+            combined.update(
+                missing_count=a.missing_count + b.missing_count,
+                missing_weight_squares=a.missing_weight_squares
+                + b.missing_weight_squares,
+            )
         if self.algorithm == "binned":
             step, origin, _ = _lattice(low, high, self.n_grid)
-            combined["grid"] = sum(
+            grid = sum(
                 _rebinned(
-                    part["grid"],
+                    part.grid,
                     self.n_grid,
-                    _lattice(part["low"], part["high"], self.n_grid),
+                    _lattice(part.low, part.high, self.n_grid),
                     (step, origin),
                     self.n_grid,
                 )
                 for part in (a, b)
             )
+            combined.update(grid=grid)
         else:
             combined.update(
                 self._sorted(
-                    np.concatenate([a["points"], b["points"]]),
-                    np.hstack([a["point_weight"], b["point_weight"]]),
+                    np.concatenate([a.points, b.points]),
+                    np.hstack([a.point_weight, b.point_weight]),
                 )
             )
-        combined["dtype"] = a["dtype"]
+        combined.update(dtype=a.dtype)
         return combined
 
     @staticmethod
-    def _observed(statistics, key="class_count"):
-        """Each class's sum of w (or, with key "weight_squares", of w**2) over
-        each feature's observed values, (n_classes, n_features)."""
-        missing = statistics.get(
-            "missing_count" if key == "class_count" else "missing_weight_squares", 0.0
+    def _observed(statistics, squares=False):
+        """Each class's sum of w (or, with ``squares``, of w**2) over each
+        feature's observed values, (n_classes, n_features)."""
+        density = _Density(**statistics)
+        total, missing = (
+            (density.weight_squares, density.missing_weight_squares)
+            if squares
+            else (density.class_count, density.missing_count)
         )
         return np.broadcast_to(
-            statistics[key][:, np.newaxis] - missing, statistics["mean"].shape
+            total[:, np.newaxis] - _or_zero(missing), density.mean.shape
         )
 
     def _tables(self, statistics):
-        dtype = statistics["dtype"]
+        density = _Density(**statistics)
+        dtype = density.dtype
         h = _kde_bandwidths(statistics, self.bandwidth, self.adjust)
         tables = {
-            "class_count_": statistics["class_count"].astype(dtype),
+            "class_count_": density.class_count.astype(dtype),
             "class_prior_": self._prior(statistics).astype(dtype),
             "bandwidth_": h.astype(dtype),
         }
@@ -1624,7 +1676,8 @@ class KernelDensityNB(_ReferencePriorsNB):
         log densities on it, the narrowed bandwidths and the masses' centres
         as seen from its two ends (grid units), or None for no weight."""
         count = self._observed(statistics)
-        low, high = statistics["low"], statistics["high"]
+        density = _Density(**statistics)
+        low, high = density.low, density.high
         step, origin, n_points = _lattice(low, high, self.n_grid)
         grids = []
         for j in range(len(low)):
@@ -1645,7 +1698,7 @@ class KernelDensityNB(_ReferencePriorsNB):
             table_origin = np.floor(start / table_step)
             n = int(np.ceil(stop / table_step) - table_origin) + 1
             masses = _rebinned(
-                statistics["grid"][:, j * self.n_grid : (j + 1) * self.n_grid],
+                density.grid[:, j * self.n_grid : (j + 1) * self.n_grid],
                 self.n_grid,
                 (step[j : j + 1], origin[j : j + 1], n_points[j : j + 1]),
                 (np.array([table_step]), np.array([table_origin])),
@@ -1674,7 +1727,7 @@ class KernelDensityNB(_ReferencePriorsNB):
         return grids
 
     def _output_dtype(self, X):
-        return np.result_type(self.statistics_["dtype"], _numeric(X).dtype)
+        return np.result_type(_Density(**self.statistics_).dtype, _numeric(X).dtype)
 
     def _score(self, X):
         X = np.asarray(_numeric(X), dtype=np.float64)
@@ -1691,10 +1744,11 @@ class KernelDensityNB(_ReferencePriorsNB):
     def _log_density(self, x, k, j, statistics):
         """log f_kj at the values x of feature j."""
         if self.algorithm == "exact":
-            weight = statistics["point_weight"][k]
-            mine = (weight > 0) & ~np.isnan(statistics["points"][:, j])
+            density = _Density(**statistics)
+            weight = density.point_weight[k]
+            mine = (weight > 0) & ~np.isnan(density.points[:, j])
             h = self._h[k, j]
-            z = (x[:, np.newaxis] - statistics["points"][mine, j]) / h
+            z = (x[:, np.newaxis] - density.points[mine, j]) / h
             log_terms = np.log(weight[mine] / weight[mine].sum()) - 0.5 * z**2
             return np.logaddexp.reduce(log_terms, axis=1) - np.log(
                 np.sqrt(2 * np.pi) * h
@@ -1877,18 +1931,17 @@ class CategoricalNB(_ReferenceNB):
     @staticmethod
     def _per_feature(statistics):
         """The category counts split by feature: (n_categories seen, n_classes) each."""
-        sizes = [len(values) for values in statistics["categories"]]
-        return np.split(statistics["category_count"], np.cumsum(sizes)[:-1])
+        counts = _Categories(**statistics)
+        sizes = [len(values) for values in counts.categories]
+        return np.split(counts.category_count, np.cumsum(sizes)[:-1])
 
     def _combine_statistics(self, a, b):
-        n_classes = len(a["class_count"])
+        per_feature_a, per_feature_b = self._per_feature(a), self._per_feature(b)
+        a, b = _Categories(**a), _Categories(**b)
+        n_classes = len(a.class_count)
         categories, counts = [], []
         for values_a, count_a, values_b, count_b in zip(
-            a["categories"],
-            self._per_feature(a),
-            b["categories"],
-            self._per_feature(b),
-            strict=True,
+            a.categories, per_feature_a, b.categories, per_feature_b, strict=True
         ):
             # a's categories keep their codes; b's new ones follow, in b's order.
             known = set(values_a.tolist())
@@ -1900,14 +1953,15 @@ class CategoricalNB(_ReferenceNB):
             categories.append(values)
             counts.append(count)
         return {
-            "class_count": a["class_count"] + b["class_count"],
+            "class_count": a.class_count + b.class_count,
             "category_count": np.concatenate(counts),
             "categories": categories,
         }
 
     def _n_categories(self, statistics):
         """Number of categories of each feature: seen, or min_categories if more."""
-        seen = np.array([len(v) for v in statistics["categories"]], dtype=np.int64)
+        categories = _Categories(**statistics).categories
+        seen = np.array([len(v) for v in categories], dtype=np.int64)
         if self.min_categories is None:
             return seen
         return np.maximum(seen, self.min_categories).astype(np.int64)
@@ -1970,8 +2024,9 @@ class CategoricalNB(_ReferenceNB):
                 self._per_feature(statistics), n_categories, strict=True
             )
         ]
+        categories = _Categories(**statistics)
         return {
-            "class_count_": statistics["class_count"],
+            "class_count_": categories.class_count,
             "class_log_prior_": self._log_prior(statistics),
             "category_count_": counts,
             "feature_log_prob_": [
@@ -1980,9 +2035,7 @@ class CategoricalNB(_ReferenceNB):
             "n_categories_": n_categories,
             "categories_": [
                 values if values.dtype == object else np.arange(n, dtype=np.int64)
-                for values, n in zip(
-                    statistics["categories"], n_categories, strict=True
-                )
+                for values, n in zip(categories.categories, n_categories, strict=True)
             ],
         }
 
@@ -1990,7 +2043,7 @@ class CategoricalNB(_ReferenceNB):
         jll = np.zeros((X.shape[0], len(self.classes_))) + self.class_log_prior_
         for column, values, table in zip(
             _columns(X),
-            self.statistics_["categories"],
+            _Categories(**self.statistics_).categories,
             self._log_tables(self.statistics_),
             strict=True,
         ):
@@ -2146,8 +2199,8 @@ poisson_params, kde_params : dict, default=None
         return statistics
 
     def _combine_statistics(self, a, b):
-        n_classes = len(a["class_count"])
-        combined = {"class_count": a["class_count"] + b["class_count"]}
+        n_classes = len(a[_CLASS_COUNT])
+        combined = {_CLASS_COUNT: a[_CLASS_COUNT] + b[_CLASS_COUNT]}
         for family, columns in self._families(a).items():
             combined[f"{family}/columns"] = columns
             part = self._estimator(family, n_classes)._combine_statistics(
@@ -2157,7 +2210,7 @@ poisson_params, kde_params : dict, default=None
         return combined
 
     def _tables(self, statistics):
-        class_count = statistics["class_count"]
+        class_count = statistics[_CLASS_COUNT]
         families = self._families(statistics)
         estimators = {}
         for family, columns in families.items():
