@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import io
 import json
 import math
 import os
@@ -296,6 +297,19 @@ def encode_model(state, key):
     return encode_file(header, arrays, key)
 
 
+def state_bytes(state):
+    """A model file's bytes holding ``state``, which need not be one a fit
+    could make alone (fastnb.spark sends a partition's state so, to be
+    combined with the others' before its parameters are checked)."""
+    return encode_model(state, None)
+
+
+def read_state(data):
+    """The ModelState in ``data`` (state_bytes), checked as load checks a
+    file, but not against its parameters."""
+    return decode_model(io.BytesIO(data), None, adopt=False)
+
+
 def encode_content_file(model, key):
     """The bytes of the file (format 2) holding a vectorizer or a Pipeline."""
     arrays = []
@@ -491,8 +505,9 @@ def remaining_size(file):
     return end - start
 
 
-def decode_model(file, key):
-    """The model in ``file``, checked."""
+def decode_model(file, key, adopt=True):
+    """The model in ``file``, checked; with ``adopt`` False, the ModelState
+    of a model file (format 1) as it is, unchecked by from_state."""
     size = remaining_size(file)
     preamble = read_exactly(file, PREAMBLE.size, "its first bytes")
     magic, header_length, header_sha256, signature = PREAMBLE.unpack(preamble)
@@ -535,7 +550,9 @@ def decode_model(file, key):
     if header["format_version"] == MODEL_FORMAT_VERSION:
         state = decoded_state(header, arrays, used)
         check_all_used(used, arrays)
-        return adopted(state)
+        return adopted(state) if adopt else state
+    if not adopt:
+        raise ModelFileError("The file holds no model state.")
     model = decode_content(header["content"], arrays, used, "content")
     check_all_used(used, arrays)
     return model

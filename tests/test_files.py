@@ -979,3 +979,31 @@ def test_changed_text_files_are_refused_or_load_as_a_model(name, text_files):
         refused(bytes(flipped), "Not a fastnb|declares|checksum|is signed")
 
     check()
+
+
+def test_a_batch_state_travels_as_a_model_files_bytes():
+    # fastnb.spark sends each partition's state to the driver so: a state
+    # that from_state would refuse alone (a class prior of two classes, a
+    # batch of one) is read back as it was, its arrays checked as load
+    # checks them; only once combined is it a model.
+    from fastnb._files import read_state, state_bytes
+    from fastnb._state import batch_state
+
+    model = fastnb.MultinomialNB(class_prior=[0.25, 0.75])
+    first = batch_state(model, np.array([[1.0, 2.0]]), np.array(["a"]))
+    second = batch_state(model, np.array([[0.0, 3.0]]), np.array(["b"]))
+    data = state_bytes(first)
+    with pytest.raises(ValueError, match="prior"):
+        fastnb.load(io.BytesIO(data))
+    read = read_state(data)
+    assert_same_state(read, first)
+    combined = fastnb.from_state(fastnb.combine_states(read, second))
+    assert_array_equal(combined.feature_count_, [[1.0, 2.0], [0.0, 3.0]])
+    damaged = bytearray(data)
+    damaged[-1] ^= 1
+    with pytest.raises(ModelFileError, match="checksum"):
+        read_state(bytes(damaged))
+    text = io.BytesIO()
+    fastnb.save(fastnb.text.CountVectorizer().fit(["apple pear", "pear fig"]), text)
+    with pytest.raises(ModelFileError, match="holds no model state"):
+        read_state(text.getvalue())
