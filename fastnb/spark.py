@@ -30,8 +30,8 @@ task that fails and runs again gives the same model. ``transform`` scores
 the batches of the columns it reads in an Arrow UDF, the model sent as its
 file and loaded once a Python worker. Narrow vectors (at most DENSE_WIDTH
 wide, by their column's metadata, as VectorAssembler writes it) go to
-Python as arrays, which Spark converts far faster. No RDD is used: the
-same code runs on a Spark Connect session.
+Python as arrays, which Spark converts far faster. No RDD is used (the
+tests run a classic session; Spark Connect is not tested yet).
 """
 
 from __future__ import annotations
