@@ -128,11 +128,13 @@ def vector_matrix(column, name):
         )
     if column.null_count:
         raise ValueError(f"{what} holds a null row.")
-    kinds = column.field("type").to_numpy(zero_copy_only=False)
-    lengths, flat = list_parts(column.field("values"), what)
+    # (flatten: the fields of the struct's own rows, where it is a slice.)
+    kinds, sizes, indices, values = column.flatten()
+    kinds = kinds.to_numpy(zero_copy_only=False)
+    lengths, flat = list_parts(values, what)
     values = flat.to_numpy(zero_copy_only=False)
     sparse = kinds == SPARSE
-    sizes = column.field("size").to_numpy(zero_copy_only=False)
+    sizes = sizes.to_numpy(zero_copy_only=False)
     widths = np.where(sparse, np.nan_to_num(sizes.astype(np.float64)), lengths)
     width = int(widths[0]) if len(widths) else 0
     if (widths != width).any():
@@ -146,8 +148,7 @@ def vector_matrix(column, name):
     row_of = np.repeat(np.arange(n_rows), lengths)
     columns = np.arange(len(values)) - indptr[row_of]
     stored_sparse = sparse[row_of]
-    indices = column.field("indices").flatten().to_numpy(zero_copy_only=False)
-    columns[stored_sparse] = indices
+    columns[stored_sparse] = indices.flatten().to_numpy(zero_copy_only=False)
     return sp.csr_matrix((values, columns, indptr), shape=(n_rows, width))
 
 

@@ -271,3 +271,43 @@ def test_bad_input_is_refused_with_a_clear_error(spark):
         fastnb.spark.MultinomialNB().fit(nulls)
     with pytest.raises(ValueError, match="cannot fit a DataFrame of 0 rows"):
         fastnb.spark.MultinomialNB().fit(spark.createDataFrame([], schema))
+
+
+def test_vectors_are_read_from_arrow_as_fastnb_takes_them():
+    # Dense and sparse rows together make a CSR matrix, dense rows alone an
+    # array, and a slice of a batch its own rows; arrays of numbers too.
+    import pyarrow as pa
+
+    vector = pa.struct(
+        [
+            ("type", pa.int8()),
+            ("size", pa.int32()),
+            ("indices", pa.list_(pa.int32())),
+            ("values", pa.list_(pa.float64())),
+        ]
+    )
+    rows = [
+        {"type": 1, "size": None, "indices": None, "values": [1.0, 2.0, 3.0]},
+        {"type": 0, "size": 3, "indices": [2], "values": [5.0]},
+        {"type": 0, "size": 3, "indices": [0, 1], "values": [7.0, 8.0]},
+        {"type": 1, "size": None, "indices": None, "values": [0.0, 0.0, 9.0]},
+    ]
+    column = pa.array(rows, type=vector)
+    expected = np.array([[1, 2, 3], [0, 0, 5], [7, 8, 0], [0, 0, 9]], dtype=float)
+    read = fastnb.spark.vector_matrix(column, "f")
+    assert read.format == "csr"
+    assert_array_equal(read.toarray(), expected)
+    assert_array_equal(
+        fastnb.spark.vector_matrix(column.slice(1, 2), "f").toarray(), expected[1:3]
+    )
+    dense = fastnb.spark.vector_matrix(column.slice(3, 1), "f")
+    assert isinstance(dense, np.ndarray)
+    assert_array_equal(dense, expected[3:])
+    arrays = pa.array([[1.0, 2.0], [3.0, 4.0]])
+    assert_array_equal(fastnb.spark.vector_matrix(arrays, "f"), [[1, 2], [3, 4]])
+    with pytest.raises(ValueError, match="arrays of different lengths"):
+        fastnb.spark.vector_matrix(pa.array([[1.0], [2.0, 3.0]]), "f")
+    with pytest.raises(ValueError, match="'f' holds a null row"):
+        fastnb.spark.vector_matrix(pa.array([rows[0], None], type=vector), "f")
+    with pytest.raises(TypeError, match="Spark ML vectors or arrays of numbers"):
+        fastnb.spark.vector_matrix(pa.array(["a"]), "f")
