@@ -45,9 +45,18 @@ DOCUMENTS = [README, ROOT / "docs" / "getting_started.md", *sorted(GUIDE.glob("*
 
 # Packages of the extras (and the fastnb modules that need them): a block
 # that imports one skips where it is not installed.
-OPTIONAL = {"dask", "matplotlib", "onnx", "onnxruntime", "skl2onnx", "skops"}
+OPTIONAL = {
+    "dask",
+    "matplotlib",
+    "onnx",
+    "onnxruntime",
+    "pyspark",
+    "skl2onnx",
+    "skops",
+}
 NEEDED_BY = {
     "fastnb.dask": {"dask"},
+    "fastnb.spark": {"pyspark"},
     "fastnb.onnx": {"onnx", "onnxruntime", "skl2onnx"},
     "fastnb.plot": {"matplotlib"},
 }
