@@ -58,16 +58,22 @@ N_PARTITIONS = 3
 
 @pytest.fixture(scope="module")
 def spark():
-    session = (
-        SparkSession.builder.master("local[2, 3]")
-        .appName("fastnb-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
+    # Spark starts its Python workers with `python -m`, which puts the
+    # working folder first on sys.path: run from a checkout, they would
+    # import its fastnb/ (no kernels built there) rather than the installed
+    # one. PYTHONSAFEPATH leaves it out; the JVM and the workers inherit it.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTHONSAFEPATH", "1")
+        session = (
+            SparkSession.builder.master("local[2, 3]")
+            .appName("fastnb-tests")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "2")
+            .getOrCreate()
+        )
+        session.sparkContext.setLogLevel("ERROR")
+        yield session
+        session.stop()
 
 
 def vector_rows(X, sparse):
