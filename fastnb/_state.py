@@ -281,6 +281,16 @@ def merge(models: Iterable[NB]) -> NB:
     return merged
 
 
+def combined_in_order(states):
+    """The states combined in order, those that are None (a block or batch
+    of no rows) left out; None if every one is."""
+    result = None
+    for state in states:
+        if state is not None:
+            result = state if result is None else combine_states(result, state)
+    return result
+
+
 def in_fit_order(model, state):
     """``state``, combined from parts, with its statistics laid out as one
     fit of ``model``'s class lays them out (BaseNB._in_fit_order)."""

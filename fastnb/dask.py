@@ -70,7 +70,7 @@ from fastnb._registry import ESTIMATOR_NAMES, ESTIMATORS
 from fastnb._state import (
     adopt_state,
     batch_state,
-    combine_states,
+    combined_in_order,
     expand_classes,
     in_fit_order,
 )
@@ -320,12 +320,8 @@ def block_state(model, X, y, sample_weight, class_proba, classes, where, setting
 def combined(states, settings):
     """The states combined in order, the empty blocks' (None) left out, under
     fastnb's ``settings`` (the client's), on the task's share of the threads."""
-    result = None
     with fastnb.config_context(**settings), task_share():
-        for state in states:
-            if state is not None:
-                result = state if result is None else combine_states(result, state)
-    return result
+        return combined_in_order(states)
 
 
 def soft_classes(classes, class_proba):

@@ -82,7 +82,13 @@ from pyspark.sql.types import (
 import fastnb
 from fastnb._files import read_state, state_bytes
 from fastnb._registry import ESTIMATORS
-from fastnb._state import batch_state, combine_states, from_state, in_fit_order
+from fastnb._state import (
+    batch_state,
+    combine_states,
+    combined_in_order,
+    from_state,
+    in_fit_order,
+)
 
 __all__ = list(ESTIMATORS) + [f"{name}Model" for name in ESTIMATORS]
 
@@ -201,18 +207,18 @@ def partition_states(estimator, features_col, label_col, weight_col, input_cols)
     """The function mapInArrow runs on a partition's batches: one row of the
     partition's state (its model file's bytes), or none for no rows."""
 
+    def state_of(batch):
+        X = batch_features(batch, features_col, input_cols)
+        y = column_values(batch.column(label_col), label_col)
+        weight = None
+        if weight_col:
+            weight = column_values(batch.column(weight_col), weight_col)
+        return batch_state(estimator, X, y, weight)
+
     def states(batches):
-        state = None
-        for batch in batches:
-            if batch.num_rows == 0:
-                continue
-            X = batch_features(batch, features_col, input_cols)
-            y = column_values(batch.column(label_col), label_col)
-            weight = None
-            if weight_col:
-                weight = column_values(batch.column(weight_col), weight_col)
-            part = batch_state(estimator, X, y, weight)
-            state = part if state is None else combine_states(state, part)
+        state = combined_in_order(
+            state_of(batch) for batch in batches if batch.num_rows
+        )
         if state is not None:
             yield pa.RecordBatch.from_arrays(
                 [pa.array([state_bytes(state)], pa.binary())], names=["state"]
