@@ -20,7 +20,13 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from fastnb._base import BaseNB, fitted_table, observed_count, uniform_priors
+from fastnb._base import (
+    BaseNB,
+    fitted_table,
+    observed_count,
+    observed_weights,
+    uniform_priors,
+)
 from fastnb._explain import binned_values, linear_terms
 from fastnb._labels import (
     SoftLabels,
@@ -613,10 +619,10 @@ class GaussianNB(BaseNB):
         # missing="ignore").
         first, second = Moments(**first), Moments(**second)
         _, mean, ssd = merge_moments(
-            observed_count(first.class_count, first.missing_count),
+            observed_weights(first),
             first.mean,
             first.ssd,
-            observed_count(second.class_count, second.missing_count),
+            observed_weights(second),
             second.mean,
             second.ssd,
         )
