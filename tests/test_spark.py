@@ -14,6 +14,9 @@ strings and frames as columns of their own (``inputCols``).
 import gc
 import os
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -21,6 +24,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 import fastnb
+from fastnb._files import state_bytes
 
 from _helpers import CASES, assert_same_fit, exact
 
@@ -146,6 +150,49 @@ def test_fit_and_transform_equal_in_memory(spark, case):
     assert_allclose(raw, expected.predict_joint_log_proba(X), rtol=1e-10)
 
 
+@pytest.mark.parametrize(
+    "case_id",
+    ["MultinomialNB", "GaussianNB", "KernelDensityNB", "CategoricalNB-strings"],
+)
+def test_many_batches_a_partition_fit_as_one(spark, case_id):
+    # Batches of 7 rows: a partition's batches are stacked into parts (dense
+    # and sparse rows, weights, Arrow tables of string columns), a state a
+    # part, combined in order; the model is still the in-memory one.
+    case = CASE[case_id]
+    df, input_cols, (X, y, w) = spark_data(spark, case)
+    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    spark.conf.set(key, "7")
+    try:
+        model = spark_estimator(case, input_cols).fit(df)
+    finally:
+        spark.conf.unset(key)
+    assert_same_fit(model.fastnb_estimator, case.estimator().fit(X, y, sample_weight=w))
+
+
+def test_a_state_goes_to_the_driver_with_its_zero_words_left_out():
+    # Counts that are mostly zero travel in a fraction of their bytes, and
+    # every state comes back as it was, whatever its file's length.
+    rng = np.random.default_rng(0)
+    X = rng.poisson(1.0, size=(50, 4001)) * (rng.random(4001) < 0.2)
+    counts = fastnb.MultinomialNB().fit(X, rng.integers(0, 3, 50))
+    # (Feature names of 1 to 8 letters: files of several lengths modulo 8.)
+    models = [counts] + [
+        fastnb.GaussianNB().fit(
+            pd.DataFrame(rng.normal(size=(9, 1)), columns=["x" * n]), np.arange(9) % 3
+        )
+        for n in range(1, 9)
+    ]
+    lengths = set()
+    for model in models:
+        state = fastnb.get_state(model)
+        lengths.add(len(state_bytes(state)) % 8)
+        received = fastnb.spark.received_state(fastnb.spark.sent_state(state))
+        assert_same_fit(fastnb.from_state(received), model)
+    assert len(lengths) > 2
+    state = fastnb.get_state(counts)
+    assert len(fastnb.spark.sent_state(state)) < len(state_bytes(state)) / 3
+
+
 def test_labels_of_any_type_and_column_names(spark):
     # Integer labels give a column of integers; fastnb orders the classes.
     X, _, _ = CASE["GaussianNB"].make(n_samples=N_SAMPLES)
@@ -259,6 +306,42 @@ def test_a_failed_task_retried_gives_the_same_model(spark):
     )
     expected = CASE["GaussianNB"].estimator().fit(X, y, sample_weight=w)
     assert_same_fit(model.fastnb_estimator, expected)
+
+
+def test_spark_connect_fits_transforms_and_persists_as_classic(tmp_path):
+    # No RDD, no JVM object: the same estimators run over a Spark Connect
+    # session (a local server, in a process of its own: _spark_connect.py).
+    pytest.importorskip("grpc", reason="Spark Connect needs pyspark[connect]")
+    rng = np.random.default_rng(5)
+    X = exact(rng.poisson(1.0, size=(N_SAMPLES, 7)).astype(np.float64))
+    y = rng.choice(np.array(["ham", "spam", "eggs"], dtype=object), N_SAMPLES)
+    colour = rng.choice(np.array(["red", "blue", None], dtype=object), N_SAMPLES)
+    size = rng.choice(np.array(["S", "M", "L"], dtype=object), N_SAMPLES)
+    np.savez(tmp_path / "data.npz", X=X, y=y, colour=colour, size=size)
+    script = Path(__file__).with_name("_spark_connect.py")
+    run = subprocess.run(
+        [sys.executable, str(script), str(tmp_path)],
+        env={**os.environ, "PYTHONSAFEPATH": "1"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    expected = fastnb.MultinomialNB(alpha=0.5).fit(X, y)
+    assert_same_fit(fastnb.load(tmp_path / "counts.fnb"), expected)
+    assert_same_fit(fastnb.load(tmp_path / "loaded.fnb"), expected)
+    assert_array_equal(np.load(tmp_path / "prediction.npy"), expected.predict(X))
+    assert_allclose(
+        np.load(tmp_path / "probability.npy"),
+        expected.predict_proba(X),
+        rtol=1e-10,
+        atol=1e-12,
+    )
+    frame = pd.DataFrame({"colour": colour, "size": size})
+    assert_same_fit(
+        fastnb.load(tmp_path / "categories.fnb"),
+        fastnb.CategoricalNB(missing="ignore").fit(frame, y),
+    )
 
 
 def test_bad_input_is_refused_with_a_clear_error(spark):
