@@ -169,10 +169,8 @@ def scaling(args):
     import fastnb
     import fastnb.spark
 
-    print(
-        "| master | data | partitions | fit | transform | kernels' share of the fit |"
-    )
-    print("|---|---|---|---|---|---|")
+    print("| master | data | partitions | fit | transform | kernels | outside |")
+    print("|---|---|---|---|---|---|---|")
     for master in args.masters.split(","):
         cores = int(master.split("[")[1].split("]")[0].split(",")[0])
         spark = session(master)
