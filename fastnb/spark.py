@@ -613,7 +613,7 @@ def estimator_param(name):
     )
 
 
-ESTIMATOR_DOC = """:class:`fastnb.{name}` as a Spark ML Estimator, over a Spark DataFrame.
+ESTIMATOR_DOC = """:class:`fastnb.{name}` as a Spark ML Estimator over a DataFrame.
 
 ``fit(dataset)`` gives a :class:`{name}Model`. The parameters are
 Spark's column parameters, with MLlib's defaults, and those of
