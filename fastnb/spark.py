@@ -38,6 +38,7 @@ the same classes run on a classic session and over Spark Connect.
 from __future__ import annotations
 
 import io
+import zlib
 
 import numpy as np
 import scipy.sparse as sp
@@ -285,30 +286,17 @@ def stacked(part):
 
 def sent_state(state):
     """A partition's state as it goes to the driver: its model file's bytes,
-    with the 8-byte words that are zero left out (a bit a word says which
-    are kept). Spark moves a state's bytes at about 200 MB/s, and a count
-    family's tables are mostly zeros: 20 Newsgroups' half, 20.8 MB of
-    counts, is 2.7 MB so; zlib's fastest level took 10 times as long as
-    this on denser counts."""
-    data = state_bytes(state)
-    words = np.frombuffer(data + bytes(-len(data) % 8), dtype=np.uint64)
-    kept = words != 0
-    return (
-        len(data).to_bytes(8, "little")
-        + np.packbits(kept).tobytes()
-        + words[kept].tobytes()
-    )
+    compressed (zlib's fastest level). Spark moves a state's bytes at about
+    200 MB/s, and a count family's tables are mostly zeros and small whole
+    numbers: 20 Newsgroups' half, 20.8 MB of counts, is 0.76 MB so, and
+    200,000 synthetic documents' half, 42 MB, 6 MB in 0.16 s (a fit of
+    them 1.10 s, against 1.26 s with only the zero words left out)."""
+    return zlib.compress(state_bytes(state), 1)
 
 
 def received_state(data):
     """The state that sent_state sent."""
-    size = int.from_bytes(data[:8], "little")
-    n_words = -(-size // 8)
-    mask_end = 8 + -(-n_words // 8)
-    kept = np.unpackbits(np.frombuffer(data[8:mask_end], dtype=np.uint8))
-    words = np.zeros(n_words, dtype=np.uint64)
-    words[kept[:n_words].astype(bool)] = np.frombuffer(data[mask_end:], np.uint64)
-    return read_state(words.tobytes()[:size])
+    return read_state(zlib.decompress(data))
 
 
 def tree_combined(states):
