@@ -341,20 +341,26 @@ def batch_scores(model_file, input_cols, names):
             raw = model.predict_joint_log_proba(X)
         else:  # (an estimator refuses 0 rows)
             raw = np.empty((0, len(model.classes_)))
-        probability = posteriors(raw)
+        # Only the columns that have a name are made.
         outputs = (
-            pa.array(model.classes_[np.argmax(raw, axis=1)]),
-            arrays(probability),
-            arrays(raw),
+            lambda: pa.array(model.classes_[np.argmax(raw, axis=1)]),
+            lambda: arrays(posteriors(raw)),
+            lambda: arrays(raw),
         )
-        kept = [
-            (name, values) for name, values in zip(names, outputs, strict=True) if name
-        ]
+        kept = [name for name in names if name]
         return pa.StructArray.from_arrays(
-            [values for _, values in kept], names=[name for name, _ in kept]
+            [output() for name, output in zip(names, outputs, strict=True) if name],
+            names=kept,
         )
 
     return scores
+
+
+def model_file(estimator):
+    """The bytes of a fitted fastnb estimator's model file (fastnb.save)."""
+    file = io.BytesIO()
+    fastnb.save(estimator, file)
+    return file.getvalue()
 
 
 def posteriors(raw):
@@ -464,8 +470,6 @@ class SparkNBModel(SparkNBParams, Model, MLWritable, MLReadable):
 
     def _transform(self, dataset):
         model = self.fastnb_estimator
-        file = io.BytesIO()
-        fastnb.save(model, file)
         names = (
             self.getPredictionCol(),
             self.getProbabilityCol(),
@@ -484,7 +488,7 @@ class SparkNBModel(SparkNBParams, Model, MLWritable, MLReadable):
             for name in (input_cols or [self.getFeaturesCol()])
         ]
         score = arrow_udf(
-            batch_scores(file.getvalue(), input_cols, names), StructType(fields)
+            batch_scores(model_file(model), input_cols, names), StructType(fields)
         )
         # (The scores go into one struct column, whose fields are then
         # taken out: the UDF runs once a row.)
@@ -568,10 +572,9 @@ class ModelWriter(ParamsWriter):
 
     def saveImpl(self, path, mode="error"):
         super().saveImpl(path, mode)
-        file = io.BytesIO()
-        fastnb.save(self.instance.fastnb_estimator, file)
+        data = model_file(self.instance.fastnb_estimator)
         session = SparkSession.active()
-        frame = session.createDataFrame([(file.getvalue(),)], "model binary")
+        frame = session.createDataFrame([(data,)], "model binary")
         frame.coalesce(1).write.mode(mode).parquet(f"{path}/data")
 
 
