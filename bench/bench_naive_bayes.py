@@ -157,15 +157,16 @@ GB = 1e9
 # The real-text case: 20 Newsgroups' posts through scikit-learn's
 # vectorizers, their matrices as they come out (CountVectorizer's: int64
 # values, indices not sorted), and the first's float64 copy (canonical).
+COUNTS = "CountVectorizer()"
 REAL_TEXT_VECTORIZERS = {
-    "CountVectorizer()": CountVectorizer,
+    COUNTS: CountVectorizer,
     "CountVectorizer(binary=True)": functools.partial(CountVectorizer, binary=True),
     "TfidfVectorizer()": TfidfVectorizer,
     "HashingVectorizer(alternate_sign=False)": functools.partial(
         HashingVectorizer, alternate_sign=False
     ),
 }
-FLOAT64_COPY = "CountVectorizer(), .astype(float64)"
+FLOAT64_COPY = f"{COUNTS}, .astype(float64)"
 REAL_TEXT_ESTIMATORS = ("MultinomialNB", "ComplementNB", "BernoulliNB")
 REAL_TEXT_OPERATIONS = ("fit", "partial_fit", "predict", "predict_proba")
 REAL_TEXT_THREADS = (1, 2)
@@ -976,7 +977,7 @@ def real_text_matrices():
         X_train = vectorizer.fit_transform(train)
         X_test = vectorizer.transform(test)
         matrices[name] = (X_train, X_test, time.perf_counter() - start)
-    X_train, X_test, _ = matrices["CountVectorizer()"]
+    X_train, X_test, _ = matrices[COUNTS]
     matrices[FLOAT64_COPY] = (X_train.astype(np.float64), X_test.astype(np.float64), 0)
     return matrices, y_train, y_test
 
@@ -1099,20 +1100,22 @@ def int64_against_float64(matrices, y_train, n_threads, repeats):
     to 2%). The goal: within 10%."""
     print()
     print(
-        f"real text: {FLOAT64_COPY.split(',')[0]}'s int64 matrix, as it comes, "
+        f"real text: {COUNTS}'s int64 matrix, as it comes, "
         f"against its float64 copy (sorted indices), in turns, at {n_threads} "
         "thread(s): fastnb's median seconds"
     )
     header = ["estimator", "operation", "int64 s", "float64 s", "int64/float64"]
     rows = []
+    data = {
+        name: (Dataset.from_arrays(matrices[name][0], y_train), matrices[name][1])
+        for name in (COUNTS, FLOAT64_COPY)
+    }
     for estimator_name in REAL_TEXT_ESTIMATORS:
         fast = getattr(fastnb, estimator_name)
-        both = {}
-        for name in ("CountVectorizer()", FLOAT64_COPY):
-            X_train, X_test, _ = matrices[name]
-            both[name] = real_text_tasks(
-                fast, Dataset.from_arrays(X_train, y_train), X_test
-            )[0]
+        both = {
+            name: real_text_tasks(fast, dataset, X_test)[0]
+            for name, (dataset, X_test) in data.items()
+        }
         groups = [
             [
                 ((name, op), text_bench.with_threads(both[name][op], n_threads))
@@ -1123,7 +1126,7 @@ def int64_against_float64(matrices, y_train, n_threads, repeats):
         progress(f"{estimator_name}: int64 against float64, {repeats} repeats")
         medians = time_interleaved(groups, repeats)
         for op in REAL_TEXT_OPERATIONS:
-            int64 = medians["CountVectorizer()", op]
+            int64 = medians[COUNTS, op]
             float64 = medians[FLOAT64_COPY, op]
             rows.append(
                 [
