@@ -10,7 +10,9 @@ _vectorised_terms.pxi (each stored value's term of the linear families, for
 explanations); _vectorised_counts.pxi (the count families' sums and
 scores), _vectorised_gaussian.pxi (GaussianNB's moments and scores),
 _vectorised_categorical.pxi (CategoricalNB's scores and terms) and
-_vectorised_kde.pxi (KernelDensityNB's scores). Every kernel trusts its
+_vectorised_kde.pxi (KernelDensityNB's scores); and _vectorised_rows.pxi,
+rendered by setup.py from _vectorised_rows.pxi.tp, the scoring kernels' rows
+functions. Every kernel trusts its
 inputs: shapes, dtypes, contiguity and value ranges are checked in Python
 before the call (a FASTNB_DEBUG=1 build checks every index anyway, and
 raises IndexError). The caller allocates every output. Values are read in
@@ -98,3 +100,4 @@ include "_vectorised_counts.pxi"
 include "_vectorised_gaussian.pxi"
 include "_vectorised_categorical.pxi"
 include "_vectorised_kde.pxi"
+include "_vectorised_rows.pxi"

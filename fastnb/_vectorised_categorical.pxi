@@ -9,57 +9,15 @@ cdef struct CategoricalScoring:
     # feature j's from offsets[j] (n_offsets = n_features + 1).
     const void* indptr  # CSR: X's row offsets, of X's index type
     Py_ssize_t nnz  # CSR: X's stored values
-    Py_ssize_t x_row, x_column  # dense: X's strides, in values
+    Py_ssize_t x_row, x_stride  # dense: X's strides, in values
     Py_ssize_t n_features
     const intp_t* offsets
     Py_ssize_t n_offsets
     const double* table
-    Py_ssize_t table_rows
+    Py_ssize_t n_rows
     Py_ssize_t n_padded
     bint every_feature  # CSR: see categorical_score_csr
     bint missing
-
-
-cdef Py_ssize_t _categorical_dense_rows(
-    const void* kernel, const code_t* x, const int32_t* no_indices,
-    const double* intercept, Py_ssize_t first, Py_ssize_t stop, double* rows,
-    Py_ssize_t row_stride,
-) noexcept nogil:
-    cdef CategoricalScoring s = (<const CategoricalScoring*> kernel)[0]
-    cdef Py_ssize_t i
-    cdef int status
-    cdef double* row
-    for i in range(first, stop):
-        row = _started_row(rows, i - first, row_stride, intercept, s.n_padded)
-        status = categorical_dense_row(
-            x + i * s.x_row, s.x_column, s.n_features, s.offsets, s.n_offsets,
-            s.table, s.table_rows, s.n_padded, s.missing, row,
-        )
-        if status != 0:
-            return _stopped_at(status, i)
-    return stop
-
-
-cdef Py_ssize_t _categorical_csr_rows(
-    const void* kernel, const code_t* data, const index_t* indices,
-    const double* intercept, Py_ssize_t first, Py_ssize_t stop, double* rows,
-    Py_ssize_t row_stride,
-) noexcept nogil:
-    cdef CategoricalScoring s = (<const CategoricalScoring*> kernel)[0]
-    cdef const index_t* indptr = <const index_t*> s.indptr
-    cdef Py_ssize_t i
-    cdef int status
-    cdef double* row
-    for i in range(first, stop):
-        row = _started_row(rows, i - first, row_stride, intercept, s.n_padded)
-        status = categorical_csr_row(
-            data, indices, indptr[i], indptr[i + 1], s.nnz, s.n_features, s.offsets,
-            s.n_offsets, s.table, s.table_rows, s.n_padded, s.every_feature,
-            s.missing, row,
-        )
-        if status != 0:
-            return _stopped_at(status, i)
-    return stop
 
 
 def categorical_score_dense(
@@ -87,12 +45,12 @@ def categorical_score_dense(
     cdef Py_ssize_t n_padded = table.shape[1]
     cdef CategoricalScoring kernel
     kernel.x_row = X.strides[0] // sizeof(code_t)
-    kernel.x_column = X.strides[1] // sizeof(code_t)
+    kernel.x_stride = X.strides[1] // sizeof(code_t)
     kernel.n_features = n_features
     kernel.offsets = &offsets[0]
     kernel.n_offsets = offsets.shape[0]
     kernel.table = &table[0, 0]
-    kernel.table_rows = table.shape[0]
+    kernel.n_rows = table.shape[0]
     kernel.n_padded = n_padded
     kernel.missing = missing
     return score_blocks[code_t, int32_t](
@@ -175,7 +133,7 @@ def categorical_score_csr(
     kernel.offsets = &offsets[0]
     kernel.n_offsets = offsets.shape[0]
     kernel.table = &table[0, 0]
-    kernel.table_rows = table.shape[0]
+    kernel.n_rows = table.shape[0]
     kernel.n_padded = n_padded
     kernel.every_feature = every_feature
     kernel.missing = missing

@@ -555,20 +555,20 @@ def discrete_count_dense(
 # ---------------------------------------------------------------------------
 
 cdef struct DiscreteScoring:
-    # discrete_score_csr / _dense: a feature-major table (table_rows x
+    # discrete_score_csr / _dense: a feature-major table (n_rows x
     # n_padded) and, with allow_nan, the terms of a NaN (or NULL).
     const void* indptr  # CSR: X's row offsets, of X's index type
     Py_ssize_t nnz  # CSR: X's stored values
-    Py_ssize_t x_row, x_column  # dense: X's strides, in values
+    Py_ssize_t x_row, x_stride  # dense: X's strides, in values
     Py_ssize_t n_features  # dense: X's columns
     const double* table
-    Py_ssize_t table_rows
+    Py_ssize_t n_rows  # the table's
     Py_ssize_t n_padded
     double threshold
     bint binarize
     bint non_negative
-    bint allow_nan
-    const double* missing
+    bint missing  # NaN allowed (allow_nan)
+    const double* missing_terms
     bint table_finite  # dense: no infinity or NaN in table (zeros added)
 
 
@@ -584,32 +584,10 @@ cdef const double* _missing_terms(
     return &missing[0, 0]
 
 
-cdef Py_ssize_t _discrete_csr_rows(
-    const void* kernel, const count_t* data, const index_t* indices,
-    const double* intercept, Py_ssize_t first, Py_ssize_t stop, double* rows,
-    Py_ssize_t row_stride,
-) noexcept nogil:
-    cdef DiscreteScoring s = (<const DiscreteScoring*> kernel)[0]
-    cdef const index_t* indptr = <const index_t*> s.indptr
-    cdef Py_ssize_t i
-    cdef int status
-    cdef double* row
-    for i in range(first, stop):
-        row = _started_row(rows, i - first, row_stride, intercept, s.n_padded)
-        status = discrete_csr_row(
-            data, indices, indptr[i], indptr[i + 1], s.nnz, s.table, s.table_rows,
-            s.n_padded, s.threshold, s.binarize, s.non_negative, s.allow_nan,
-            s.missing, row,
-        )
-        if status != 0:
-            return _stopped_at(status, i)
-    return stop
-
-
 cdef enum:
     # A block of dense rows skips its zeros where its first row has at most
     # one nonzero in FEW_NONZEROS for each block of FASTNB_BLOCK classes
-    # (_discrete_dense_rows).
+    # (_skips_zeros).
     FEW_NONZEROS = 16
 
 
@@ -630,34 +608,17 @@ cdef bint _few_nonzeros(
     return nonzeros * FEW_NONZEROS <= n * max(1, n_padded // FASTNB_BLOCK)
 
 
-cdef Py_ssize_t _discrete_dense_rows(
-    const void* kernel, const count_t* x, const int32_t* no_indices,
-    const double* intercept, Py_ssize_t first, Py_ssize_t stop, double* rows,
-    Py_ssize_t row_stride,
+cdef inline bint _skips_zeros(
+    const DiscreteScoring* s, const count_t* x, Py_ssize_t first, Py_ssize_t stop
 ) noexcept nogil:
-    cdef DiscreteScoring s = (<const DiscreteScoring*> kernel)[0]
-    cdef Py_ssize_t i
-    cdef int status
-    cdef double* row
-    # Zeros are skipped where the table may hold infinity, or where the
-    # block's first row has few nonzeros: a branch on each value then skips
-    # much of the work and is seldom mispredicted.
-    cdef bint skip_zeros = not s.table_finite or (
+    """Whether a block of dense rows, first .. stop - 1, skips its zeros (the
+    skip_zeros of its discrete_dense_row calls): where the table may hold
+    infinity, or where the block's first row has few nonzeros. A branch on
+    each value then skips much of the work and is seldom mispredicted."""
+    return not s.table_finite or (
         first < stop
-        and _few_nonzeros(
-            x + first * s.x_row, s.x_column, s.n_features, s.n_padded
-        )
+        and _few_nonzeros(x + first * s.x_row, s.x_stride, s.n_features, s.n_padded)
     )
-    for i in range(first, stop):
-        row = _started_row(rows, i - first, row_stride, intercept, s.n_padded)
-        status = discrete_dense_row(
-            x + i * s.x_row, s.x_column, s.n_features, s.table, s.table_rows,
-            s.n_padded, s.threshold, s.binarize, s.non_negative, s.allow_nan,
-            s.missing, skip_zeros, row,
-        )
-        if status != 0:
-            return _stopped_at(status, i)
-    return stop
 
 
 def discrete_score_csr(
@@ -690,16 +651,16 @@ def discrete_score_csr(
     cdef const count_t* data = &X_data[0] if nnz else NULL
     cdef const index_t* indices = &X_indices[0] if nnz else NULL
     cdef DiscreteScoring kernel
-    kernel.missing = _missing_terms(missing, table)
+    kernel.missing_terms = _missing_terms(missing, table)
     kernel.indptr = &X_indptr[0]
     kernel.nnz = nnz
     kernel.table = &table[0, 0]
-    kernel.table_rows = table.shape[0]
+    kernel.n_rows = table.shape[0]
     kernel.n_padded = n_padded
     kernel.threshold = threshold
     kernel.binarize = binarize
     kernel.non_negative = non_negative
-    kernel.allow_nan = allow_nan
+    kernel.missing = allow_nan
     return score_blocks[count_t, index_t](
         _discrete_csr_rows[count_t, index_t], &kernel, data, indices, &X_indptr[0],
         n_samples, intercept, n_padded,
@@ -736,17 +697,17 @@ def discrete_score_dense(
     cdef Py_ssize_t n_samples = X.shape[0]
     cdef Py_ssize_t n_padded = table.shape[1]
     cdef DiscreteScoring kernel
-    kernel.missing = _missing_terms(missing, table)
+    kernel.missing_terms = _missing_terms(missing, table)
     kernel.x_row = X.strides[0] // sizeof(count_t)
-    kernel.x_column = X.strides[1] // sizeof(count_t)
+    kernel.x_stride = X.strides[1] // sizeof(count_t)
     kernel.n_features = X.shape[1]
     kernel.table = &table[0, 0]
-    kernel.table_rows = table.shape[0]
+    kernel.n_rows = table.shape[0]
     kernel.n_padded = n_padded
     kernel.threshold = threshold
     kernel.binarize = binarize
     kernel.non_negative = non_negative
-    kernel.allow_nan = allow_nan
+    kernel.missing = allow_nan
     kernel.table_finite = table_finite
     return score_blocks[count_t, int32_t](
         _discrete_dense_rows[count_t], &kernel, _dense_values(X), NULL, NULL,

@@ -384,61 +384,20 @@ cdef int _check_log_var(const double[:, ::1] log_var, Py_ssize_t n_rows) except 
 
 
 cdef struct GaussianScoring:
-    # gaussian_score_dense: theta and inv_var (table_rows x n_padded);
-    # gaussian_score_csr: one table ((table_rows + 1) x 4 x n_padded).  With
-    # missing, log_var (table_rows x n_padded), else NULL.
+    # gaussian_score_dense: theta and inv_var (n_rows x n_padded);
+    # gaussian_score_csr: one table ((n_rows + 1) x 4 x n_padded).  With
+    # missing, log_var (n_rows x n_padded), else NULL.
     const void* indptr  # CSR: X's row offsets, of X's index type
     Py_ssize_t nnz  # CSR: X's stored values
-    Py_ssize_t x_row, x_column  # dense: X's strides, in values
+    Py_ssize_t x_row, x_stride  # dense: X's strides, in values
     Py_ssize_t n_features  # dense: X's columns
     const double* theta
     const double* inv_var
     const double* table
     const double* log_var
-    Py_ssize_t table_rows
+    Py_ssize_t n_rows
     Py_ssize_t n_padded
     bint missing
-
-
-cdef Py_ssize_t _gaussian_dense_rows(
-    const void* kernel, const floating* x, const int32_t* no_indices,
-    const double* intercept, Py_ssize_t first, Py_ssize_t stop, double* rows,
-    Py_ssize_t row_stride,
-) noexcept nogil:
-    cdef GaussianScoring s = (<const GaussianScoring*> kernel)[0]
-    cdef Py_ssize_t i
-    cdef int status
-    cdef double* row
-    for i in range(first, stop):
-        row = _started_row(rows, i - first, row_stride, intercept, s.n_padded)
-        status = gaussian_dense_row(
-            x + i * s.x_row, s.x_column, s.n_features, s.theta, s.inv_var,
-            s.log_var, s.table_rows, s.n_padded, s.missing, row,
-        )
-        if status != 0:
-            return _stopped_at(status, i)
-    return stop
-
-
-cdef Py_ssize_t _gaussian_csr_rows(
-    const void* kernel, const floating* data, const index_t* indices,
-    const double* intercept, Py_ssize_t first, Py_ssize_t stop, double* rows,
-    Py_ssize_t row_stride,
-) noexcept nogil:
-    cdef GaussianScoring s = (<const GaussianScoring*> kernel)[0]
-    cdef const index_t* indptr = <const index_t*> s.indptr
-    cdef Py_ssize_t i
-    cdef int status
-    cdef double* row
-    for i in range(first, stop):
-        row = _started_row(rows, i - first, row_stride, intercept, s.n_padded)
-        status = gaussian_csr_row(
-            data, indices, indptr[i], indptr[i + 1], s.nnz, s.table, s.log_var,
-            s.table_rows, s.n_padded, s.missing, row,
-        )
-        if status != 0:
-            return _stopped_at(status, i)
-    return stop
 
 
 def gaussian_score_dense(
@@ -462,12 +421,12 @@ def gaussian_score_dense(
     cdef GaussianScoring kernel
     _check_log_var(log_var, theta.shape[0])
     kernel.x_row = X.strides[0] // sizeof(floating)
-    kernel.x_column = X.strides[1] // sizeof(floating)
+    kernel.x_stride = X.strides[1] // sizeof(floating)
     kernel.n_features = X.shape[1]
     kernel.theta = &theta[0, 0]
     kernel.inv_var = &inv_var[0, 0]
     kernel.log_var = &log_var[0, 0] if log_var.shape[0] else NULL
-    kernel.table_rows = theta.shape[0]
+    kernel.n_rows = theta.shape[0]
     kernel.n_padded = n_padded
     kernel.missing = log_var.shape[0] > 0
     return score_blocks[floating, int32_t](
@@ -507,7 +466,7 @@ def gaussian_score_csr(
     kernel.nnz = nnz
     kernel.table = &table[0, 0, 0]
     kernel.log_var = &log_var[0, 0] if log_var.shape[0] else NULL
-    kernel.table_rows = table.shape[0] - 1
+    kernel.n_rows = table.shape[0] - 1
     kernel.n_padded = n_padded
     kernel.missing = log_var.shape[0] > 0
     return score_blocks[floating, index_t](

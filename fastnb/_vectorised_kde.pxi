@@ -6,40 +6,19 @@
 
 cdef struct KdeScoring:
     # kde_score_dense: interpolated log-density tables of floats
-    # (table_rows x n_columns x n_padded) on each feature's lattice (origin,
+    # (n_rows x n_points_max x n_padded) on each feature's lattice (origin,
     # inv_step, n_points), and the tails beyond them.
-    Py_ssize_t x_row, x_column  # X's strides, in values
+    Py_ssize_t x_row, x_stride  # X's strides, in values
     Py_ssize_t n_features
     const float* table
-    Py_ssize_t n_columns
+    Py_ssize_t n_points_max
     const double* origin
     const double* inv_step
     const intp_t* n_points
     const double* tails
-    Py_ssize_t table_rows
+    Py_ssize_t n_rows
     Py_ssize_t n_padded
     bint missing
-
-
-cdef Py_ssize_t _kde_dense_rows(
-    const void* kernel, const floating* x, const int32_t* no_indices,
-    const double* intercept, Py_ssize_t first, Py_ssize_t stop, double* rows,
-    Py_ssize_t row_stride,
-) noexcept nogil:
-    cdef KdeScoring s = (<const KdeScoring*> kernel)[0]
-    cdef Py_ssize_t i
-    cdef int status
-    cdef double* row
-    for i in range(first, stop):
-        row = _started_row(rows, i - first, row_stride, intercept, s.n_padded)
-        status = kde_dense_row(
-            x + i * s.x_row, s.x_column, s.n_features, s.table, s.n_columns,
-            s.origin, s.inv_step, s.n_points, s.tails, s.table_rows, s.n_padded,
-            s.missing, row,
-        )
-        if status != 0:
-            return _stopped_at(status, i)
-    return stop
 
 
 def kde_score_dense(
@@ -69,15 +48,15 @@ def kde_score_dense(
     cdef Py_ssize_t n_padded = table.shape[2]
     cdef KdeScoring kernel
     kernel.x_row = X.strides[0] // sizeof(floating)
-    kernel.x_column = X.strides[1] // sizeof(floating)
+    kernel.x_stride = X.strides[1] // sizeof(floating)
     kernel.n_features = X.shape[1]
     kernel.table = &table[0, 0, 0]
-    kernel.n_columns = table.shape[1]
+    kernel.n_points_max = table.shape[1]
     kernel.origin = &origin[0]
     kernel.inv_step = &inv_step[0]
     kernel.n_points = &n_points[0]
     kernel.tails = &tails[0, 0, 0]
-    kernel.table_rows = table.shape[0]
+    kernel.n_rows = table.shape[0]
     kernel.n_padded = n_padded
     kernel.missing = missing
     return score_blocks[floating, int32_t](

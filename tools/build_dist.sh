@@ -304,9 +304,10 @@ sdist_required = (
     | tests
     | bench
     | {"fastnb/_kernels.pyx", "fastnb/_vectorised.pyx", "fastnb/_kernel_helpers.pxd"}
-    | tree("fastnb", "*.pxi")
+    | (tree("fastnb", "*.pxi") - {"fastnb/_vectorised_rows.pxi"})  # rendered
+    | tree("fastnb", "*.tp")
     | tree("fastnb", "_rows*.h")
-    | {"fastnb/_rows.pxd.tp", "fastnb/_text.pxd", "fastnb/_text.h"}
+    | {"fastnb/_text.pxd", "fastnb/_text.h"}
     | {"setup.py", "pyproject.toml", "MANIFEST.in"}
     | {"README.md", "LICENSE", "CHANGELOG.md", "ARCHITECTURE.md", "PKG-INFO"}
 )
