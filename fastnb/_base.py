@@ -25,13 +25,6 @@ from sklearn.utils.validation import (
     check_is_fitted,
 )
 
-from fastnb._array_api import (
-    as_numpy,
-    check_fit_namespace,
-    in_namespace,
-    input_namespace,
-    keep_fit_namespace,
-)
 from fastnb._config import check_table_bytes
 from fastnb._explain import ReadingMixin, check_cost
 from fastnb._labels import column_classes, read_only, soft_labels, sorted_classes
@@ -45,11 +38,16 @@ from fastnb._statistics import (
 )
 from fastnb._threads import effective_n_threads, thread_scratch, zeroed
 from fastnb._validation import (
+    as_numpy,
+    check_fit_namespace,
     check_sample_weight,
     encode_fit_labels,
     encode_labels,
     first_refused_in_row,
     ignores_missing,
+    in_namespace,
+    input_namespace,
+    keep_fit_namespace,
     label_words,
     num_samples,
     partial_fit_classes,
@@ -282,7 +280,7 @@ class BaseNB(ReadingMixin, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = ignores_missing(self)
         # Arrays of other array-API libraries are taken in NumPy, and the
-        # predictions given back in X's namespace (fastnb._array_api).
+        # predictions given back in X's namespace (fastnb._validation).
         tags.array_api_support = True
         return tags
 
@@ -985,7 +983,7 @@ class BaseNB(ReadingMixin, ClassifierMixin, BaseEstimator, metaclass=ABCMeta):
     def _numpy_input(self, X, method):
         """``(X, namespace)``: X as NumPy, and the namespace and device its
         outputs go back to (None: NumPy), checked against the fit's where
-        scikit-learn's array_api_dispatch is on (fastnb._array_api)."""
+        scikit-learn's array_api_dispatch is on (fastnb._validation)."""
         namespace = input_namespace(X)
         if self.__sklearn_is_fitted__():
             check_fit_namespace(self, namespace, method)

@@ -333,6 +333,16 @@ class CategoricalScoring(NamedTuple):
     zero_scores: np.ndarray | None
 
 
+def frame_columns(X):
+    """X's columns if X is a data frame (read once: read_frame), or X
+    itself if already read; None for an array or another input."""
+    if isinstance(X, FrameColumns):
+        return X
+    if isinstance(X, np.ndarray):
+        return None  # (without the frame checks)
+    return read_frame(X)
+
+
 class CategoricalNB(CountingNB):
     """Naive Bayes for categorical features: a probability table per attribute.
 
@@ -525,7 +535,7 @@ class CategoricalNB(CountingNB):
         # Codes are checked as they are counted (count_codes,
         # count_sparse_codes), NaN and infinity too.
         coded = None
-        columns = X if isinstance(X, FrameColumns) else read_frame(X)
+        columns = frame_columns(X)
         if columns is not None:
             X, codes_columns, coded, y = self._check_frame(
                 X, columns, y, reset=reset, fitting=True
@@ -874,7 +884,7 @@ class CategoricalNB(CountingNB):
     def _check_X(self, X, scoring):
         # Codes are checked as they are scored (_score).
         coded = None
-        columns = X if isinstance(X, FrameColumns) else read_frame(X)
+        columns = frame_columns(X)
         if columns is not None:
             X, codes_columns, coded, _ = self._check_frame(
                 X, columns, reset=False, fitting=False

@@ -23,11 +23,10 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from fastnb._array_api import as_numpy
 from fastnb._frames import is_pandas, pandas_frame, pandas_series
 from fastnb._simd import kernels as _kernels
 from fastnb._threads import data_size, effective_n_threads
-from fastnb._validation import sparse_arrays
+from fastnb._validation import as_numpy, sparse_arrays
 
 
 class Contributions(NamedTuple):

@@ -25,13 +25,12 @@ from sklearn.utils import assert_all_finite
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from fastnb._array_api import as_numpy
 from fastnb._base import BaseNB, state_guard
 from fastnb._discrete import BaseDiscreteNB, BernoulliNB, MultinomialNB, PoissonNB
 from fastnb._gaussian import GaussianNB
 from fastnb._labels import SoftLabels
 from fastnb._statistics import CLASS_COUNT
-from fastnb._validation import encode_labels, num_samples
+from fastnb._validation import as_numpy, encode_labels, num_samples
 from fastnb._wrapping import WrapsNB
 
 if TYPE_CHECKING:

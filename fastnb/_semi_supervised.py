@@ -37,10 +37,9 @@ from sklearn.utils.validation import (
     column_or_1d,
 )
 
-from fastnb._array_api import as_numpy
 from fastnb._base import BaseNB
 from fastnb._labels import probability_labels
-from fastnb._validation import check_sample_weight, num_samples
+from fastnb._validation import as_numpy, check_sample_weight, num_samples
 from fastnb._wrapping import WrapsNB
 
 if TYPE_CHECKING:
