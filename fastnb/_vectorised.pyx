@@ -42,13 +42,9 @@ from fastnb._kernel_helpers cimport (
 from fastnb._rows cimport (
     FASTNB_BLOCK,
     FASTNB_KDE_BLOCK,
-    categorical_csr_row,
-    categorical_dense_row,
     code_t,
     count_dense_row,
     count_t,
-    discrete_csr_row,
-    discrete_dense_row,
     fastnb_counted,
     fastnb_debug_build,
     fastnb_exp_less,
@@ -67,11 +63,8 @@ from fastnb._rows cimport (
     fastnb_row_whole_uint8_t,
     fastnb_whole,
     fastnb_zero,
-    gaussian_csr_row,
-    gaussian_dense_row,
     index_t,
     intp_t,
-    kde_dense_row,
     value_t,
 )
 
