@@ -107,8 +107,6 @@ HEADER_KEYS = {
     "arrays",
 }
 CONTENT_HEADER_KEYS = {"format_version", "fastnb_version", "content", "arrays"}
-# A model's own fields of a header (the "model" content of format 2).
-MODEL_FIELDS = HEADER_KEYS - {"format_version", "fastnb_version", "arrays"}
 # What a file of format 2 may hold beside fastnb's estimators, by name.
 VECTORIZERS = {
     cls.__name__: cls
