@@ -82,8 +82,10 @@ from pyspark.sql.types import (
 )
 
 import fastnb
+from fastnb._base import finish_scores
 from fastnb._files import read_state, state_bytes
 from fastnb._registry import ESTIMATORS
+from fastnb._simd import kernels as _kernels
 from fastnb._state import (
     batch_state,
     combine_states,
@@ -365,10 +367,12 @@ def model_file(estimator):
 
 def posteriors(raw):
     """Each row's probabilities from its joint log-likelihoods (one
-    scoring of a batch, not two), as predict_proba makes them: shifted by
-    the row's maximum, exponentiated, normalised."""
-    shifted = np.exp(raw - raw.max(axis=1, keepdims=True, initial=-np.inf))
-    return shifted / shifted.sum(axis=1, keepdims=True)
+    scoring of a batch, not two), finished by the kernel that finishes
+    predict_proba's (fastnb._base.finish_scores)."""
+    jll = np.ascontiguousarray(raw, dtype=np.float64)
+    probability = np.empty_like(jll)
+    finish_scores(jll, _kernels.Output.PROBA, probability, np.empty(0, dtype=np.intp))
+    return probability
 
 
 # ---------------------------------------------------------------------------
