@@ -25,7 +25,7 @@ rows, in a session of each of ``--masters`` (executor threads) and over
 each of ``--partition-counts``, and prints the share of its fit's time
 spent outside fastnb's kernels: the kernels' time is taken as the
 in-memory fit of the same rows on one thread (the tasks' work, in sum),
-its least of at least 5, spread over the cores a fit can use (the
+its median of ``--repeats``, spread over the cores a fit can use (the
 master's, at most the partitions); the rest of the Spark fit's time is
 outside them.
 
